@@ -1,0 +1,22 @@
+# Compiler settings shared by every hydra target, applied through the
+# interface target hydra_options so third-party code is left alone.
+
+find_program(CCACHE_PROGRAM ccache)
+if(CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+endif()
+
+add_library(hydra_options INTERFACE)
+target_compile_options(hydra_options INTERFACE -Wall -Wextra -Wpedantic)
+if(HYDRA_WERROR)
+  target_compile_options(hydra_options INTERFACE -Werror)
+endif()
+target_include_directories(hydra_options INTERFACE
+  ${PROJECT_SOURCE_DIR}
+  ${PROJECT_BINARY_DIR}/generated)
+
+if(HYDRA_SANITIZE)
+  set(_hydra_san -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_compile_options(hydra_options INTERFACE ${_hydra_san})
+  target_link_options(hydra_options INTERFACE ${_hydra_san})
+endif()

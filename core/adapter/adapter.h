@@ -1,0 +1,51 @@
+#pragma once
+
+// The boundary between hydra and one coding-agent CLI: how to invoke it
+// non-interactively, and how to read what it prints.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/adapter/event.h"
+#include "core/config/config.h"
+
+namespace hydra::core {
+
+struct Invocation {
+  std::string program;  // the binary, as configured (looked up on PATH when relative)
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;  // added to the environment
+};
+
+// Turns an agent's output, line by line, into events. One per agent run.
+class StreamParser {
+ public:
+  virtual ~StreamParser() = default;
+  // One line of stdout, without its newline. Unparsable lines become Raw events.
+  virtual std::vector<AgentEvent> parseLine(std::string_view line) = 0;
+  // The stream ended: anything held back, and a Summary if the CLI gives none.
+  virtual std::vector<AgentEvent> finish() { return {}; }
+};
+
+class Adapter {
+ public:
+  virtual ~Adapter() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view defaultBinary() const = 0;
+  // The real non-interactive command line for `task` (config.args replaces the
+  // defaults, config.extraArgs is appended).
+  virtual Invocation invocation(const AgentConfig& config, std::string_view task) const = 0;
+  virtual std::unique_ptr<StreamParser> parser() const = 0;
+  // Arguments that make the binary print its version and exit.
+  virtual std::vector<std::string> versionArgs() const { return {"--version"}; }
+};
+
+// The adapter named `name` (claude, codex, cursor, gemini, opencode, aider,
+// command), or nullptr.
+const Adapter* findAdapter(std::string_view name);
+std::vector<std::string_view> adapterNames();
+
+}  // namespace hydra::core

@@ -1,0 +1,110 @@
+#pragma once
+
+// hydra.toml as typed structs. Every field carries its documented default, so a
+// missing file or table means "use these values" (docs/configuration.md).
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hydra::core {
+
+struct GeneralConfig {
+  std::string workspaceDir = ".hydra-workspaces";
+  int maxConcurrentAgents = 3;
+  int timeoutSeconds = 600;
+};
+
+// [agents.NAME]. `adapter` defaults to NAME when NAME is a known adapter
+// (claude, codex, cursor, gemini, opencode, aider), else to "command".
+struct AgentConfig {
+  std::string name;
+  std::string adapter;
+  std::string binary;                      // default: the adapter's usual binary
+  std::vector<std::string> args;           // replaces the adapter's default arguments
+  std::vector<std::string> extraArgs;      // appended to the adapter's arguments
+  std::map<std::string, std::string> env;  // added to hydra's environment
+  std::optional<int> timeoutSeconds;       // overrides [general] timeout_seconds
+};
+
+struct ScoringWeights {
+  double build = 30;
+  double tests = 30;
+  double lint = 15;
+  double diffSize = 15;
+  double speed = 10;
+};
+
+struct ScoringThresholds {
+  double autoMergeMinimum = 85.0;
+  double failMaximum = 30.0;
+};
+
+struct ScoringConfig {
+  ScoringWeights weights;
+  std::optional<std::string> buildCommand;
+  std::optional<std::string> testCommand;
+  std::optional<std::string> lintCommand;
+  std::optional<std::string> testFormat;   // a parser name; default: detected from the output
+  std::optional<std::string> lintFormat;
+  std::optional<std::string> junitReport;  // path of a JUnit XML report, relative to the worktree
+  int timeoutPerCheckSeconds = 120;
+  bool autoMerge = false;
+  ScoringThresholds thresholds;
+};
+
+struct CollaborationConfig {
+  int maxIterations = 3;
+  std::string reviewPromptTemplate =
+      "Review this diff for bugs, security issues, and code quality:\n\n{diff}";
+};
+
+struct Config {
+  std::filesystem::path source;  // the file it came from; empty when defaults only
+  GeneralConfig general;
+  std::map<std::string, AgentConfig> agents;  // by name
+  ScoringConfig scoring;
+  CollaborationConfig collaboration;
+};
+
+// A problem in hydra.toml, located so a person (or an editor) can jump to it.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::filesystem::path file, int line, int column, std::string message)
+      : std::runtime_error(format(file, line, column, message)),
+        file_(std::move(file)),
+        line_(line),
+        column_(column),
+        message_(std::move(message)) {}
+
+  const std::filesystem::path& file() const { return file_; }
+  int line() const { return line_; }      // 1-based; 0 when unknown
+  int column() const { return column_; }  // 1-based; 0 when unknown
+  const std::string& message() const { return message_; }
+
+ private:
+  static std::string format(const std::filesystem::path& file, int line, int column,
+                            const std::string& message) {
+    std::string out = file.string();
+    if (line > 0) out += ":" + std::to_string(line);
+    if (column > 0) out += ":" + std::to_string(column);
+    return out + ": " + message;
+  }
+  std::filesystem::path file_;
+  int line_;
+  int column_;
+  std::string message_;
+};
+
+// Reads `<repoRoot>/hydra.toml`; defaults when the file does not exist.
+// Throws ConfigError for anything wrong in it.
+Config loadConfig(const std::filesystem::path& repoRoot);
+
+// Parses TOML text; `file` only names it in errors.
+Config parseConfig(std::string_view text, const std::filesystem::path& file);
+
+}  // namespace hydra::core

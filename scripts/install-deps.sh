@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages hydra needs to build and test.
+# Idempotent: when every package is already present it returns at once,
+# without touching apt's lists.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git ccache python3
+  libboost1.81-dev libboost-json1.81-dev libboost-filesystem1.81-dev
+  libtomlplusplus-dev libgit2-dev libspdlog-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+# Extra groups, selected by the caller: `install-deps.sh test` adds what the
+# test suites need beyond the build.
+for group in "$@"; do
+  case "$group" in
+    build) ;;
+    test) packages+=(python3-pytest) ;;
+    *) echo "install-deps.sh: unknown group '$group' (known: build, test)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  sudo=sudo
+else
+  sudo=
+fi
+echo "Installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
