@@ -1,0 +1,71 @@
+#pragma once
+
+// The JSON-RPC 2.0 message model: request, notification, response (with a
+// result or an error), and the validation that sorts a frame into one of them.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include <boost/json/value.hpp>
+#include <boost/json/value_from.hpp>
+
+namespace hydra::protocol {
+
+// A request id: JSON-RPC allows integers and strings.
+using RequestId = std::variant<std::int64_t, std::string>;
+std::string toString(const RequestId& id);
+boost::json::value toJson(const RequestId& id);
+// An integer or string id, or nullopt for anything else.
+std::optional<RequestId> requestIdFromJson(const boost::json::value& v);
+
+struct ResponseError {
+  int code = 0;
+  std::string message;
+  boost::json::value data;  // null when absent
+};
+
+struct Request {
+  RequestId id;
+  std::string method;
+  boost::json::value params;  // object or array; null when absent
+};
+
+struct Notification {
+  std::string method;
+  boost::json::value params;
+};
+
+struct Response {
+  std::optional<RequestId> id;  // nullopt is a JSON null id (errors about unreadable requests)
+  std::variant<boost::json::value, ResponseError> outcome;
+
+  bool isError() const { return std::holds_alternative<ResponseError>(outcome); }
+};
+
+using Message = std::variant<Request, Notification, Response>;
+
+// A frame that is not a valid message. `reply` tells whether JSON-RPC expects an
+// error response for it (it does not for a malformed notification).
+struct InvalidMessage {
+  std::optional<RequestId> id;
+  ResponseError error;
+  bool reply = true;
+};
+
+using ParseResult = std::variant<Message, InvalidMessage>;
+
+ParseResult parseMessage(std::string_view body);
+
+void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const ResponseError& e);
+void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const Request& r);
+void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const Notification& n);
+void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const Response& r);
+
+std::string serialize(const Message& message);
+
+const char* kindName(const boost::json::value& v);
+
+}  // namespace hydra::protocol

@@ -1,0 +1,106 @@
+#include "server/server.h"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+#include "hydra/version.h"
+#include "protocol/methods.h"
+#include "server/progress.h"
+
+namespace hydra::server {
+
+namespace asio = boost::asio;
+namespace method = protocol::method;
+
+Server::Server(int inFd, int outFd, ServerOptions options)
+    : pool_(options.workerThreads), transport_(io_, inFd, outFd, options.limits) {
+  dispatcher_ = std::make_shared<Dispatcher>(io_.get_executor(), [this](const protocol::Message& message) {
+    transport_.send(protocol::serialize(message));
+  });
+  bindMethods();
+}
+
+Server::~Server() {
+  dispatcher_->abandonPending();
+  pool_.join();
+}
+
+// The whole protocol surface, in one table.
+void Server::bindMethods() {
+  Dispatcher& d = *dispatcher_;
+  d.bind<protocol::InitializeParams>(method::kInitialize, [this](auto p, Reply r) { onInitialize(std::move(p), std::move(r)); });
+  d.bindNotification<NoParams>(method::kInitialized, [this](auto p) { onInitialized(p); });
+  d.bind<NoParams>(method::kShutdown, [this](auto p, Reply r) { onShutdown(p, std::move(r)); });
+  d.bindNotification<json::value>(method::kExit, [this](const json::value&) { onExit(NoParams{}); });
+  d.bindNotification<json::value>(method::kSetTrace, [](const json::value&) {});
+  d.bind<protocol::PingParams>(method::kPing, [this](auto p, Reply r) { onPing(std::move(p), std::move(r)); });
+}
+
+int Server::run() {
+  transport_.start(Transport::Handlers{
+      .onFrame = [this](std::string body) { dispatcher_->handle(body); },
+      .onFrameError = [this](const protocol::FrameError& e) { dispatcher_->handleFrameError(e); },
+      .onClosed =
+          [this] {
+            bool orderly = dispatcher_->shutdownRequested();
+            spdlog::info("client closed the connection{}", orderly ? "" : " without shutdown");
+            finish(orderly ? 0 : 1);
+          },
+  });
+  io_.run();
+  return exitCode_.value_or(1);
+}
+
+void Server::finish(int exitCode) {
+  if (exitCode_) return;
+  exitCode_ = exitCode;
+  dispatcher_->abandonPending();
+  transport_.closeAfterDrain([this] { io_.stop(); });
+}
+
+void Server::onInitialize(protocol::InitializeParams params, Reply reply) {
+  if (params.clientInfo) {
+    spdlog::info("client: {} {}", params.clientInfo->name, params.clientInfo->version.value_or(""));
+  }
+  client_ = std::move(params);
+  dispatcher_->setState(Dispatcher::State::Running);
+
+  json::object capabilities;
+  capabilities["hydra"] = json::object{{"version", kVersion}};
+  reply(json::value_from(protocol::InitializeResult{
+      std::move(capabilities), protocol::ServerInfo{kName, kVersion}}));
+}
+
+void Server::onInitialized(NoParams) { spdlog::debug("client initialized"); }
+
+void Server::onShutdown(NoParams, Reply reply) {
+  dispatcher_->setState(Dispatcher::State::ShutDown);
+  reply(nullptr);
+}
+
+void Server::onExit(NoParams) { finish(dispatcher_->shutdownRequested() ? 0 : 1); }
+
+void Server::onPing(protocol::PingParams params, Reply reply) {
+  protocol::WorkDoneProgressBegin begin;
+  begin.title = "hydra/ping";
+  begin.cancellable = true;
+  auto progress = WorkDoneProgress::begin(*dispatcher_, params.workDoneToken, false, std::move(begin));
+  auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(params.delayMs.value_or(0)));
+  reply.onCancel([timer] { timer->cancel(); });
+  timer->async_wait([this, timer, progress, data = std::move(params.data),
+                     reply = std::move(reply)](boost::system::error_code ec) mutable {
+    if (ec) {  // cancelled: the dispatcher has answered already
+      progress->end(protocol::WorkDoneProgressEnd{"cancelled"});
+      return;
+    }
+    progress->end(protocol::WorkDoneProgressEnd{});
+    // The answer is made on a worker thread: a ping also proves the pool is alive.
+    asio::post(pool_, [data = std::move(data), reply = std::move(reply)]() mutable {
+      reply(json::value_from(protocol::PingResult{std::move(data), kVersion}));
+    });
+  });
+}
+
+}  // namespace hydra::server
