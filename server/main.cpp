@@ -7,7 +7,10 @@
 #include <iostream>
 #include <spdlog/spdlog.h>
 
+#include "core/git/git.h"
 #include "hydra/version.h"
+#include "server/cli/commands.h"
+#include "server/cli/common.h"
 #include "server/logging.h"
 #include "server/server.h"
 
@@ -54,12 +57,49 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 32))
       ->capture_default_str();
 
+  hydra::cli::RaceOptions race;
+  CLI::App* raceCmd = app.add_subcommand("race", "Give TASK to several agents at once, each in its own worktree");
+  raceCmd->add_option("task", race.task, "What the agents should do")->required();
+  raceCmd->add_option("-a,--agents", race.agents, "Agents to race, comma-separated; a name may repeat")
+      ->required()
+      ->delimiter(',');
+  raceCmd->add_option("--base", race.base, "Commit or ref the worktrees start from (default: HEAD)");
+  raceCmd->add_flag("--json", race.json, "Print the race record as JSON at the end instead of live progress");
+
+  hydra::cli::StatusOptions status;
+  CLI::App* statusCmd = app.add_subcommand("status", "Show the races of this repository, or one race");
+  statusCmd->add_option("race", status.raceId, "A race id");
+  statusCmd->add_flag("--json", status.json, "Print JSON");
+
+  hydra::cli::AgentsOptions agents;
+  CLI::App* agentsCmd = app.add_subcommand("agents", "List the agents hydra can run, and whether they are installed");
+  agentsCmd->add_flag("--json", agents.json, "Print JSON");
+
+  hydra::cli::InitOptions init;
+  CLI::App* initCmd = app.add_subcommand("init", "Write a commented hydra.toml for this repository");
+  initCmd->add_flag("--force", init.force, "Overwrite an existing hydra.toml");
+
+  hydra::cli::CleanupOptions cleanup;
+  CLI::App* cleanupCmd = app.add_subcommand("cleanup", "Remove the worktrees and branches of finished races");
+  cleanupCmd->add_option("race", cleanup.raceId, "Only this race");
+  cleanupCmd->add_flag("--keep-branches", cleanup.keepBranches, "Remove the worktrees but keep the branches");
+
   CLI11_PARSE(app, argc, argv);
 
+  hydra::core::git::LibGit2 libgit2;
   try {
     if (stdio || serveCmd->parsed()) return serve(global, maxMessageBytes);
+    hydra::server::setupLogging(global.logLevel == "info" ? "warn" : global.logLevel, global.logFile);
+    if (raceCmd->parsed()) return hydra::cli::runRace(race);
+    if (statusCmd->parsed()) return hydra::cli::runStatus(status);
+    if (agentsCmd->parsed()) return hydra::cli::runAgents(agents);
+    if (initCmd->parsed()) return hydra::cli::runInit(init);
+    if (cleanupCmd->parsed()) return hydra::cli::runCleanup(cleanup);
     std::cout << app.help();
     return 0;
+  } catch (const hydra::cli::CommandError& e) {
+    std::cerr << "hydra: " << e.what() << "\n";
+    return e.code();
   } catch (const std::exception& e) {
     std::cerr << "hydra: " << e.what() << "\n";
     return 1;

@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hydra::core {
@@ -17,6 +20,8 @@ struct GeneralConfig {
   std::string workspaceDir = ".hydra-workspaces";
   int maxConcurrentAgents = 3;
   int timeoutSeconds = 600;
+
+  bool operator==(const GeneralConfig&) const = default;
 };
 
 // [agents.NAME]. `adapter` defaults to NAME when NAME is a known adapter
@@ -29,6 +34,8 @@ struct AgentConfig {
   std::vector<std::string> extraArgs;      // appended to the adapter's arguments
   std::map<std::string, std::string> env;  // added to hydra's environment
   std::optional<int> timeoutSeconds;       // overrides [general] timeout_seconds
+
+  bool operator==(const AgentConfig&) const = default;
 };
 
 struct ScoringWeights {
@@ -37,11 +44,15 @@ struct ScoringWeights {
   double lint = 15;
   double diffSize = 15;
   double speed = 10;
+
+  bool operator==(const ScoringWeights&) const = default;
 };
 
 struct ScoringThresholds {
   double autoMergeMinimum = 85.0;
   double failMaximum = 30.0;
+
+  bool operator==(const ScoringThresholds&) const = default;
 };
 
 struct ScoringConfig {
@@ -49,18 +60,22 @@ struct ScoringConfig {
   std::optional<std::string> buildCommand;
   std::optional<std::string> testCommand;
   std::optional<std::string> lintCommand;
-  std::optional<std::string> testFormat;   // a parser name; default: detected from the output
+  std::optional<std::string> testFormat;  // a parser name; default: detected from the output
   std::optional<std::string> lintFormat;
   std::optional<std::string> junitReport;  // path of a JUnit XML report, relative to the worktree
   int timeoutPerCheckSeconds = 120;
   bool autoMerge = false;
   ScoringThresholds thresholds;
+
+  bool operator==(const ScoringConfig&) const = default;
 };
 
 struct CollaborationConfig {
   int maxIterations = 3;
   std::string reviewPromptTemplate =
       "Review this diff for bugs, security issues, and code quality:\n\n{diff}";
+
+  bool operator==(const CollaborationConfig&) const = default;
 };
 
 struct Config {
@@ -69,6 +84,8 @@ struct Config {
   std::map<std::string, AgentConfig> agents;  // by name
   ScoringConfig scoring;
   CollaborationConfig collaboration;
+
+  bool operator==(const Config&) const = default;
 };
 
 // A problem in hydra.toml, located so a person (or an editor) can jump to it.
@@ -106,5 +123,29 @@ Config loadConfig(const std::filesystem::path& repoRoot);
 
 // Parses TOML text; `file` only names it in errors.
 Config parseConfig(std::string_view text, const std::filesystem::path& file);
+
+// Agent names become part of branch and directory names: [A-Za-z0-9_-]+.
+bool isValidAgentName(std::string_view name);
+
+// The adapters hydra.toml may name: claude, codex, cursor, gemini, opencode, aider, command.
+std::span<const std::string_view> knownAdapters();
+
+// The binary an adapter runs when [agents.NAME] gives none ("cursor-agent" for
+// cursor); nullopt for "command", which has no usual binary, and unknown names.
+std::optional<std::string> defaultAgentBinary(std::string_view adapter);
+
+// The settings for agent `name`: its [agents.NAME] table when there is one, else
+// the defaults of the adapter called `name`; nullopt when neither exists.
+std::optional<AgentConfig> findAgent(const Config& config, std::string_view name);
+
+// The values [scoring] test_format and lint_format accept.
+std::span<const std::string_view> knownTestFormats();
+std::span<const std::string_view> knownLintFormats();
+
+// Every key the parser accepts, by table: "" (top level), "general", "agents.*"
+// (any [agents.NAME]), "scoring", "scoring.weights", "scoring.thresholds",
+// "collaboration". Drawn from the parser's own tables, so docs and the JSON
+// schema can be checked against it.
+std::map<std::string, std::vector<std::string>> acceptedConfigKeys();
 
 }  // namespace hydra::core

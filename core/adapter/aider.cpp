@@ -1,0 +1,41 @@
+// Aider: `aider --message TASK --yes-always --no-auto-commits --no-stream`.
+//
+// Aider prints plain text only (no JSON mode), so each line is shown as text.
+// The invocation follows aider's documented options; no captured run backs
+// it. --no-auto-commits matters: by default aider commits its own edits, and
+// committing an agent's work is left to the race.
+
+#include <memory>
+
+#include "core/adapter/builtin.h"
+
+namespace hydra::core::adapters {
+
+namespace {
+
+class AiderAdapter final : public Adapter {
+ public:
+  std::string_view name() const override { return "aider"; }
+  std::string_view defaultBinary() const override { return "aider"; }
+
+  Invocation invocation(const AgentConfig& config, std::string_view task) const override {
+    static const CommandTemplate command{
+        .binary = "aider",
+        .args = {"--message", "{task}", "--yes-always", "--no-auto-commits", "--no-stream"},
+    };
+    return buildInvocation(config, command, task);
+  }
+
+  std::unique_ptr<StreamParser> parser() const override {
+    return plainTextParser(EventKind::Text, /*keepBlank=*/false);
+  }
+};
+
+}  // namespace
+
+const Adapter& aiderAdapter() {
+  static const AiderAdapter adapter;
+  return adapter;
+}
+
+}  // namespace hydra::core::adapters

@@ -1,0 +1,36 @@
+#include <array>
+#include <functional>
+
+#include "core/adapter/adapter.h"
+#include "core/adapter/builtin.h"
+
+namespace hydra::core {
+
+namespace {
+
+// In the order `hydra` lists them; "command" last as the catch-all.
+const std::array<std::reference_wrapper<const Adapter>, 7>& builtinAdapters() {
+  static const std::array<std::reference_wrapper<const Adapter>, 7> adapters = {
+      adapters::claudeAdapter(),  adapters::codexAdapter(),    adapters::cursorAdapter(),
+      adapters::geminiAdapter(),  adapters::opencodeAdapter(), adapters::aiderAdapter(),
+      adapters::commandAdapter(),
+  };
+  return adapters;
+}
+
+}  // namespace
+
+const Adapter* findAdapter(std::string_view name) {
+  for (const Adapter& adapter : builtinAdapters()) {
+    if (adapter.name() == name) return &adapter;
+  }
+  return nullptr;
+}
+
+std::vector<std::string_view> adapterNames() {
+  std::vector<std::string_view> names;
+  for (const Adapter& adapter : builtinAdapters()) names.push_back(adapter.name());
+  return names;
+}
+
+}  // namespace hydra::core

@@ -1,0 +1,602 @@
+#include "core/git/worktree.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+#include <system_error>
+#include <thread>
+
+#include "core/git/git.h"
+#include "core/util/paths.h"
+
+namespace hydra::core {
+
+namespace fs = std::filesystem;
+using git::check;
+using git::GitError;
+
+namespace {
+
+constexpr std::string_view kBranchPrefix = "hydra/";
+constexpr std::string_view kHeadsPrefix = "refs/heads/";
+constexpr const char* kAuthorName = "hydra";
+constexpr const char* kAuthorEmail = "hydra@localhost";
+// What hydra remembers about a worktree, next to libgit2's files in
+// .git/worktrees/<name>/. git ignores files it does not know there, and
+// removes the whole directory when the worktree is pruned.
+constexpr const char* kMetadataFile = "hydra";
+
+std::string inQuotes(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+bool isSafeId(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-';
+  });
+}
+
+// Names end up in paths and ref names, so anything that could climb out of a
+// directory or form an invalid ref is refused up front.
+void requireSafeId(std::string_view what, const std::string& value) {
+  if (!isSafeId(value)) {
+    throw std::invalid_argument(std::string(what) + " " + inQuotes(value) +
+                                " must be non-empty and contain only [A-Za-z0-9_-]");
+  }
+}
+
+void requireRemovable(const Worktree& wt, bool deleteBranch) {
+  requireSafeId("worktree name", wt.name);
+  if (deleteBranch && !wt.branch.starts_with(kBranchPrefix)) {
+    throw std::invalid_argument("refusing to delete branch " + inQuotes(wt.branch) +
+                                ": hydra deletes only its own hydra/* branches");
+  }
+}
+
+std::string refName(const std::string& branch) { return std::string(kHeadsPrefix) + branch; }
+
+fs::path adminDir(const fs::path& commonDir, const std::string& name) {
+  return commonDir / "worktrees" / name;
+}
+
+bool pathExists(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(p, ec));
+}
+
+GitError osError(const std::string& what, const std::error_code& ec) {
+  return GitError(GIT_ERROR, GIT_ERROR_OS, what + ": " + ec.message());
+}
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+// ---- metadata ---------------------------------------------------------------
+
+struct Metadata {
+  std::string agentId;
+  std::string baseCommit;
+  std::string branch;
+};
+
+void writeMetadata(const fs::path& admin, const Worktree& wt) {
+  const fs::path file = admin / kMetadataFile;
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << "agent " << wt.agentId << "\nbase " << wt.baseCommit << "\nbranch " << wt.branch << "\n";
+  out.close();
+  if (!out) throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + inQuotes(file.string()));
+}
+
+std::optional<Metadata> readMetadata(const fs::path& admin) {
+  const fs::path file = admin / kMetadataFile;
+  if (!pathExists(file)) return std::nullopt;
+  Metadata meta;
+  std::istringstream in(readFile(file));
+  std::string key, value;
+  while (in >> key >> value) {
+    if (key == "agent") meta.agentId = value;
+    if (key == "base") meta.baseCommit = value;
+    if (key == "branch") meta.branch = value;
+  }
+  return meta;
+}
+
+// The branch a worktree's HEAD names, read from .git/worktrees/<name>/HEAD
+// without resolving it: that also works when the working directory is gone.
+std::optional<std::string> headBranch(const fs::path& admin) {
+  std::string head = readFile(admin / "HEAD");
+  constexpr std::string_view kRef = "ref: ";
+  if (!head.starts_with(kRef)) return std::nullopt;  // detached
+  head.erase(0, kRef.size());
+  while (!head.empty() && (head.back() == '\n' || head.back() == '\r')) head.pop_back();
+  if (!head.starts_with(kHeadsPrefix)) return std::nullopt;
+  return head.substr(kHeadsPrefix.size());
+}
+
+// ---- excludes ---------------------------------------------------------------
+
+// Escapes the characters that are wildcards in gitignore patterns.
+std::string ignorePatternFor(const fs::path& relativeDir) {
+  std::string pattern = "/";
+  for (char c : relativeDir.generic_string()) {
+    if (c == '*' || c == '?' || c == '[' || c == '\\') pattern += '\\';
+    pattern += c;
+  }
+  if (pattern.back() != '/') pattern += '/';
+  return pattern;
+}
+
+std::set<std::string> linesOf(const std::string& text) {
+  std::set<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    lines.insert(line);
+  }
+  return lines;
+}
+
+// ---- the worktree registry ---------------------------------------------------
+
+// libgit2 1.5 decides whether a branch is checked out (in git_worktree_add
+// and git_branch_delete) by visiting every worktree, and answers "yes" when it
+// meets one that is half made or half removed: the failed lookup becomes 1
+// through a misplaced parenthesis in git_repository_foreach_worktree. So,
+// within this process, worktrees are registered and unregistered and branches
+// deleted one at a time, under this mutex; the slow parts (checkouts, deleting
+// directories) still run side by side.
+std::mutex& registryMutex() {
+  thread_local std::mutex mutex;
+  return mutex;
+}
+
+// ---- removal ----------------------------------------------------------------
+
+// Gives the owner write access to `root` and everything under it, so a tree
+// that a tool made read-only can be deleted.
+void makeOwnerWritable(const fs::path& root) {
+  std::error_code ec;
+  fs::permissions(root, fs::perms::owner_all, fs::perm_options::add | fs::perm_options::nofollow,
+                  ec);
+  for (auto it = fs::recursive_directory_iterator(root, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) {
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    }
+  }
+}
+
+void removeTree(const fs::path& p) {
+  std::error_code ec;
+  fs::remove_all(p, ec);
+  if (!ec) return;
+  makeOwnerWritable(p);
+  fs::remove_all(p, ec);
+  if (ec) throw osError("remove " + inQuotes(p.string()), ec);
+}
+
+// True when `p` lies strictly below `dir` (both made canonical first).
+bool isBelow(const fs::path& dir, const fs::path& p) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(p, ec);
+  return !ec && canonical != dir && isWithin(dir, canonical);
+}
+
+void requireUnlocked(git_repository* repo, const Worktree& wt) {
+  git_worktree* raw = nullptr;
+  if (git_worktree_lookup(&raw, repo, wt.name.c_str()) < 0) {
+    git_error_clear();  // not registered: nothing to be locked
+    return;
+  }
+  git::WorktreePtr handle(raw);
+  git::Buf reason;
+  const int locked = git_worktree_is_locked(&reason.value, handle.get());
+  check(locked, "check whether worktree " + inQuotes(wt.name) + " is locked");
+  if (locked > 0) {
+    throw GitError(GIT_ELOCKED, GIT_ERROR_WORKTREE,
+                   "worktree " + inQuotes(wt.name) + " is locked: " + reason.str());
+  }
+}
+
+// Deletes the working directory when it lies inside the workspace. This comes
+// before unregistering: a crash in between leaves a registered worktree
+// without a directory, which list() and prune() still find.
+void removeDirectory(const fs::path& workspaceDir, const Worktree& wt) {
+  if (isBelow(workspaceDir, wt.path) && pathExists(wt.path)) removeTree(wt.path);
+}
+
+// Removes .git/worktrees/<name> with libgit2's prune, which also deletes a
+// working directory still present (one made by hand outside the workspace).
+// What prune cannot handle (metadata too incomplete to look up, a file it
+// failed to delete) is removed directly. Call with registryMutex() held.
+void unregister(git_repository* repo, const fs::path& commonDir, const Worktree& wt) {
+  git_worktree* raw = nullptr;
+  if (git_worktree_lookup(&raw, repo, wt.name.c_str()) == 0) {
+    git::WorktreePtr handle(raw);
+    git_worktree_prune_options options;
+    check(git_worktree_prune_options_init(&options, GIT_WORKTREE_PRUNE_OPTIONS_VERSION),
+          "initialise prune options");
+    options.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_WORKING_TREE;
+    if (git_worktree_prune(handle.get(), &options) < 0) git_error_clear();
+  } else {
+    git_error_clear();
+  }
+  const fs::path admin = adminDir(commonDir, wt.name);
+  if (pathExists(admin)) removeTree(admin);
+}
+
+// Call with registryMutex() held.
+void deleteBranchIfPresent(git_repository* repo, const std::string& branch) {
+  git_reference* raw = nullptr;
+  const int rc = git_branch_lookup(&raw, repo, branch.c_str(), GIT_BRANCH_LOCAL);
+  if (rc == GIT_ENOTFOUND) {
+    git_error_clear();
+    return;
+  }
+  check(rc, "look up branch " + inQuotes(branch));
+  git::ReferencePtr ref(raw);
+  check(git_branch_delete(ref.get()), "delete branch " + inQuotes(branch));
+}
+
+// ---- creation ---------------------------------------------------------------
+
+// Fails before anything is made when any part of the name is taken.
+void requireFree(git_repository* repo, const fs::path& commonDir, const Worktree& wt) {
+  if (pathExists(adminDir(commonDir, wt.name))) {
+    throw GitError(GIT_EEXISTS, GIT_ERROR_WORKTREE,
+                   "worktree " + inQuotes(wt.name) + " already exists");
+  }
+  if (pathExists(wt.path)) {
+    throw GitError(GIT_EEXISTS, GIT_ERROR_WORKTREE,
+                   "worktree directory " + inQuotes(wt.path.string()) + " already exists");
+  }
+  git_reference* raw = nullptr;
+  const int rc = git_reference_lookup(&raw, repo, refName(wt.branch).c_str());
+  git::ReferencePtr existing(raw);
+  if (rc == 0) {
+    throw GitError(GIT_EEXISTS, GIT_ERROR_REFERENCE,
+                   "branch " + inQuotes(wt.branch) + " already exists");
+  }
+  if (rc != GIT_ENOTFOUND) check(rc, "look up branch " + inQuotes(wt.branch));
+  git_error_clear();
+}
+
+void createBranch(git_repository* repo, const Worktree& wt) {
+  git::CommitPtr base = git::lookupCommit(repo, git::oidFromHex(wt.baseCommit));
+  git_reference* raw = nullptr;
+  check(git_branch_create(&raw, repo, wt.branch.c_str(), base.get(), /*force=*/0),
+        "create branch " + inQuotes(wt.branch));
+  git::ReferencePtr branch(raw);
+}
+
+// Registers the worktree on its branch without writing its files: checkOut()
+// does that later, concurrently. Returns the directory as libgit2 recorded it.
+// Call with registryMutex() held.
+fs::path registerWorktree(git_repository* repo, const fs::path& commonDir, const Worktree& wt) {
+  git_reference* rawRef = nullptr;
+  check(git_branch_lookup(&rawRef, repo, wt.branch.c_str(), GIT_BRANCH_LOCAL),
+        "look up branch " + inQuotes(wt.branch));
+  git::ReferencePtr branch(rawRef);
+
+  git_worktree_add_options options;
+  check(git_worktree_add_options_init(&options, GIT_WORKTREE_ADD_OPTIONS_VERSION),
+        "initialise worktree options");
+  options.ref = branch.get();
+  options.checkout_options.checkout_strategy = GIT_CHECKOUT_NONE;  // a dry run
+
+  git_worktree* rawWorktree = nullptr;
+  check(git_worktree_add(&rawWorktree, repo, wt.name.c_str(), wt.path.c_str(), &options),
+        "add worktree " + inQuotes(wt.name) + " at " + inQuotes(wt.path.string()));
+  git::WorktreePtr added(rawWorktree);
+  writeMetadata(adminDir(commonDir, wt.name), wt);
+  return fs::path(git_worktree_path(added.get()));
+}
+
+// Writes the branch's files and the worktree's index, with the worktree's
+// own repository handle. The dry run left an empty index, so a SAFE checkout
+// would take every file as deliberately deleted and write none; FORCE is
+// right here, as the directory is new and holds nothing to lose.
+void checkOut(const Worktree& wt) {
+  git::RepositoryPtr repo = git::openRepository(wt.path);
+  git_checkout_options options;
+  check(git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION),
+        "initialise checkout options");
+  options.checkout_strategy = GIT_CHECKOUT_FORCE;
+  check(git_checkout_head(repo.get(), &options),
+        "check out " + inQuotes(wt.branch) + " in " + inQuotes(wt.path.string()));
+}
+
+// Undoes a partly made worktree; used only while another error is in flight.
+void discard(git_repository* repo, const fs::path& commonDir, const fs::path& workspaceDir,
+             const Worktree& wt) noexcept {
+  try {
+    removeDirectory(workspaceDir, wt);
+  } catch (...) {
+  }
+  std::lock_guard lock(registryMutex());
+  try {
+    unregister(repo, commonDir, wt);
+  } catch (...) {
+  }
+  try {
+    deleteBranchIfPresent(repo, wt.branch);
+  } catch (...) {
+  }
+}
+
+// ---- concurrency ------------------------------------------------------------
+
+// Checkouts mostly wait for the file system, so more threads than cores still
+// help; without thread support in libgit2 everything runs on one.
+std::size_t threadLimit(std::size_t tasks) {
+  if ((git_libgit2_features() & GIT_FEATURE_THREADS) == 0) return 1;
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::clamp<std::size_t>(tasks, 1, std::clamp<std::size_t>(2 * cores, 2, 16));
+}
+
+// Runs task(i) for every i in [0, count) on a bounded pool and returns each
+// task's exception (null on success). libgit2 objects must not cross threads:
+// tasks open their own repository handles.
+std::vector<std::exception_ptr> forEachConcurrently(std::size_t count,
+                                                    const std::function<void(std::size_t)>& task) {
+  std::vector<std::exception_ptr> errors(count);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < count; i = next++) {
+      try {
+        task(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::jthread> pool;
+  for (std::size_t t = 0; t < threadLimit(count); ++t) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      if (pool.empty()) throw;
+      break;  // the workers already running take the remaining tasks
+    }
+  }
+  pool.clear();  // joins
+  return errors;
+}
+
+std::exception_ptr firstError(const std::vector<std::exception_ptr>& errors) {
+  for (const auto& e : errors) {
+    if (e) return e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// ---- WorktreeManager ----------------------------------------------------------
+
+WorktreeManager::WorktreeManager(fs::path repoRoot, fs::path workspaceDir) {
+  git::RepositoryPtr repo = git::openRepository(repoRoot);
+  repoRoot_ = git::workdir(repo.get());
+  commonDir_ = git::commonDir(repo.get());
+  const auto workspace = resolveInside(repoRoot_, workspaceDir.string());
+  if (!workspace || *workspace == repoRoot_ || isWithin(commonDir_, *workspace) ||
+      isWithin(repoRoot_ / ".git", *workspace)) {
+    throw std::invalid_argument("workspace directory " + inQuotes(workspaceDir.string()) +
+                                " must be a relative path to a directory inside " +
+                                inQuotes(repoRoot_.string()) + " and outside .git");
+  }
+  workspaceDir_ = *workspace;
+}
+
+void WorktreeManager::ensureExcluded() {
+  const fs::path file = commonDir_ / "info" / "exclude";
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec) throw osError("create " + inQuotes(file.parent_path().string()), ec);
+
+  const std::string content = pathExists(file) ? readFile(file) : std::string();
+  const std::set<std::string> present = linesOf(content);
+  std::string missing;
+  for (const std::string& pattern :
+       {ignorePatternFor(workspaceDir_.lexically_relative(repoRoot_)), std::string(".hydra/")}) {
+    if (!present.contains(pattern)) missing += pattern + "\n";
+  }
+  if (missing.empty()) return;
+
+  std::ofstream out(file, std::ios::binary | std::ios::app);
+  if (!content.empty() && content.back() != '\n') out << '\n';
+  out << missing;
+  out.close();
+  if (!out) throw GitError(GIT_ERROR, GIT_ERROR_OS, "append to " + inQuotes(file.string()));
+}
+
+Worktree WorktreeManager::create(const std::string& agentId, const std::string& baseCommit,
+                                 const std::string& timestamp) {
+  std::vector<Worktree> made = createMany({agentId}, baseCommit, timestamp);
+  return std::move(made.front());
+}
+
+std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>& agentIds,
+                                                  const std::string& baseCommit,
+                                                  const std::string& timestamp) {
+  requireSafeId("timestamp", timestamp);
+  std::set<std::string> seen;
+  for (const std::string& id : agentIds) {
+    requireSafeId("agent id", id);
+    if (!seen.insert(id).second) throw std::invalid_argument("agent id " + inQuotes(id) + " given twice");
+  }
+  if (agentIds.empty()) return {};
+
+  git::RepositoryPtr repo = git::openRepository(repoRoot_);
+  // Resolved once, so every agent starts from the same commit even if the ref moves.
+  const std::string base = git::toHex(git::resolveCommit(repo.get(), baseCommit));
+
+  std::vector<Worktree> plans;
+  for (const std::string& id : agentIds) {
+    const std::string name = id + "-" + timestamp;
+    plans.push_back({name, id, workspaceDir_ / name, std::string(kBranchPrefix) + name, base});
+  }
+  for (const Worktree& wt : plans) requireFree(repo.get(), commonDir_, wt);
+
+  ensureExcluded();
+  std::error_code ec;
+  fs::create_directories(workspaceDir_, ec);
+  if (ec) throw osError("create " + inQuotes(workspaceDir_.string()), ec);
+
+  std::size_t made = 0;  // plans whose branch exists
+  try {
+    {
+      std::lock_guard lock(registryMutex());
+      for (Worktree& wt : plans) {
+        createBranch(repo.get(), wt);
+        ++made;
+        wt.path = registerWorktree(repo.get(), commonDir_, wt);
+      }
+    }
+    const auto errors = forEachConcurrently(plans.size(), [&](std::size_t i) { checkOut(plans[i]); });
+    if (const std::exception_ptr error = firstError(errors)) std::rethrow_exception(error);
+  } catch (...) {
+    for (std::size_t i = 0; i < made; ++i) discard(repo.get(), commonDir_, workspaceDir_, plans[i]);
+    throw;
+  }
+  return plans;
+}
+
+std::vector<Worktree> WorktreeManager::list() {
+  git::RepositoryPtr repo = git::openRepository(repoRoot_);
+  git::StrArray names;
+  check(git_worktree_list(&names.value, repo.get()), "list worktrees");
+
+  std::vector<Worktree> found;
+  for (std::size_t i = 0; i < names.value.count; ++i) {
+    const std::string name = names.value.strings[i];
+    git_worktree* raw = nullptr;
+    if (git_worktree_lookup(&raw, repo.get(), name.c_str()) < 0) {
+      git_error_clear();  // removed meanwhile, or not a complete worktree
+      continue;
+    }
+    git::WorktreePtr handle(raw);
+    const fs::path admin = adminDir(commonDir_, name);
+
+    // hydra's record wins: an agent may have switched its worktree to another branch.
+    Worktree wt{name, "", fs::path(git_worktree_path(handle.get())), "", ""};
+    if (const auto meta = readMetadata(admin)) {
+      wt.agentId = meta->agentId;
+      wt.baseCommit = meta->baseCommit;
+      wt.branch = meta->branch;
+    } else if (const auto branch = headBranch(admin); branch && branch->starts_with(kBranchPrefix)) {
+      wt.branch = *branch;
+    } else {
+      continue;
+    }
+    found.push_back(std::move(wt));
+  }
+  std::sort(found.begin(), found.end(),
+            [](const Worktree& a, const Worktree& b) { return a.name < b.name; });
+  return found;
+}
+
+void WorktreeManager::remove(const Worktree& worktree, bool deleteBranch) {
+  removeAll({worktree}, deleteBranch);
+}
+
+void WorktreeManager::removeAll(const std::vector<Worktree>& worktrees, bool deleteBranch) {
+  for (const Worktree& wt : worktrees) requireRemovable(wt, deleteBranch);
+  if (worktrees.empty()) return;
+
+  std::vector<std::exception_ptr> errors =
+      forEachConcurrently(worktrees.size(), [&](std::size_t i) {
+        git::RepositoryPtr own = git::openRepository(repoRoot_);
+        requireUnlocked(own.get(), worktrees[i]);
+        removeDirectory(workspaceDir_, worktrees[i]);
+      });
+
+  git::RepositoryPtr repo = git::openRepository(repoRoot_);
+  std::lock_guard lock(registryMutex());
+  for (std::size_t i = 0; i < worktrees.size(); ++i) {
+    if (errors[i]) continue;
+    try {
+      unregister(repo.get(), commonDir_, worktrees[i]);
+      // Only now: a branch checked out in a worktree cannot be deleted.
+      if (deleteBranch) deleteBranchIfPresent(repo.get(), worktrees[i].branch);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  }
+  if (const std::exception_ptr error = firstError(errors)) std::rethrow_exception(error);
+}
+
+std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Worktree&)>& isLive) {
+  std::vector<Worktree> dead;
+  for (Worktree& wt : list()) {
+    if (!isLive(wt)) dead.push_back(std::move(wt));
+  }
+  removeAll(dead, /*deleteBranch=*/true);
+  return dead;
+}
+
+std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
+                                                      const std::string& message) {
+  git::RepositoryPtr repo = git::openRepository(worktree.path);
+  // Only ever write a linked worktree's own index, never the user's.
+  std::error_code ec;
+  if (!git_repository_is_worktree(repo.get()) ||
+      !fs::equivalent(git::commonDir(repo.get()), commonDir_, ec)) {
+    throw GitError(GIT_ENOTFOUND, GIT_ERROR_WORKTREE,
+                   inQuotes(worktree.path.string()) + " is not a worktree of " +
+                       inQuotes(repoRoot_.string()));
+  }
+  const std::optional<std::string> onBranch = git::currentBranch(repo.get());
+  if (onBranch != worktree.branch) {
+    throw GitError(GIT_EINVALID, GIT_ERROR_WORKTREE,
+                   "worktree " + inQuotes(worktree.name) + " is on " +
+                       (onBranch ? inQuotes(*onBranch) : std::string("a detached HEAD")) +
+                       ", not on its branch " + inQuotes(worktree.branch));
+  }
+
+  git_index* rawIndex = nullptr;
+  check(git_repository_index(&rawIndex, repo.get()), "open the index of " + inQuotes(worktree.name));
+  git::IndexPtr index(rawIndex);
+  // add_all picks up new and modified files (skipping ignored ones);
+  // update_all drops the entries of deleted files. Together: `git add -A`.
+  check(git_index_add_all(index.get(), nullptr, GIT_INDEX_ADD_DEFAULT, nullptr, nullptr),
+        "stage files in " + inQuotes(worktree.name));
+  check(git_index_update_all(index.get(), nullptr, nullptr, nullptr),
+        "stage deletions in " + inQuotes(worktree.name));
+  check(git_index_write(index.get()), "write the index of " + inQuotes(worktree.name));
+
+  git_oid treeId;
+  check(git_index_write_tree(&treeId, index.get()), "write tree for " + inQuotes(worktree.name));
+  git::CommitPtr parent = git::lookupCommit(repo.get(), git::resolveCommit(repo.get(), "HEAD"));
+  if (git_oid_equal(&treeId, git_commit_tree_id(parent.get()))) return std::nullopt;
+
+  git_tree* rawTree = nullptr;
+  check(git_tree_lookup(&rawTree, repo.get(), &treeId), "look up tree " + git::toHex(treeId));
+  git::TreePtr tree(rawTree);
+  git::SignaturePtr hydra = git::makeSignature(kAuthorName, kAuthorEmail);
+  const git_commit* parents[] = {parent.get()};
+  git_oid commitId;
+  check(git_commit_create(&commitId, repo.get(), refName(worktree.branch).c_str(), hydra.get(),
+                          hydra.get(), nullptr, message.c_str(), tree.get(), 1, parents),
+        "commit in worktree " + inQuotes(worktree.name));
+  return git::toHex(commitId);
+}
+
+std::string WorktreeManager::headCommit(const Worktree& worktree) {
+  git::RepositoryPtr repo = git::openRepository(repoRoot_);
+  git_oid id;
+  check(git_reference_name_to_id(&id, repo.get(), refName(worktree.branch).c_str()),
+        "read branch " + inQuotes(worktree.branch));
+  return git::toHex(id);
+}
+
+}  // namespace hydra::core

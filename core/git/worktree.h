@@ -1,0 +1,97 @@
+#pragma once
+
+// One git worktree per agent, each on its own branch, made and removed with
+// libgit2. The user's working tree, index and HEAD are never touched: a
+// worktree has its own index and HEAD under .git/worktrees/<name>/.
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hydra::core {
+
+struct Worktree {
+  std::string name;            // "<agentId>-<timestamp>", also the libgit2 worktree name
+  std::string agentId;         // empty for a hydra/* worktree that hydra did not make
+  std::filesystem::path path;  // <repoRoot>/<workspaceDir>/<name>
+  std::string branch;          // "hydra/<agentId>-<timestamp>"
+  std::string baseCommit;      // hex oid; empty for a hydra/* worktree that hydra did not make
+
+  bool operator==(const Worktree&) const = default;
+};
+
+// Makes, lists and removes the agent worktrees of one repository.
+//
+// Holds no libgit2 objects: every call opens its own repository handle, so
+// calls from different threads are safe as long as they concern different
+// worktrees (registering and unregistering worktrees is serialised within the
+// process, see worktree.cpp). Errors from git are GitError (core/git/git.h); malformed
+// arguments are std::invalid_argument.
+class WorktreeManager {
+ public:
+  // `repoRoot` is the working directory of a repository (the main one or a
+  // linked worktree); `workspaceDir` is relative to it and must stay inside it.
+  // Throws GitError when `repoRoot` is not a non-bare repository.
+  WorktreeManager(std::filesystem::path repoRoot, std::filesystem::path workspaceDir);
+
+  const std::filesystem::path& repoRoot() const { return repoRoot_; }
+  const std::filesystem::path& workspaceDir() const { return workspaceDir_; }
+
+  // Adds `/<workspaceDir>/` and `.hydra/` to info/exclude in the common git
+  // directory (shared by every worktree), each at most once. create() and
+  // createMany() call it, so the user's `git status` never lists worktrees.
+  void ensureExcluded();
+
+  // Creates branch hydra/<agentId>-<timestamp> at `baseCommit` (anything
+  // git_revparse accepts that names a commit) and checks it out in a new
+  // worktree. agentId and timestamp may contain only [A-Za-z0-9_-]. Throws
+  // GitError (GIT_EEXISTS) when the worktree, its directory or its branch
+  // already exists; a failed create leaves nothing behind.
+  Worktree create(const std::string& agentId, const std::string& baseCommit,
+                  const std::string& timestamp);
+
+  // Creates one worktree per agent, all from the same commit. Branches and
+  // worktree metadata are made one after another (quick); the checkouts, the
+  // slow part, run concurrently on a bounded pool of threads, each with its
+  // own repository handle. All or nothing: if one fails, those already made
+  // are removed and the first error is rethrown. Results are in the order of
+  // `agentIds`.
+  std::vector<Worktree> createMany(const std::vector<std::string>& agentIds,
+                                   const std::string& baseCommit, const std::string& timestamp);
+
+  // The worktrees of this repository whose HEAD is a hydra/* branch, sorted by
+  // name. Includes dangling ones whose directory has disappeared.
+  std::vector<Worktree> list();
+
+  // Removes the worktree's directory and its metadata (.git/worktrees/<name>)
+  // and, when asked, its branch. Keeping the branch keeps the agent's commits.
+  // Succeeds for a worktree that is already partly gone. Refuses a locked worktree.
+  void remove(const Worktree& worktree, bool deleteBranch = true);
+
+  // remove() for each, directories concurrently; tries them all, then rethrows
+  // the first error.
+  void removeAll(const std::vector<Worktree>& worktrees, bool deleteBranch = true);
+
+  // Removes (with their branches) the listed worktrees for which isLive is
+  // false, e.g. those left behind by a crashed race. Returns what it removed.
+  std::vector<Worktree> prune(const std::function<bool(const Worktree&)>& isLive);
+
+  // Stages everything in the worktree like `git add -A` (new, modified and
+  // deleted files; ignored files stay out) into the worktree's own index and
+  // commits it on the worktree's branch as "hydra <hydra@localhost>". Returns
+  // the new commit id, or nullopt when the tree is unchanged. Throws GitError
+  // if the worktree's HEAD is no longer its branch.
+  std::optional<std::string> commitAll(const Worktree& worktree, const std::string& message);
+
+  // The commit the worktree's branch points at now (hex).
+  std::string headCommit(const Worktree& worktree);
+
+ private:
+  std::filesystem::path repoRoot_;      // canonical working directory
+  std::filesystem::path workspaceDir_;  // canonical, inside repoRoot_
+  std::filesystem::path commonDir_;     // the shared .git directory
+};
+
+}  // namespace hydra::core

@@ -1,0 +1,181 @@
+#pragma once
+
+// A supervised child process: agents and checks run through this. The child
+// gets its own process group, stdin from /dev/null, and its stdout and stderr
+// are read asynchronously into valid UTF-8 lines. Timeouts, cancellation and
+// the end of the child all take its whole group down, so nothing an agent
+// starts outlives it.
+
+#include <sys/types.h>
+
+#include <array>
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/readable_pipe.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/process/line_splitter.h"
+#include "core/process/output_stream.h"
+
+namespace hydra::core {
+
+
+
+struct ProcessSpec {
+  // Absolute, relative to `cwd` when it contains a '/', or else looked up on
+  // PATH (env["PATH"] when given, else hydra's own PATH).
+  std::string program;
+  std::vector<std::string> args;
+  std::filesystem::path cwd;                  // empty = hydra's working directory
+  std::map<std::string, std::string> env;     // added to / overriding hydra's own environment
+  std::chrono::milliseconds timeout{0};       // 0 = none
+  std::chrono::milliseconds killGrace{2000};  // SIGTERM to the group, then SIGKILL after this
+};
+
+struct ProcessResult {
+  // Exactly one of exitCode and signal is set, unless the spawn failed. (If
+  // something else in hydra reaps the child first, its status is lost and
+  // exitCode is -1.)
+  std::optional<int> exitCode;
+  std::optional<int> signal;
+  bool timedOut = false;
+  bool cancelled = false;
+  std::string spawnError;  // non-empty when the program could not be started
+  std::chrono::system_clock::time_point startedAt, endedAt;  // endedAt: when the child exited
+};
+
+class Process : public std::enable_shared_from_this<Process> {
+ public:
+  // Called on the io_context for each line, in order per stream, without its
+  // terminator and as valid UTF-8.
+  using LineHandler = std::function<void(OutputStream, std::string line)>;
+  // Called once, on the io_context, after every output line, once the child has
+  // exited, its group is gone and both pipes are closed. A failed spawn calls
+  // it too (posted, never from inside start()). Not called if the io_context
+  // is destroyed first.
+  using ExitHandler = std::function<void(const ProcessResult&)>;
+
+  // Starts the child at once (pid() is known on return) and supervises it on
+  // `io`. May be called from any thread. Like any Asio I/O object, the Process
+  // must not outlive `io`.
+  static std::shared_ptr<Process> start(boost::asio::io_context& io, ProcessSpec spec,
+                                        LineHandler onLine, ExitHandler onExit);
+
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  // If the io_context is torn down while the child still runs, the group is
+  // SIGKILLed and the child reaped here: no orphans, no zombies.
+  ~Process();
+
+  // SIGTERM to the group, SIGKILL after killGrace; result.cancelled = true.
+  // Safe from any thread; does nothing once the child has exited.
+  void cancel();
+
+  pid_t pid() const { return pid_; }           // -1 when the spawn failed
+  pid_t processGroup() const { return pid_; }  // the child leads its own group
+  bool running() const { return running_.load(); }
+
+ private:
+  struct PipeReader {
+    explicit PipeReader(const boost::asio::any_io_executor& executor) : pipe(executor) {}
+    boost::asio::readable_pipe pipe;
+    LineSplitter splitter;
+    std::array<char, 64 * 1024> buffer{};
+    bool eof = false;
+  };
+
+  Process(boost::asio::io_context& io, ProcessSpec spec, LineHandler onLine, ExitHandler onExit);
+
+  void spawn();
+  void supervise();
+  void failSpawn(std::string message);
+  void watchExit();
+  void awaitExit();
+  void readMore(OutputStream stream);
+  void onRead(OutputStream stream, const boost::system::error_code& ec, std::size_t n);
+  void deliver(OutputStream stream, std::vector<std::string> lines);
+  void pollChildExit();
+  void onCancel();
+  void beginTermination();
+  void signalGroup(int sig);
+  void advance();
+  void scheduleTick();
+  void closePipes();
+  void finish();
+  PipeReader& reader(OutputStream stream) { return stream == OutputStream::Stdout ? out_ : err_; }
+
+  // Every handler of this Process runs through the strand, so the io_context
+  // may be run by several threads.
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  ProcessSpec spec_;
+  LineHandler onLine_;
+  ExitHandler onExit_;
+  ProcessResult result_;
+
+  pid_t pid_ = -1;
+  std::atomic<bool> running_{false};
+  PipeReader out_;
+  PipeReader err_;
+  boost::asio::posix::stream_descriptor exitWatch_;  // the child's pidfd
+  bool pollForExit_ = false;  // no pidfd on this kernel: poll on ticks instead
+  boost::asio::steady_timer timeoutTimer_;
+  boost::asio::steady_timer tickTimer_;
+  bool tickArmed_ = false;
+
+  bool childExited_ = false;  // observed, but deliberately not reaped yet (see watchExit())
+  bool reaped_ = false;
+  bool finished_ = false;
+  std::optional<std::chrono::steady_clock::time_point> termSentAt_;
+  std::optional<std::chrono::steady_clock::time_point> killSentAt_;
+  std::optional<std::chrono::steady_clock::time_point> drainStartedAt_;
+  bool pipesAbandoned_ = false;
+};
+
+// Every live Process registers its group here, so the server can, at exit,
+// kill everything it started.
+class ProcessRegistry {
+ public:
+  static ProcessRegistry& instance();
+
+  void add(pid_t pgid);
+  void remove(pid_t pgid);
+  // Registered groups that still have a running (non-zombie) member.
+  std::vector<pid_t> liveGroups() const;
+  // SIGTERM to every live group at once, SIGKILL to those still alive after
+  // `grace`. Blocking. True when every group is gone.
+  bool killAll(std::chrono::milliseconds grace);
+
+ private:
+  void signalAll(int sig);
+
+  mutable std::mutex mutex_;
+  std::set<pid_t> groups_;
+};
+
+// Kills a whole process group: SIGTERM, waits up to `grace` for it to be gone,
+// then SIGKILL. Blocking. True when the group is gone (zombies count as gone).
+bool killProcessGroup(pid_t pgid, std::chrono::milliseconds grace);
+// The same for several groups at once, sharing one grace period.
+bool killProcessGroups(const std::vector<pid_t>& pgids, std::chrono::milliseconds grace);
+// True while some member of the group is running, i.e. exists and is not a
+// zombie waiting to be reaped.
+bool processGroupAlive(pid_t pgid);
+// The program as execve needs it: `program` itself when it contains a '/' (if
+// executable), else the first executable regular file named `program` in the
+// directories of `pathEnv` (empty entries are skipped).
+std::optional<std::filesystem::path> findExecutable(const std::string& program,
+                                                    const std::string& pathEnv);
+
+}  // namespace hydra::core

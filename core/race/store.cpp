@@ -1,0 +1,299 @@
+#include "core/race/store.h"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace hydra::core {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::size_t kMaxIdLength = 128;
+
+void requireId(std::string_view id, std::string_view what) {
+  if (!isValidId(id)) {
+    throw std::invalid_argument("invalid " + std::string(what) + " \"" + std::string(id) + "\"");
+  }
+}
+
+std::optional<std::string> readWholeFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream data;
+  data << in.rdbuf();
+  if (in.bad())
+    throw std::system_error(errno, std::generic_category(), "cannot read " + path.string());
+  return std::move(data).str();
+}
+
+// Masks secrets in every string of `value`, and the whole string value of any
+// member whose name says it is a secret ({"apiKey": "..."}).
+void redactJson(json::value& value, const Redactor& redactor) {
+  if (value.is_string()) {
+    json::string& s = value.get_string();
+    std::string_view text(s.data(), s.size());
+    std::string masked = redactor.redact(text);
+    if (masked != text) s.assign(masked.data(), masked.size());
+  } else if (value.is_array()) {
+    for (auto& element : value.get_array()) redactJson(element, redactor);
+  } else if (value.is_object()) {
+    for (auto& member : value.get_object()) {
+      std::string_view key(member.key().data(), member.key().size());
+      if (member.value().is_string() && !member.value().get_string().empty() &&
+          Redactor::isSecretName(key)) {
+        member.value().get_string().assign(Redactor::kMask.data(), Redactor::kMask.size());
+      } else {
+        redactJson(member.value(), redactor);
+      }
+    }
+  }
+}
+
+// The hydra that ran `race` is still the same live process.
+bool hydraAlive(const RaceRecord& race) {
+  if (race.hydraPid <= 0) return false;
+  auto startTime = processStartTime(race.hydraPid);
+  if (!startTime) return false;
+  // Without a recorded start time a live pid has to be taken at its word.
+  return race.hydraStartTime == 0 || *startTime == race.hydraStartTime;
+}
+
+bool groupExists(pid_t group) { return ::kill(-group, 0) == 0 || errno == EPERM; }
+
+// The process group an interrupted agent may have left behind, if it is safe
+// to signal: never group 0 or 1 (kill(-1) is everyone), never hydra's own group,
+// never a group whose leader's pid now names another process.
+std::optional<pid_t> orphanedGroup(const AgentRecord& agent) {
+  if (!agent.processGroup || *agent.processGroup <= 1) return std::nullopt;
+  pid_t group = *agent.processGroup;
+  if (group == ::getpgrp()) return std::nullopt;
+  if (agent.pid && agent.pidStartTime) {
+    auto startTime = processStartTime(*agent.pid);
+    if (startTime && *startTime != *agent.pidStartTime) return std::nullopt;
+  }
+  if (!groupExists(group)) return std::nullopt;
+  return group;
+}
+
+}  // namespace
+
+bool isValidId(std::string_view id) {
+  if (id.empty() || id.size() > kMaxIdLength) return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+  });
+}
+
+std::optional<std::uint64_t> processStartTime(pid_t pid) {
+  if (pid <= 0) return std::nullopt;
+  auto stat = readWholeFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return std::nullopt;
+  // "pid (comm) state ..." where comm may hold spaces and parentheses: the
+  // fields that follow start after the last ')'.
+  std::size_t close = stat->rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat->substr(close + 1));
+  std::string field;
+  // Field 3 is the state; starttime is field 22, the 20th after the ')'.
+  for (int index = 3; index <= 22 && fields >> field; ++index) {
+    if (index == 3 && (field == "Z" || field == "X")) return std::nullopt;
+    if (index == 22) {
+      std::uint64_t ticks = 0;
+      auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), ticks);
+      if (ec != std::errc() || ptr != field.data() + field.size()) return std::nullopt;
+      return ticks;
+    }
+  }
+  return std::nullopt;
+}
+
+// ---- AgentLog ----
+
+AgentLog::AgentLog(fs::path stdoutPath, fs::path stderrPath,
+                   std::shared_ptr<const Redactor> redactor)
+    : redactor_(std::move(redactor)) {
+  out_.path = std::move(stdoutPath);
+  err_.path = std::move(stderrPath);
+  // The stdout log exists from the start, so a viewer can page it at once.
+  out_.file.emplace(out_.path);
+}
+
+void AgentLog::write(OutputStream stream, std::string_view line) {
+  std::lock_guard lock(mutex_);
+  Stream& s = stream == OutputStream::Stdout ? out_ : err_;
+  if (!s.file) s.file.emplace(s.path);
+  s.file->append(redactor_->redactLine(line, s.state));
+}
+
+void AgentLog::sync() {
+  std::lock_guard lock(mutex_);
+  if (out_.file) out_.file->sync();
+  if (err_.file) err_.file->sync();
+}
+
+// ---- RaceStore ----
+
+RaceStore::RaceStore(fs::path repoRoot, Redactor redactor)
+    : racesDir_(std::move(repoRoot) / ".hydra" / "races"),
+      redactor_(std::make_shared<const Redactor>(std::move(redactor))) {}
+
+fs::path RaceStore::raceDir(std::string_view raceId) const {
+  requireId(raceId, "race id");
+  return racesDir_ / std::string(raceId);
+}
+
+fs::path RaceStore::logPath(std::string_view raceId, std::string_view agentId,
+                            OutputStream stream) const {
+  requireId(agentId, "agent id");
+  std::string name(agentId);
+  name += stream == OutputStream::Stdout ? ".log" : ".stderr.log";
+  return raceDir(raceId) / name;
+}
+
+std::string RaceStore::newRaceId() {
+  fs::create_directories(racesDir_);
+  std::random_device entropy;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+    auto day = std::chrono::floor<std::chrono::days>(now);
+    std::chrono::year_month_day date(day);
+    std::chrono::hh_mm_ss clock(now - day);
+    char id[32];
+    std::snprintf(id, sizeof id, "%04d%02u%02u-%02d%02d%02d-%04x", static_cast<int>(date.year()),
+                  static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                  static_cast<int>(clock.hours().count()),
+                  static_cast<int>(clock.minutes().count()),
+                  static_cast<int>(clock.seconds().count()), entropy() & 0xffffu);
+    // create_directory is false when it exists: another race took that id.
+    if (fs::create_directory(racesDir_ / id)) return id;
+  }
+  throw std::runtime_error("cannot find a free race id in " + racesDir_.string());
+}
+
+void RaceStore::save(const RaceRecord& race) {
+  fs::path dir = raceDir(race.id);
+  fs::create_directories(dir);
+  json::value value = json::value_from(race);
+  redactJson(value, *redactor_);
+  writeFileAtomic(dir / "race.json", json::serialize(value) + "\n");
+}
+
+std::optional<RaceRecord> RaceStore::load(std::string_view raceId) const {
+  fs::path path = raceDir(raceId) / "race.json";
+  auto text = readWholeFile(path);
+  if (!text) return std::nullopt;
+  boost::system::error_code ec;
+  json::value value = json::parse(*text, ec);
+  if (ec) throw RecordError(path.string() + ": " + ec.message());
+  try {
+    return json::value_to<RaceRecord>(value);
+  } catch (const RecordError& e) {
+    throw RecordError(path.string() + ": " + e.what());
+  }
+}
+
+std::vector<RaceRecord> RaceStore::list() const {
+  std::vector<RaceRecord> races;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(racesDir_, ec)) {
+    std::string name = entry.path().filename().string();
+    if (!isValidId(name) || !entry.is_directory()) continue;
+    try {
+      if (auto race = load(name)) races.push_back(std::move(*race));
+    } catch (const std::exception& e) {
+      spdlog::warn("skipping race {}: {}", name, e.what());
+    }
+  }
+  std::sort(races.begin(), races.end(), [](const RaceRecord& a, const RaceRecord& b) {
+    if (a.createdAt != b.createdAt) return a.createdAt > b.createdAt;
+    return a.id > b.id;
+  });
+  return races;
+}
+
+bool RaceStore::remove(std::string_view raceId) { return fs::remove_all(raceDir(raceId)) > 0; }
+
+void RaceStore::appendEvent(std::string_view raceId, const json::object& event) {
+  json::value value = event;
+  redactJson(value, *redactor_);
+  // serialize() escapes newlines inside strings, so each event is one line.
+  AppendFile(raceDir(raceId) / "events.jsonl").append(json::serialize(value));
+}
+
+std::vector<json::object> RaceStore::readEvents(std::string_view raceId) const {
+  std::vector<json::object> events;
+  std::ifstream in(raceDir(raceId) / "events.jsonl", std::ios::binary);
+  std::string line;
+  while (std::getline(in, line)) {
+    boost::system::error_code ec;
+    json::value value = json::parse(line, ec);
+    if (!ec && value.is_object()) events.push_back(std::move(value.get_object()));
+  }
+  return events;
+}
+
+std::unique_ptr<AgentLog> RaceStore::openLog(std::string_view raceId, std::string_view agentId) {
+  fs::create_directories(raceDir(raceId));
+  return std::make_unique<AgentLog>(logPath(raceId, agentId, OutputStream::Stdout),
+                                    logPath(raceId, agentId, OutputStream::Stderr), redactor_);
+}
+
+std::optional<LogSlice> RaceStore::readLog(std::string_view raceId, std::string_view agentId,
+                                           std::uint64_t offset, std::uint64_t limit,
+                                           OutputStream stream) const {
+  fs::path path = logPath(raceId, agentId, stream);
+  std::error_code ec;
+  if (!fs::is_directory(raceDir(raceId), ec)) return std::nullopt;
+  LogSlice slice;
+  slice.offset = offset;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return slice;
+  in.seekg(0, std::ios::end);
+  slice.totalSize = static_cast<std::uint64_t>(in.tellg());
+  if (offset >= slice.totalSize) return slice;
+  std::uint64_t count = std::min({limit, kMaxLogSlice, slice.totalSize - offset});
+  slice.data.resize(count);
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(slice.data.data(), static_cast<std::streamsize>(count));
+  slice.data.resize(static_cast<std::size_t>(in.gcount()));
+  return slice;
+}
+
+std::vector<RaceRecord> RaceStore::recoverInterrupted(const std::function<void(pid_t)>& killGroup) {
+  std::vector<RaceRecord> changed;
+  for (RaceRecord& race : list()) {
+    if (race.status != RaceStatus::Running || hydraAlive(race)) continue;
+    race.status = RaceStatus::Interrupted;
+    for (AgentRecord& agent : race.agents) {
+      if (agent.status == AgentStatus::Running || agent.status == AgentStatus::Queued) {
+        agent.status = AgentStatus::Interrupted;
+      }
+      // Finished agents too: hydra may have died between an agent's exit and
+      // the cleanup of the children it left in its group.
+      if (auto group = orphanedGroup(agent)) killGroup(*group);
+    }
+    save(race);
+    changed.push_back(std::move(race));
+  }
+  return changed;
+}
+
+}  // namespace hydra::core

@@ -1,0 +1,142 @@
+#pragma once
+
+// Where races live on disk, and how they survive a crash of hydra:
+//
+//   <repoRoot>/.hydra/races/<raceId>/
+//     race.json            the RaceRecord, replaced atomically on every save
+//     events.jsonl         one JSON object per line, appended
+//     <agentId>.log        the agent's stdout, line by line, as printed
+//     <agentId>.stderr.log the agent's stderr, likewise (created on its first line)
+//
+// Everything written here passes through the store's Redactor first. Stdout
+// and stderr are kept apart, unprefixed, so the stdout log is exactly the
+// stream an adapter parses and can be parsed again later.
+//
+// The race runner writes each output line to the agent's log itself (openLog)
+// before publishing it on the EventBus: the bus may drop lines for slow
+// viewers, the log never does.
+
+#include <sys/types.h>
+
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/events/race_event.h"
+#include "core/race/record.h"
+#include "core/util/atomic_file.h"
+#include "core/util/redact.h"
+
+namespace hydra::core {
+
+// Race and agent ids name files, so they are limited to [A-Za-z0-9_-]{1,128}:
+// no id can climb out of the races directory.
+bool isValidId(std::string_view id);
+
+// Field 22 (starttime, in clock ticks since boot) of /proc/<pid>/stat, or
+// nullopt when no such process is alive (zombies count as gone).
+std::optional<std::uint64_t> processStartTime(pid_t pid);
+
+// The append-only logs of one agent. Thread-safe: stdout and stderr may be
+// read on different threads.
+class AgentLog {
+ public:
+  AgentLog(std::filesystem::path stdoutPath, std::filesystem::path stderrPath,
+           std::shared_ptr<const Redactor> redactor);
+
+  // Appends one line (without its newline) to the stream's log, redacted.
+  // Throws std::system_error when the file cannot be written.
+  void write(OutputStream stream, std::string_view line);
+  // Forces both logs to stable storage.
+  void sync();
+
+ private:
+  struct Stream {
+    std::filesystem::path path;
+    std::optional<AppendFile> file;  // opened on the first line
+    Redactor::LineState state;
+  };
+  std::mutex mutex_;
+  std::shared_ptr<const Redactor> redactor_;
+  Stream out_;
+  Stream err_;
+};
+
+// A byte range of a log: `data` starts at `offset`; the log held `totalSize`
+// bytes when it was read, so `offset + data.size() < totalSize` means more.
+struct LogSlice {
+  std::string data;
+  std::uint64_t offset = 0;
+  std::uint64_t totalSize = 0;
+};
+
+class RaceStore {
+ public:
+  // Reads are capped at this many bytes per readLog call.
+  static constexpr std::uint64_t kMaxLogSlice = 16 * 1024 * 1024;
+
+  explicit RaceStore(std::filesystem::path repoRoot, Redactor redactor = {});
+
+  // <repoRoot>/.hydra/races
+  const std::filesystem::path& racesDir() const { return racesDir_; }
+  // Throws std::invalid_argument for an invalid id.
+  std::filesystem::path raceDir(std::string_view raceId) const;
+
+  // A fresh id, `YYYYMMDD-HHMMSS-xxxx` (UTC, then 4 random hex digits), so ids
+  // sort by creation time. Its directory is created here, which reserves it.
+  std::string newRaceId();
+
+  // Writes race.json atomically (creating the race's directory if needed).
+  // String values are redacted. Throws std::system_error.
+  void save(const RaceRecord& race);
+  // nullopt when the race has no race.json. Throws RecordError for a file
+  // that does not hold a record.
+  std::optional<RaceRecord> load(std::string_view raceId) const;
+  // Every readable race, newest first (by createdAt, then id). Directories
+  // without a readable race.json are skipped.
+  std::vector<RaceRecord> list() const;
+  // Deletes the race's directory (records and logs; never worktrees).
+  // False when there was no such race.
+  bool remove(std::string_view raceId);
+
+  // Appends `event` to events.jsonl as one line. Every string in it is
+  // redacted, and so is the whole value of a member whose name looks secret.
+  // Throws std::system_error (e.g. when the race's directory does not exist).
+  void appendEvent(std::string_view raceId, const boost::json::object& event);
+  // The events appended so far; lines that do not parse (a write cut short by
+  // a crash) are skipped.
+  std::vector<boost::json::object> readEvents(std::string_view raceId) const;
+
+  std::unique_ptr<AgentLog> openLog(std::string_view raceId, std::string_view agentId);
+  // Up to `limit` bytes (at most kMaxLogSlice) of a log from `offset`.
+  // nullopt when there is no such race; an empty slice when the agent has
+  // written nothing to that stream yet.
+  std::optional<LogSlice> readLog(std::string_view raceId, std::string_view agentId,
+                                  std::uint64_t offset, std::uint64_t limit,
+                                  OutputStream stream = OutputStream::Stdout) const;
+
+  // After a crash: every race still marked running whose hydra process is
+  // gone (or whose pid now belongs to a different process) becomes
+  // interrupted, and so do its queued and running agents. For each of its
+  // agents whose process group still exists, `killGroup(pgid)` is called
+  // (never for hydra's own group, never for an agent whose pid now names
+  // another process). Worktrees are left alone. Returns the races it changed,
+  // as saved.
+  std::vector<RaceRecord> recoverInterrupted(const std::function<void(pid_t)>& killGroup);
+
+ private:
+  std::filesystem::path logPath(std::string_view raceId, std::string_view agentId,
+                                OutputStream stream) const;
+
+  std::filesystem::path racesDir_;
+  std::shared_ptr<const Redactor> redactor_;
+};
+
+}  // namespace hydra::core

@@ -1,0 +1,52 @@
+# Sourced by the demo's scripted agents. They narrate what they do one line at
+# a time, the way a coding agent's log reads, and pause between steps so that a
+# race can be watched as it happens. hydra gives them the task in HYDRA_TASK and
+# starts them in their own worktree; whatever they leave there is their answer.
+
+say() {
+  printf '%s\n' "$*"
+}
+
+pause() {
+  sleep "$1"
+}
+
+# Announces the agent and the task it was given.
+start() {
+  say "$1 starting in ${HYDRA_WORKTREE:-$PWD}"
+  say "Task: ${HYDRA_TASK:-fix the open issue in README.md}"
+  pause 0.2
+}
+
+read_file() {
+  say "Reading $1 ($(wc -l <"$1") lines)"
+  pause "${2:-0.2}"
+}
+
+# Runs the project's tests the way a careful person would before handing in,
+# and reports pytest's one-line summary. The bytecode and cache pytest would
+# write are kept out of the worktree so they never count as the agent's changes.
+run_tests() {
+  say "Running tests: python3 -m pytest -q tests"
+  if ! python3 -c 'import pytest' 2>/dev/null; then
+    say "  pytest is not installed for $(command -v python3); skipping the test run"
+    return 0
+  fi
+  local summary
+  summary=$(PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -p no:cacheprovider tests 2>&1 | tail -n 1) || true
+  say "  $summary"
+}
+
+# Lists what the agent leaves behind, as `git status` sees it.
+report_changes() {
+  local changes
+  changes=$(git status --porcelain --untracked-files=all 2>/dev/null || true)
+  if [[ -z $changes ]]; then
+    say "No files changed."
+    return 0
+  fi
+  say "Changed $(wc -l <<<"$changes") file(s):"
+  while IFS= read -r change; do
+    say "  $change"
+  done <<<"$changes"
+}

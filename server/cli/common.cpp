@@ -1,0 +1,50 @@
+#include "server/cli/common.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "core/git/git.h"
+
+namespace hydra::cli {
+
+std::filesystem::path findRepositoryRoot(const std::filesystem::path& start) {
+  try {
+    auto repo = core::git::discoverRepository(start);
+    auto root = core::git::workdir(repo.get());
+    if (root.empty()) throw CommandError("the repository at " + start.string() + " is bare: hydra needs a working tree");
+    return root;
+  } catch (const core::git::GitError&) {
+    throw CommandError("not inside a git repository: " + start.string() +
+                       " (hydra races agents in worktrees of a git repository; run `git init` first)");
+  }
+}
+
+core::Config loadRepositoryConfig(const std::filesystem::path& root) {
+  try {
+    return core::loadConfig(root);
+  } catch (const core::ConfigError& e) {
+    throw CommandError(e.what(), 2);
+  }
+}
+
+bool stdoutIsTerminal() { return ::isatty(STDOUT_FILENO) == 1; }
+
+std::string formatDuration(std::chrono::milliseconds d) {
+  auto ms = d.count();
+  char buf[32];
+  if (ms < 10'000) {
+    std::snprintf(buf, sizeof buf, "%.1fs", static_cast<double>(ms) / 1000.0);
+  } else if (ms < 60'000) {
+    std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(ms / 1000));
+  } else if (ms < 3'600'000) {
+    std::snprintf(buf, sizeof buf, "%lldm%02llds", static_cast<long long>(ms / 60'000),
+                  static_cast<long long>((ms / 1000) % 60));
+  } else {
+    std::snprintf(buf, sizeof buf, "%lldh%02lldm", static_cast<long long>(ms / 3'600'000),
+                  static_cast<long long>((ms / 60'000) % 60));
+  }
+  return buf;
+}
+
+}  // namespace hydra::cli

@@ -1,0 +1,52 @@
+#pragma once
+
+// What every terminal command shares: finding the repository, loading its
+// hydra.toml, and printing for people or machines.
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/config/config.h"
+
+namespace hydra::cli {
+
+// A failure to report as "hydra: <message>" with exit code `code`.
+class CommandError : public std::runtime_error {
+ public:
+  explicit CommandError(std::string message, int code = 1) : std::runtime_error(std::move(message)), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+// The working tree root of the git repository containing `start`.
+std::filesystem::path findRepositoryRoot(const std::filesystem::path& start);
+
+// hydra.toml of `root`; a broken file becomes a CommandError naming file, line and column.
+core::Config loadRepositoryConfig(const std::filesystem::path& root);
+
+bool stdoutIsTerminal();
+
+// ANSI colours, only on a terminal.
+struct Style {
+  bool enabled = false;
+  std::string green(std::string_view s) const { return wrap("32", s); }
+  std::string yellow(std::string_view s) const { return wrap("33", s); }
+  std::string red(std::string_view s) const { return wrap("31", s); }
+  std::string dim(std::string_view s) const { return wrap("2", s); }
+  std::string bold(std::string_view s) const { return wrap("1", s); }
+
+ private:
+  std::string wrap(const char* code, std::string_view s) const {
+    if (!enabled) return std::string(s);
+    return "\033[" + std::string(code) + "m" + std::string(s) + "\033[0m";
+  }
+};
+
+// 1.2s, 45s, 3m05s, 1h02m
+std::string formatDuration(std::chrono::milliseconds d);
+
+}  // namespace hydra::cli

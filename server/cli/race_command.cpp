@@ -1,0 +1,263 @@
+// `hydra race "TASK" --agents a,b[,a] [--base REF] [--json]`
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+#include <iostream>
+#include <map>
+
+#include "core/events/bus.h"
+#include "core/race/race.h"
+#include "server/cli/commands.h"
+#include "server/cli/common.h"
+
+namespace hydra::cli {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string shorten(std::string_view s, std::size_t max) {
+  std::string out;
+  for (char c : s) out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  if (out.size() > max) out = out.substr(0, max - 3) + "...";
+  return out;
+}
+
+// A one-line description of what an agent just did, or "" for nothing worth showing.
+std::string describe(const core::AgentEvent& e) {
+  switch (e.kind) {
+    case core::EventKind::Text: return e.text;
+    case core::EventKind::ToolCall: return e.tool + (e.detail.empty() ? "" : " " + e.detail);
+    case core::EventKind::ToolResult: return e.isError ? "tool failed: " + e.detail : "";
+    case core::EventKind::FileChange: return e.change + " " + e.path;
+    case core::EventKind::Error: return "error: " + e.text;
+    case core::EventKind::Summary: return e.text.empty() ? "" : "done: " + e.text;
+    case core::EventKind::Raw: return e.text;
+    case core::EventKind::Usage: return "";
+  }
+  return "";
+}
+
+struct AgentView {
+  std::string agentId;
+  std::string state = "queued";
+  Clock::time_point startedAt;
+  std::optional<std::chrono::milliseconds> duration;
+  std::string last;
+};
+
+// Shows a race as it runs: a live block redrawn in place on a terminal, plain
+// lines otherwise, nothing with --json.
+class RaceView {
+ public:
+  RaceView(const core::RaceRecord& race, bool live, bool quiet, Style style)
+      : raceId_(race.id), live_(live), quiet_(quiet), style_(style), start_(Clock::now()) {
+    for (const auto& a : race.agents) {
+      order_.push_back(a.agentId);
+      agents_[a.agentId].agentId = a.agentId;
+    }
+  }
+
+  void handle(const core::RaceEvent& event) {
+    std::visit([this](const auto& e) { on(e); }, event.body);
+  }
+
+  void redraw() {
+    if (!live_ || quiet_) return;
+    if (drawn_ > 0) std::cout << "\033[" << drawn_ << "A";
+    for (const auto& id : order_) {
+      const AgentView& a = agents_.at(id);
+      auto elapsed = a.duration ? *a.duration
+                                : (a.state == "running" ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                              Clock::now() - a.startedAt)
+                                                        : std::chrono::milliseconds(0));
+      std::cout << "\033[2K  " << stateMark(a.state) << " " << pad(id, width()) << "  " << pad(a.state, 10) << " "
+                << pad(formatDuration(elapsed), 7) << "  " << style_.dim(shorten(a.last, 80)) << "\n";
+    }
+    drawn_ = static_cast<int>(order_.size());
+    std::cout.flush();
+  }
+
+  bool finished() const { return finished_; }
+
+ private:
+  void on(const core::RaceStarted&) {}
+  void on(const core::AgentStarted& e) {
+    if (e.raceId != raceId_) return;
+    auto& a = agents_[e.agentId];
+    a.state = "running";
+    a.startedAt = Clock::now();
+    plain(e.agentId, "started in " + e.worktree);
+  }
+  void on(const core::AgentOutput& e) {
+    if (e.raceId != raceId_) return;
+    auto& a = agents_[e.agentId];
+    for (const auto& ev : e.events) {
+      std::string d = describe(ev);
+      if (d.empty()) continue;
+      a.last = d;
+      plain(e.agentId, d);
+    }
+    if (e.events.empty() && !e.line.empty()) {
+      a.last = e.line;
+      plain(e.agentId, (e.stream == core::OutputStream::Stderr ? "stderr: " : "") + e.line);
+    }
+  }
+  void on(const core::AgentFinished& e) {
+    if (e.raceId != raceId_) return;
+    auto& a = agents_[e.agentId];
+    a.state = std::string(core::toString(e.status));
+    a.duration = std::chrono::milliseconds(e.durationMs);
+    if (e.error) a.last = *e.error;
+    plain(e.agentId, a.state + (e.exitCode ? ", exit " + std::to_string(*e.exitCode) : "") + " after " +
+                         formatDuration(*a.duration) + (e.error ? " (" + *e.error + ")" : ""));
+  }
+  void on(const core::RaceFinished& e) {
+    if (e.raceId == raceId_) finished_ = true;
+  }
+  void on(const core::OutputDropped& e) {
+    if (e.raceId == raceId_) plain(e.agentId, "(" + std::to_string(e.lines) + " lines not shown; see the log)");
+  }
+
+  void plain(const std::string& agentId, const std::string& text) {
+    if (live_ || quiet_) return;
+    auto t = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_);
+    std::cout << "[" << pad(formatDuration(t), 6) << "] " << pad(agentId, width()) << "  " << shorten(text, 200) << "\n";
+    std::cout.flush();
+  }
+
+  std::string stateMark(const std::string& state) const {
+    if (state == "completed") return style_.green("✓");
+    if (state == "running") return style_.yellow("●");
+    if (state == "queued") return style_.dim("○");
+    return style_.red("✗");
+  }
+  std::size_t width() const {
+    std::size_t w = 8;
+    for (const auto& id : order_) w = std::max(w, id.size());
+    return w;
+  }
+  static std::string pad(std::string s, std::size_t n) {
+    if (s.size() < n) s.append(n - s.size(), ' ');
+    return s;
+  }
+
+  std::string raceId_;
+  bool live_;
+  bool quiet_;
+  Style style_;
+  Clock::time_point start_;
+  std::vector<std::string> order_;
+  std::map<std::string, AgentView> agents_;
+  int drawn_ = 0;
+  bool finished_ = false;
+};
+
+void printSummary(const core::RaceRecord& race, const Style& style) {
+  std::cout << "\n" << style.bold("Race " + race.id) << " — Task: \"" << shorten(race.task, 60) << "\"\n";
+  std::cout << std::string(60, '=') << "\n";
+  for (const auto& a : race.agents) {
+    std::string status(core::toString(a.status));
+    std::string colored = a.status == core::AgentStatus::Completed ? style.green(status) : style.red(status);
+    std::cout << "  " << a.agentId << "  " << colored;
+    if (a.exitCode) std::cout << "  exit " << *a.exitCode;
+    if (a.durationMs) std::cout << "  " << formatDuration(std::chrono::milliseconds(*a.durationMs));
+    if (a.commit) std::cout << "  " << a.commit->substr(0, 10);
+    std::cout << "  (branch " << a.branch << ")";
+    if (a.error) std::cout << "  " << style.dim(*a.error);
+    std::cout << "\n";
+  }
+  for (const auto& a : race.agents) {
+    if (a.commit && a.status == core::AgentStatus::Completed) {
+      std::cout << "\nReview a result: git diff " << race.baseCommit.substr(0, 10) << ".." << a.branch << "\n";
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+int runRace(const RaceOptions& options) {
+  auto root = findRepositoryRoot(std::filesystem::current_path());
+  auto config = loadRepositoryConfig(root);
+
+  asio::io_context io;
+  core::EventBus bus;
+  core::RaceEngine engine(io, root, config, bus);
+  engine.recover();
+
+  core::RaceRecord race;
+  try {
+    race = engine.start(core::RaceRequest{options.task, options.agents, options.base});
+  } catch (const core::RaceError& e) {
+    throw CommandError(e.what(), 2);
+  }
+
+  Style style{stdoutIsTerminal() && !options.json};
+  RaceView view(race, stdoutIsTerminal(), options.json, style);
+  if (!options.json) {
+    std::cout << style.bold("Race " + race.id) << ": " << race.agents.size() << " agent(s) on "
+              << race.baseCommit.substr(0, 10) << " (" << race.baseRef << ")\n";
+  }
+
+  std::shared_ptr<core::Subscription> subscription;
+  auto drain = [&] {
+    for (auto& event : subscription->drain()) view.handle(event);
+    if (view.finished()) io.stop();
+  };
+  subscription = bus.subscribe(core::SubscriptionOptions{
+      .maxEvents = 4096, .maxBytes = 4 * 1024 * 1024, .onReady = [&] { asio::post(io, drain); }});
+
+  asio::steady_timer ticker(io);
+  std::function<void()> tick = [&] {
+    view.redraw();
+    ticker.expires_after(std::chrono::milliseconds(100));
+    ticker.async_wait([&](boost::system::error_code ec) {
+      if (!ec) tick();
+    });
+  };
+  tick();
+
+  int interrupts = 0;
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  std::function<void()> waitSignal = [&] {
+    signals.async_wait([&](boost::system::error_code ec, int) {
+      if (ec) return;
+      if (++interrupts == 1) {
+        std::cerr << "\nhydra: cancelling the race (interrupt again to stop at once)\n";
+        engine.cancel(race.id);
+        waitSignal();
+      } else {
+        engine.interruptAll(std::chrono::milliseconds(500));
+        io.stop();
+      }
+    });
+  };
+  waitSignal();
+
+  io.run();
+  drain();
+  view.redraw();
+
+  if (interrupts > 1) {
+    std::cerr << "hydra: race " << race.id << " interrupted\n";
+    return 130;
+  }
+  auto final = engine.find(race.id).value_or(race);
+  if (options.json) {
+    std::cout << boost::json::serialize(boost::json::value_from(final)) << "\n";
+  } else {
+    printSummary(final, style);
+  }
+  for (const auto& a : final.agents) {
+    if (a.status == core::AgentStatus::Completed) return 0;
+  }
+  return 1;
+}
+
+}  // namespace hydra::cli

@@ -1,0 +1,502 @@
+#include "core/config/config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "tests/core/config/temp_dir.h"
+
+namespace hydra::core {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+const fs::path kFile = "/repo/hydra.toml";
+
+// The ConfigError that parsing `text` must raise.
+ConfigError errorFor(std::string_view text) {
+  try {
+    parseConfig(text, kFile);
+  } catch (const ConfigError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "no ConfigError for:\n" << text;
+  return ConfigError(kFile, 0, 0, "<none>");
+}
+
+void expectError(std::string_view text, int line, int column, std::string_view message) {
+  ConfigError error = errorFor(text);
+  EXPECT_EQ(error.file(), kFile);
+  EXPECT_EQ(error.line(), line) << error.what();
+  EXPECT_EQ(error.column(), column) << error.what();
+  EXPECT_EQ(error.message(), message);
+}
+
+// ---------------------------------------------------------------------------
+// Defaults and valid files
+
+TEST(ConfigTest, MissingFileGivesDefaults) {
+  test::TempDir repo;
+  Config config = loadConfig(repo.path());
+  EXPECT_EQ(config, Config{});
+  EXPECT_TRUE(config.source.empty());
+  EXPECT_EQ(config.general.workspaceDir, ".hydra-workspaces");
+  EXPECT_EQ(config.general.maxConcurrentAgents, 3);
+  EXPECT_EQ(config.general.timeoutSeconds, 600);
+  EXPECT_TRUE(config.agents.empty());
+  EXPECT_EQ(config.scoring.timeoutPerCheckSeconds, 120);
+  EXPECT_FALSE(config.scoring.autoMerge);
+  EXPECT_EQ(config.scoring.thresholds.autoMergeMinimum, 85);
+  EXPECT_EQ(config.scoring.thresholds.failMaximum, 30);
+  EXPECT_EQ(config.collaboration.maxIterations, 3);
+}
+
+TEST(ConfigTest, EmptyFileAndEmptyTablesGiveDefaults) {
+  Config empty = parseConfig("", kFile);
+  Config tables =
+      parseConfig("[general]\n[agents]\n[scoring]\n[scoring.thresholds]\n[collaboration]\n", kFile);
+  Config defaults;
+  defaults.source = kFile;
+  EXPECT_EQ(empty, defaults);
+  EXPECT_EQ(tables, defaults);
+}
+
+TEST(ConfigTest, SeedExampleParsesWithItsValues) {
+  fs::path file = fs::path(HYDRA_TEST_DATA_DIR) / "data" / "seed_example.toml";
+  test::TempDir repo;
+  fs::copy_file(file, repo.path() / "hydra.toml");
+  Config config = loadConfig(repo.path());
+
+  EXPECT_EQ(config.source, repo.path() / "hydra.toml");
+  EXPECT_EQ(config.general, GeneralConfig{});
+  ASSERT_EQ(config.agents.size(), 3u);
+
+  const AgentConfig& claude = config.agents.at("claude");
+  EXPECT_EQ(claude.name, "claude");
+  EXPECT_EQ(claude.adapter, "claude");
+  EXPECT_EQ(claude.binary, "claude");
+  EXPECT_THAT(claude.extraArgs, ElementsAre("--allowedTools", "Edit,Write,Bash"));
+  EXPECT_TRUE(claude.args.empty());
+  EXPECT_FALSE(claude.timeoutSeconds);
+
+  const AgentConfig& codex = config.agents.at("codex");
+  EXPECT_EQ(codex.adapter, "codex");
+  EXPECT_THAT(codex.extraArgs, ElementsAre("--full-auto"));
+
+  const AgentConfig& cursor = config.agents.at("cursor");
+  EXPECT_EQ(cursor.adapter, "cursor");
+  EXPECT_EQ(cursor.binary, "cursor");  // given explicitly, so not cursor-agent
+  EXPECT_THAT(cursor.extraArgs, ElementsAre("--force"));
+  EXPECT_EQ(cursor.timeoutSeconds, 300);
+
+  EXPECT_EQ(config.scoring.weights, ScoringWeights{});
+  EXPECT_EQ(config.scoring.buildCommand, "npm run build");
+  EXPECT_EQ(config.scoring.testCommand, "npm test");
+  EXPECT_EQ(config.scoring.lintCommand, "npm run lint");
+  EXPECT_EQ(config.collaboration.maxIterations, 3);
+  EXPECT_EQ(config.collaboration.reviewPromptTemplate,
+            "Review this diff for bugs, security issues, and code quality:\n\n{diff}");
+}
+
+TEST(ConfigTest, EveryKeyIsReadIntoItsField) {
+  Config config = parseConfig(R"(
+[general]
+workspace_dir = "build/../worktrees"
+max_concurrent_agents = 8
+timeout_seconds = 90
+
+[agents.fast-claude]
+adapter = "claude"
+binary = "/opt/claude/bin/claude"
+args = ["-p", "{task}"]
+extra_args = ["--verbose"]
+env = { ANTHROPIC_LOG = "debug", EMPTY = "" }
+timeout_seconds = 45
+
+[scoring]
+weights = { build = 1, tests = 2.5, lint = 0, diff_size = 0.25, speed = 0 }
+build_command = "make"
+test_command = "make check"
+lint_command = ""
+test_format = "gtest"
+lint_format = "clang_tidy"
+junit_report = "out/report.xml"
+timeout_per_check_seconds = 30
+auto_merge = true
+
+[scoring.thresholds]
+auto_merge_minimum = 90.5
+fail_maximum = 10
+
+[collaboration]
+max_iterations = 5
+review_prompt_template = "Check {diff}"
+)",
+                              kFile);
+  EXPECT_EQ(config.general.workspaceDir, "build/../worktrees");
+  EXPECT_EQ(config.general.maxConcurrentAgents, 8);
+  EXPECT_EQ(config.general.timeoutSeconds, 90);
+
+  const AgentConfig& agent = config.agents.at("fast-claude");
+  EXPECT_EQ(agent.name, "fast-claude");
+  EXPECT_EQ(agent.adapter, "claude");
+  EXPECT_EQ(agent.binary, "/opt/claude/bin/claude");
+  EXPECT_THAT(agent.args, ElementsAre("-p", "{task}"));
+  EXPECT_THAT(agent.extraArgs, ElementsAre("--verbose"));
+  EXPECT_THAT(agent.env, ElementsAre(Pair("ANTHROPIC_LOG", "debug"), Pair("EMPTY", "")));
+  EXPECT_EQ(agent.timeoutSeconds, 45);
+
+  const ScoringConfig& scoring = config.scoring;
+  EXPECT_EQ(scoring.weights.build, 1);
+  EXPECT_EQ(scoring.weights.tests, 2.5);
+  EXPECT_EQ(scoring.weights.lint, 0);
+  EXPECT_EQ(scoring.weights.diffSize, 0.25);
+  EXPECT_EQ(scoring.weights.speed, 0);
+  EXPECT_EQ(scoring.buildCommand, "make");
+  EXPECT_EQ(scoring.testCommand, "make check");
+  EXPECT_EQ(scoring.lintCommand, std::nullopt);  // empty string: not configured
+  EXPECT_EQ(scoring.testFormat, "gtest");
+  EXPECT_EQ(scoring.lintFormat, "clang_tidy");
+  EXPECT_EQ(scoring.junitReport, "out/report.xml");
+  EXPECT_EQ(scoring.timeoutPerCheckSeconds, 30);
+  EXPECT_TRUE(scoring.autoMerge);
+  EXPECT_EQ(scoring.thresholds.autoMergeMinimum, 90.5);
+  EXPECT_EQ(scoring.thresholds.failMaximum, 10);
+
+  EXPECT_EQ(config.collaboration.maxIterations, 5);
+  EXPECT_EQ(config.collaboration.reviewPromptTemplate, "Check {diff}");
+}
+
+TEST(ConfigTest, AgentDefaultsFollowTheTableNameAndAdapter) {
+  Config config = parseConfig(R"(
+[agents.cursor]
+[agents.gemini]
+[agents.review-bot]
+adapter = "codex"
+[agents.mytool]
+binary = "./scripts/agent.sh"
+)",
+                              kFile);
+  EXPECT_EQ(config.agents.at("cursor").adapter, "cursor");
+  EXPECT_EQ(config.agents.at("cursor").binary, "cursor-agent");
+  EXPECT_EQ(config.agents.at("gemini").binary, "gemini");
+  EXPECT_EQ(config.agents.at("review-bot").adapter, "codex");
+  EXPECT_EQ(config.agents.at("review-bot").binary, "codex");
+  EXPECT_EQ(config.agents.at("mytool").adapter, "command");
+  EXPECT_EQ(config.agents.at("mytool").binary, "./scripts/agent.sh");
+}
+
+TEST(ConfigTest, PartialWeightsKeepTheOtherDefaults) {
+  Config config = parseConfig("[scoring.weights]\nspeed = 0\n", kFile);
+  ScoringWeights expected;
+  expected.speed = 0;
+  EXPECT_EQ(config.scoring.weights, expected);
+}
+
+TEST(ConfigTest, FindAgentFallsBackToTheAdapterOfTheSameName) {
+  Config config = parseConfig(
+      "[agents.claude]\nextra_args = [\"--x\"]\n[agents.mine]\nbinary = \"mine\"\n", kFile);
+  EXPECT_THAT(findAgent(config, "claude")->extraArgs, ElementsAre("--x"));
+  EXPECT_EQ(findAgent(config, "mine")->adapter, "command");
+
+  auto cursor = findAgent(config, "cursor");
+  ASSERT_TRUE(cursor);
+  EXPECT_EQ(cursor->name, "cursor");
+  EXPECT_EQ(cursor->adapter, "cursor");
+  EXPECT_EQ(cursor->binary, "cursor-agent");
+
+  EXPECT_FALSE(findAgent(config, "command"));  // no usual binary to run
+  EXPECT_FALSE(findAgent(config, "unknown"));
+}
+
+TEST(ConfigTest, AgentNamesAreLettersDigitsUnderscoreAndDash) {
+  EXPECT_TRUE(isValidAgentName("claude"));
+  EXPECT_TRUE(isValidAgentName("Claude_2-fast"));
+  EXPECT_FALSE(isValidAgentName(""));
+  EXPECT_FALSE(isValidAgentName("my agent"));
+  EXPECT_FALSE(isValidAgentName("a/b"));
+  EXPECT_FALSE(isValidAgentName("a.b"));
+  EXPECT_FALSE(isValidAgentName("caf\xc3\xa9"));
+}
+
+TEST(ConfigTest, DefaultBinariesAreTheAdaptersUsualOnes) {
+  EXPECT_EQ(defaultAgentBinary("claude"), "claude");
+  EXPECT_EQ(defaultAgentBinary("codex"), "codex");
+  EXPECT_EQ(defaultAgentBinary("cursor"), "cursor-agent");
+  EXPECT_EQ(defaultAgentBinary("gemini"), "gemini");
+  EXPECT_EQ(defaultAgentBinary("opencode"), "opencode");
+  EXPECT_EQ(defaultAgentBinary("aider"), "aider");
+  EXPECT_EQ(defaultAgentBinary("command"), std::nullopt);
+  EXPECT_EQ(defaultAgentBinary("vim"), std::nullopt);
+}
+
+TEST(ConfigTest, LoadNamesTheFileInErrors) {
+  test::TempDir repo;
+  fs::path file = repo.write("hydra.toml", "[general]\nmax_concurrent_agents = 0\n");
+  try {
+    loadConfig(repo.path());
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.file(), file);
+    EXPECT_EQ(error.line(), 2);
+    EXPECT_EQ(error.column(), 25);
+    EXPECT_EQ(std::string(error.what()),
+              file.string() + ":2:25: 'max_concurrent_agents' must be at least 1, found 0");
+  }
+}
+
+TEST(ConfigTest, DirectoryInPlaceOfTheFileIsAnError) {
+  test::TempDir repo;
+  fs::create_directory(repo.path() / "hydra.toml");
+  try {
+    loadConfig(repo.path());
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.file(), repo.path() / "hydra.toml");
+    EXPECT_EQ(error.line(), 0);
+    EXPECT_THAT(error.message(), HasSubstr("directory"));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Errors: each names file, line and column, and says what is wrong.
+
+TEST(ConfigErrorTest, SyntaxErrorKeepsTheTomlDescription) {
+  expectError("[general]\nmax_concurrent_agents = = 2\n", 2, 25,
+              "Error while parsing value: could not determine value type");
+}
+
+TEST(ConfigErrorTest, DuplicateKeyIsASyntaxError) {
+  ConfigError error = errorFor("[general]\ntimeout_seconds = 1\ntimeout_seconds = 2\n");
+  EXPECT_EQ(error.line(), 3);
+  EXPECT_THAT(error.message(), HasSubstr("timeout_seconds"));
+}
+
+TEST(ConfigErrorTest, UnknownKeySuggestsTheNearestKey) {
+  expectError("[general]\ntimout_seconds = 5\n", 2, 1,
+              "unknown key 'timout_seconds' in [general]; did you mean 'timeout_seconds'?");
+}
+
+TEST(ConfigErrorTest, UnknownKeyIgnoresCaseAndSeparatorsWhenSuggesting) {
+  expectError(
+      "[general]\nmaxConcurrentAgents = 5\n", 2, 1,
+      "unknown key 'maxConcurrentAgents' in [general]; did you mean 'max_concurrent_agents'?");
+  expectError("[scoring.weights]\ndiffsize = 5\n", 2, 1,
+              "unknown key 'diffsize' in [scoring.weights]; did you mean 'diff_size'?");
+}
+
+TEST(ConfigErrorTest, UnknownKeySuggestsTheKeyItAbbreviates) {
+  expectError("[scoring]\nbuild = \"make\"\n", 2, 1,
+              "unknown key 'build' in [scoring]; did you mean 'build_command'?");
+}
+
+TEST(ConfigErrorTest, UnknownKeyFarFromEveryKeyHasNoSuggestion) {
+  expectError("[general]\ncolour = \"blue\"\n", 2, 1, "unknown key 'colour' in [general]");
+}
+
+TEST(ConfigErrorTest, UnknownKeyInAnAgentNamesTheAgent) {
+  expectError("[agents.claude]\nextra_arg = []\n", 2, 1,
+              "unknown key 'extra_arg' in [agents.claude]; did you mean 'extra_args'?");
+}
+
+TEST(ConfigErrorTest, UnknownTableSuggestsTheNearestTable) {
+  expectError("[generl]\ntimeout_seconds = 5\n", 1, 2,
+              "unknown table [generl]; did you mean [general]?");
+  expectError("[scoring]\n[scoring.threshold]\n", 2, 10,
+              "unknown key 'threshold' in [scoring]; did you mean 'thresholds'?");
+}
+
+TEST(ConfigErrorTest, KeyAboveEveryTableSaysWhereItBelongs) {
+  expectError("timeout_seconds = 5\n", 1, 1,
+              "unknown key 'timeout_seconds' at the top level; it belongs in [general]");
+  expectError("test_command = \"make test\"\n", 1, 1,
+              "unknown key 'test_command' at the top level; it belongs in [scoring]");
+  expectError("colour = 1\n", 1, 1,
+              "unknown key 'colour' at the top level; settings belong in the tables [general], "
+              "[agents.NAME], "
+              "[scoring] and [collaboration]");
+}
+
+TEST(ConfigErrorTest, WrongTypeNamesExpectedAndFoundTypes) {
+  expectError("[general]\nmax_concurrent_agents = \"4\"\n", 2, 25,
+              "'max_concurrent_agents' must be an integer, found string");
+  expectError("[general]\ntimeout_seconds = 1.5\n", 2, 19,
+              "'timeout_seconds' must be an integer, found float");
+  expectError("[scoring]\nauto_merge = \"yes\"\n", 2, 14,
+              "'auto_merge' must be a boolean, found string");
+  expectError("[scoring]\ntest_command = [\"npm\", \"test\"]\n", 2, 16,
+              "'test_command' must be a string, found array");
+  expectError("general = 5\n", 1, 11, "'general' must be a table, found integer");
+  expectError("[scoring]\nweights = 5\n", 2, 11, "'weights' must be a table, found integer");
+}
+
+TEST(ConfigErrorTest, ValuesBelowTheMinimumAreRejected) {
+  expectError("[general]\nmax_concurrent_agents = 0\n", 2, 25,
+              "'max_concurrent_agents' must be at least 1, found 0");
+  expectError("[scoring]\ntimeout_per_check_seconds = -5\n", 2, 29,
+              "'timeout_per_check_seconds' must be at least 1, found -5");
+  expectError("[collaboration]\nmax_iterations = 0\n", 2, 18,
+              "'max_iterations' must be at least 1, found 0");
+  expectError("[agents.claude]\ntimeout_seconds = 0\n", 2, 19,
+              "'timeout_seconds' must be at least 1, found 0");
+}
+
+TEST(ConfigErrorTest, IntegersBeyondIntRangeAreRejected) {
+  expectError("[general]\ntimeout_seconds = 3000000000\n", 2, 19,
+              "'timeout_seconds' must be at most 2147483647, found 3000000000");
+  expectError("[general]\nmax_concurrent_agents = -9000000000\n", 2, 25,
+              "'max_concurrent_agents' must be at least 1, found -9000000000");
+  EXPECT_EQ(parseConfig("[general]\ntimeout_seconds = 2147483647\n", kFile).general.timeoutSeconds,
+            2147483647);
+}
+
+TEST(ConfigErrorTest, IntegersBeyondTomlRangeAreSyntaxErrors) {
+  ConfigError error = errorFor("[general]\ntimeout_seconds = 99999999999999999999\n");
+  EXPECT_EQ(error.line(), 2);
+  EXPECT_THAT(error.message(), HasSubstr("not representable"));
+}
+
+TEST(ConfigErrorTest, FirstErrorInTheFileIsReported) {
+  // Alphabetically max_concurrent_agents comes first; in the file timeout_seconds does.
+  expectError("[general]\ntimeout_seconds = 0\nmax_concurrent_agents = 0\n", 2, 19,
+              "'timeout_seconds' must be at least 1, found 0");
+  expectError("[scoring]\nbuild_command = 1\n[general]\nbad = 1\n", 2, 17,
+              "'build_command' must be a string, found integer");
+}
+
+TEST(ConfigErrorTest, WorkspaceDirMustStayInsideTheRepository) {
+  for (const char* bad : {"/tmp/work", "../elsewhere", "a/../../elsewhere", ".", "a/..", ""}) {
+    std::string text = std::string("[general]\nworkspace_dir = \"") + bad + "\"\n";
+    expectError(
+        text, 2, 17,
+        std::string("'workspace_dir' must be a relative path inside the repository, found '") +
+            bad + "'");
+  }
+  EXPECT_EQ(parseConfig("[general]\nworkspace_dir = \"a/../b\"\n", kFile).general.workspaceDir,
+            "a/../b");
+}
+
+TEST(ConfigErrorTest, JunitReportMustStayInsideTheWorktree) {
+  expectError("[scoring]\njunit_report = \"../report.xml\"\n", 2, 16,
+              "'junit_report' must be a relative path inside the worktree, found '../report.xml'");
+}
+
+TEST(ConfigErrorTest, UnknownChoicesListTheChoicesAndSuggestOne) {
+  expectError("[agents.claude]\nadapter = \"cladue\"\n", 2, 11,
+              "'adapter' must be one of claude, codex, cursor, gemini, opencode, aider, command, "
+              "found 'cladue'; "
+              "did you mean 'claude'?");
+  expectError("[scoring]\ntest_format = \"pytset\"\n", 2, 15,
+              "'test_format' must be one of jest, vitest, mocha, node, cargo, pytest, go, ctest, "
+              "gtest, junit, "
+              "exit_code, found 'pytset'; did you mean 'pytest'?");
+  expectError("[scoring]\nlint_format = \"pylint\"\n", 2, 15,
+              "'lint_format' must be one of gcc, clang_tidy, clippy, eslint, eslint_json, ruff, "
+              "flake8, go_vet, "
+              "exit_code, found 'pylint'");
+}
+
+TEST(ConfigErrorTest, AgentNameMustBeUsableInBranchNames) {
+  expectError("[agents.\"my agent\"]\nbinary = \"x\"\n", 1, 9,
+              "agent name 'my agent' may only contain letters, digits, '_' and '-' (it becomes "
+              "part of branch names)");
+}
+
+TEST(ConfigErrorTest, AgentMustBeATable) {
+  expectError("[agents]\nclaude = \"yes\"\n", 2, 10,
+              "agent 'claude' must be a table, found string");
+}
+
+TEST(ConfigErrorTest, CommandAdapterNeedsABinary) {
+  expectError(
+      "[general]\n\n[agents.mytool]\nextra_args = []\n", 3, 1,
+      "[agents.mytool] uses the 'command' adapter, so it needs 'binary' (the program to run)");
+  expectError(
+      "[agents.claude]\nadapter = \"command\"\n", 1, 1,
+      "[agents.claude] uses the 'command' adapter, so it needs 'binary' (the program to run)");
+}
+
+TEST(ConfigErrorTest, BinaryMustNotBeEmpty) {
+  expectError("[agents.claude]\nbinary = \"\"\n", 2, 10, "'binary' must not be empty");
+}
+
+TEST(ConfigErrorTest, ArgumentArraysHoldOnlyStrings) {
+  expectError("[agents.claude]\nargs = [\"-p\", 2]\n", 2, 15,
+              "'args' must be an array of strings, found integer at index 1");
+  expectError("[agents.claude]\nextra_args = \"--force\"\n", 2, 14,
+              "'extra_args' must be an array of strings, found string");
+}
+
+TEST(ConfigErrorTest, EnvironmentValuesAreStrings) {
+  expectError("[agents.claude]\nenv = { DEBUG = 1 }\n", 2, 17,
+              "'env.DEBUG' must be a string, found integer");
+  expectError("[agents.claude]\nenv = { \"A=B\" = \"x\" }\n", 2, 9,
+              "environment variable name 'A=B' in 'env' must be non-empty and contain no '='");
+  expectError("[agents.claude]\nenv = [\"A=B\"]\n", 2, 7,
+              "'env' must be a table of strings, found array");
+}
+
+TEST(ConfigErrorTest, WeightsAreNonNegativeNumbersNotAllZero) {
+  expectError("[scoring]\nweights = { build = -1 }\n", 2, 21,
+              "'build' must be at least 0, found -1");
+  expectError("[scoring]\nweights = { tests = \"high\" }\n", 2, 21,
+              "'tests' must be a number, found string");
+  expectError("[scoring]\nweights = { speed = nan }\n", 2, 21,
+              "'speed' must be a finite number, found nan");
+  expectError("[scoring]\nweights = { build = 0, tests = 0, lint = 0, diff_size = 0, speed = 0 }\n",
+              2, 11, "'weights' must not all be zero: the total score would be meaningless");
+}
+
+TEST(ConfigErrorTest, ThresholdsArePercentagesInOrder) {
+  expectError("[scoring.thresholds]\nauto_merge_minimum = 120\n", 2, 22,
+              "'auto_merge_minimum' must be between 0 and 100, found 120");
+  expectError("[scoring.thresholds]\nfail_maximum = -0.5\n", 2, 16,
+              "'fail_maximum' must be between 0 and 100, found -0.5");
+  expectError("[scoring.thresholds]\nfail_maximum = 90\n", 2, 16,
+              "'fail_maximum' (90) must not exceed 'auto_merge_minimum' (85)");
+  expectError("[scoring.thresholds]\nauto_merge_minimum = 20\n", 2, 22,
+              "'fail_maximum' (30) must not exceed 'auto_merge_minimum' (20)");
+}
+
+TEST(ConfigErrorTest, WhatCombinesFileLineColumnAndMessage) {
+  ConfigError error = errorFor("[general]\ntimout_seconds = 5\n");
+  EXPECT_EQ(std::string(error.what()),
+            "/repo/hydra.toml:2:1: unknown key 'timout_seconds' in [general]; did you mean "
+            "'timeout_seconds'?");
+}
+
+// ---------------------------------------------------------------------------
+
+TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
+  auto keys = acceptedConfigKeys();
+  EXPECT_THAT(keys.at(""), ElementsAre("general", "agents", "scoring", "collaboration"));
+  EXPECT_THAT(keys.at("general"),
+              ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds"));
+  EXPECT_THAT(keys.at("agents.*"),
+              ElementsAre("adapter", "binary", "args", "extra_args", "env", "timeout_seconds"));
+  EXPECT_THAT(keys.at("scoring.weights"),
+              ElementsAre("build", "tests", "lint", "diff_size", "speed"));
+  EXPECT_THAT(keys.at("scoring.thresholds"), ElementsAre("auto_merge_minimum", "fail_maximum"));
+  EXPECT_THAT(keys.at("collaboration"), ElementsAre("max_iterations", "review_prompt_template"));
+  EXPECT_EQ(keys.size(), 7u);
+
+  // Every accepted key is accepted by the parser, in its table (values chosen per key type).
+  for (const std::string& key : keys.at("scoring")) {
+    if (key == "weights" || key == "thresholds") continue;
+    std::string value = key.ends_with("_seconds") ? "5"
+                        : key == "auto_merge"     ? "true"
+                        : key == "test_format"    ? "\"junit\""
+                        : key == "lint_format"    ? "\"gcc\""
+                                                  : "\"x.xml\"";
+    EXPECT_NO_THROW(parseConfig("[scoring]\n" + key + " = " + value + "\n", kFile)) << key;
+  }
+}
+
+}  // namespace
+}  // namespace hydra::core

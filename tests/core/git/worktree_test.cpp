@@ -1,0 +1,651 @@
+#include "core/git/worktree.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/git/git.h"
+#include "tests/core/git/temp_repo.h"
+
+namespace hydra::core {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::readFile;
+using testing::TempDir;
+using testing::TempRepo;
+using testing::writeFile;
+
+constexpr const char* kWorkspace = ".hydra-workspaces";
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+int countPrefixed(const std::string& text, const std::string& prefix) {
+  const auto all = lines(text);
+  return static_cast<int>(std::count_if(all.begin(), all.end(), [&](const std::string& l) {
+    return l.starts_with(prefix);
+  }));
+}
+
+std::string gitIn(const fs::path& dir, const std::string& args) {
+  return TempRepo::gitIn(dir, args);
+}
+
+std::vector<Worktree> sortedByName(std::vector<Worktree> wts) {
+  std::sort(wts.begin(), wts.end(),
+            [](const Worktree& a, const Worktree& b) { return a.name < b.name; });
+  return wts;
+}
+
+// Everything of the user's checkout that hydra must leave alone.
+struct UserState {
+  std::string head;
+  std::string headRef;
+  std::string indexBytes;
+  fs::file_time_type indexTime;
+  std::string status;
+  std::string fileA;
+  std::string fileB;
+  std::string untracked;
+};
+
+class WorktreeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    repo_.isolateLibgit2();
+    base_ = repo_.git("rev-parse HEAD");
+  }
+
+  WorktreeManager manager() const { return WorktreeManager(repo_.root(), kWorkspace); }
+  fs::path workspace() const { return repo_.root() / kWorkspace; }
+  fs::path admin(const std::string& name) const { return repo_.root() / ".git/worktrees" / name; }
+  std::string hydraBranches() const {
+    return repo_.git("branch --list 'hydra/*' --format='%(refname:short)'");
+  }
+  int registeredWorktrees() const {
+    return countPrefixed(repo_.git("worktree list --porcelain"), "worktree ");
+  }
+  bool workspaceIsEmpty() const { return !fs::exists(workspace()) || fs::is_empty(workspace()); }
+
+  UserState snapshot() const {
+    // Index first: nothing below may rewrite it (the test git runs with
+    // GIT_OPTIONAL_LOCKS=0), but reading it before `git status` removes all doubt.
+    UserState s;
+    const fs::path index = repo_.root() / ".git/index";
+    s.indexBytes = readFile(index);
+    s.indexTime = fs::last_write_time(index);
+    s.head = repo_.git("rev-parse HEAD");
+    s.headRef = repo_.git("symbolic-ref HEAD");
+    s.status = repo_.git("status --porcelain --untracked-files=all");
+    s.fileA = readFile(repo_.root() / "src/a.txt");
+    s.fileB = readFile(repo_.root() / "src/b.txt");
+    s.untracked = fs::exists(repo_.root() / "notes.txt") ? readFile(repo_.root() / "notes.txt") : "";
+    return s;
+  }
+
+  git::LibGit2 libgit2_;
+  TempRepo repo_;
+  std::string base_;
+};
+
+// ---- construction -----------------------------------------------------------
+
+TEST_F(WorktreeTest, ConstructorRejectsWorkspaceOutsideTheRepositoryOrInsideGit) {
+  for (const char* bad : {"", "/tmp/elsewhere", "../outside", "a/../../outside", ".", ".git/ws"}) {
+    EXPECT_THROW(WorktreeManager(repo_.root(), bad), std::invalid_argument) << bad;
+  }
+}
+
+TEST_F(WorktreeTest, ConstructorRejectsDirectoriesThatAreNotARepositoryRoot) {
+  TempDir plain;
+  EXPECT_THROW(WorktreeManager(plain.path(), kWorkspace), git::GitError);
+  EXPECT_THROW(WorktreeManager(repo_.root() / "src", kWorkspace), git::GitError);
+}
+
+// ---- create -----------------------------------------------------------------
+
+TEST_F(WorktreeTest, CreateChecksOutTheBaseOnANewHydraBranch) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "20261121T110501");
+
+  EXPECT_EQ(wt.name, "claude-20261121T110501");
+  EXPECT_EQ(wt.agentId, "claude");
+  EXPECT_EQ(wt.branch, "hydra/claude-20261121T110501");
+  EXPECT_EQ(wt.path, workspace() / "claude-20261121T110501");
+  EXPECT_EQ(wt.baseCommit, base_);
+
+  EXPECT_EQ(readFile(wt.path / "src/a.txt"), "alpha\n");
+  EXPECT_EQ(readFile(wt.path / "README.md"), "# sample\n");
+  EXPECT_EQ(gitIn(wt.path, "rev-parse HEAD"), base_);
+  EXPECT_EQ(gitIn(wt.path, "symbolic-ref --short HEAD"), wt.branch);
+  EXPECT_EQ(gitIn(wt.path, "status --porcelain --untracked-files=all"), "");
+  EXPECT_EQ(repo_.git("rev-parse " + wt.branch), base_);
+
+  const std::string listing = repo_.git("worktree list --porcelain");
+  EXPECT_THAT(listing, HasSubstr("worktree " + wt.path.string() + "\n"));
+  EXPECT_THAT(listing, HasSubstr("branch refs/heads/" + wt.branch));
+}
+
+TEST_F(WorktreeTest, CreateStartsFromANamedBranchTagOrSha) {
+  repo_.git("switch -q -c feature");
+  repo_.write("src/feature.txt", "feature work\n");
+  const std::string feature = repo_.commit("feature");
+  repo_.git("tag -a -m release v1.2");
+  repo_.git("switch -q main");
+
+  WorktreeManager m = manager();
+  const Worktree fromBranch = m.create("a", "feature", "1");
+  const Worktree fromTag = m.create("b", "v1.2", "1");
+  const Worktree fromSha = m.create("c", feature.substr(0, 12), "1");
+  for (const Worktree& wt : {fromBranch, fromTag, fromSha}) {
+    EXPECT_EQ(wt.baseCommit, feature) << wt.name;
+    EXPECT_EQ(gitIn(wt.path, "rev-parse HEAD"), feature) << wt.name;
+    EXPECT_EQ(readFile(wt.path / "src/feature.txt"), "feature work\n") << wt.name;
+  }
+  EXPECT_EQ(repo_.git("symbolic-ref --short HEAD"), "main");
+  EXPECT_FALSE(fs::exists(repo_.root() / "src/feature.txt"));
+}
+
+TEST_F(WorktreeTest, CreateFromUnknownRefThrowsGitErrorAndLeavesNothing) {
+  WorktreeManager m = manager();
+  try {
+    m.create("claude", "no-such-ref", "1");
+    FAIL() << "create did not throw";
+  } catch (const git::GitError& e) {
+    EXPECT_EQ(e.code(), GIT_ENOTFOUND);
+    EXPECT_THAT(e.what(), HasSubstr("'no-such-ref'"));
+  }
+  EXPECT_EQ(hydraBranches(), "");
+  EXPECT_EQ(registeredWorktrees(), 1);
+  EXPECT_TRUE(workspaceIsEmpty());
+  EXPECT_FALSE(fs::exists(admin("claude-1")));
+}
+
+TEST_F(WorktreeTest, CreateRejectsIdsOutsideLettersDigitsUnderscoreAndDash) {
+  WorktreeManager m = manager();
+  for (const char* bad : {"", "a/b", "..", "x y", "a.b", "caf\xc3\xa9", "a:b", "~1"}) {
+    EXPECT_THROW(m.create(bad, "HEAD", "1"), std::invalid_argument) << bad;
+    EXPECT_THROW(m.create("claude", "HEAD", bad), std::invalid_argument) << bad;
+  }
+  EXPECT_EQ(hydraBranches(), "");
+  EXPECT_TRUE(workspaceIsEmpty());
+}
+
+TEST_F(WorktreeTest, CreateAcceptsUnixSecondsAndDashedIds) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude-opus_4", "HEAD", "1763722800");
+  EXPECT_EQ(wt.name, "claude-opus_4-1763722800");
+  EXPECT_EQ(gitIn(wt.path, "symbolic-ref --short HEAD"), "hydra/claude-opus_4-1763722800");
+}
+
+TEST_F(WorktreeTest, CreateOfATakenNameFailsAndKeepsTheExistingWorktree) {
+  WorktreeManager m = manager();
+  const Worktree first = m.create("claude", "HEAD", "1");
+  writeFile(first.path / "work.txt", "in progress\n");
+  try {
+    m.create("claude", "HEAD", "1");
+    FAIL() << "second create did not throw";
+  } catch (const git::GitError& e) {
+    EXPECT_EQ(e.code(), GIT_EEXISTS);
+    EXPECT_THAT(e.what(), HasSubstr("claude-1"));
+  }
+  EXPECT_EQ(readFile(first.path / "work.txt"), "in progress\n");
+  EXPECT_EQ(gitIn(first.path, "symbolic-ref --short HEAD"), first.branch);
+  EXPECT_EQ(m.list(), std::vector<Worktree>{first});
+}
+
+TEST_F(WorktreeTest, CreateFailsWhenTheBranchExistsAndLeavesThatBranchAlone) {
+  repo_.write("src/a.txt", "older work\n");
+  const std::string other = repo_.commit("other");
+  repo_.git("branch hydra/codex-7 " + other);
+  repo_.git("reset -q --hard " + base_);
+
+  WorktreeManager m = manager();
+  try {
+    m.create("codex", "HEAD", "7");
+    FAIL() << "create did not throw";
+  } catch (const git::GitError& e) {
+    EXPECT_EQ(e.code(), GIT_EEXISTS);
+    EXPECT_THAT(e.what(), HasSubstr("hydra/codex-7"));
+  }
+  EXPECT_EQ(repo_.git("rev-parse hydra/codex-7"), other);
+  EXPECT_TRUE(workspaceIsEmpty());
+  EXPECT_EQ(registeredWorktrees(), 1);
+}
+
+TEST_F(WorktreeTest, CreateFailsWhenTheDirectoryExistsAndLeavesItsFilesAlone) {
+  writeFile(workspace() / "codex-7" / "keep.txt", "someone's file\n");
+  WorktreeManager m = manager();
+  EXPECT_THROW(m.create("codex", "HEAD", "7"), git::GitError);
+  EXPECT_EQ(readFile(workspace() / "codex-7" / "keep.txt"), "someone's file\n");
+  EXPECT_EQ(hydraBranches(), "");
+  EXPECT_FALSE(fs::exists(admin("codex-7")));
+}
+
+TEST_F(WorktreeTest, WorktreesAreIsolatedFromEachOtherAndFromTheMainTree) {
+  WorktreeManager m = manager();
+  const auto wts = m.createMany({"a", "b"}, "HEAD", "1");
+  writeFile(wts[0].path / "only-in-a.txt", "a\n");
+  writeFile(wts[0].path / "src/a.txt", "changed by a\n");
+
+  EXPECT_FALSE(fs::exists(wts[1].path / "only-in-a.txt"));
+  EXPECT_EQ(readFile(wts[1].path / "src/a.txt"), "alpha\n");
+  EXPECT_FALSE(fs::exists(repo_.root() / "only-in-a.txt"));
+  EXPECT_EQ(readFile(repo_.root() / "src/a.txt"), "alpha\n");
+  EXPECT_EQ(gitIn(wts[1].path, "status --porcelain --untracked-files=all"), "");
+  EXPECT_EQ(gitIn(wts[0].path, "status --porcelain --untracked-files=all"),
+            " M src/a.txt\n?? only-in-a.txt");
+}
+
+// ---- excludes ---------------------------------------------------------------
+
+TEST_F(WorktreeTest, MainStatusStaysCleanWithFilesInWorktrees) {
+  WorktreeManager m = manager();
+  const auto wts = m.createMany({"a", "b"}, "HEAD", "1");
+  writeFile(wts[0].path / "new.txt", "new\n");
+  writeFile(repo_.root() / ".hydra/state.json", "{}\n");
+  EXPECT_EQ(repo_.git("status --porcelain --untracked-files=all"), "");
+
+  // Without the exclude lines the same tree is not clean: they are what keeps it so.
+  writeFile(repo_.root() / ".git/info/exclude", "");
+  EXPECT_NE(repo_.git("status --porcelain --untracked-files=all"), "");
+}
+
+TEST_F(WorktreeTest, EnsureExcludedAddsEachPatternOnceAndKeepsExistingLines) {
+  writeFile(repo_.root() / ".git/info/exclude", "# mine\n*.swp");  // no final newline
+  WorktreeManager m = manager();
+  m.ensureExcluded();
+  m.ensureExcluded();
+  m.create("a", "HEAD", "1");
+  EXPECT_EQ(readFile(repo_.root() / ".git/info/exclude"),
+            "# mine\n*.swp\n/.hydra-workspaces/\n.hydra/\n");
+}
+
+TEST_F(WorktreeTest, NestedWorkspaceWithWildcardCharactersIsExcludedLiterally) {
+  WorktreeManager m(repo_.root(), "work/spaces[1]");
+  const Worktree wt = m.create("a", "HEAD", "1");
+  EXPECT_EQ(wt.path, repo_.root() / "work/spaces[1]/a-1");
+  writeFile(wt.path / "new.txt", "new\n");
+  EXPECT_EQ(repo_.git("status --porcelain --untracked-files=all"), "");
+  EXPECT_THAT(readFile(repo_.root() / ".git/info/exclude"), HasSubstr("/work/spaces\\[1]/\n"));
+}
+
+TEST_F(WorktreeTest, FromALinkedWorktreeExcludesGoToTheCommonGitDir) {
+  const fs::path linked = repo_.outside() / "linked";
+  repo_.git("worktree add -q -b user-branch " + testing::shellQuote(linked.string()));
+
+  WorktreeManager m(linked, kWorkspace);
+  const Worktree wt = m.create("a", "HEAD", "1");
+  EXPECT_EQ(wt.path, linked / kWorkspace / "a-1");
+  writeFile(wt.path / "new.txt", "new\n");
+
+  EXPECT_THAT(readFile(repo_.root() / ".git/info/exclude"), HasSubstr("/.hydra-workspaces/\n"));
+  EXPECT_FALSE(fs::exists(repo_.root() / ".git/worktrees/linked/info/exclude"));
+  EXPECT_EQ(gitIn(linked, "status --porcelain --untracked-files=all"), "");
+  EXPECT_EQ(gitIn(linked, "symbolic-ref --short HEAD"), "user-branch");
+  EXPECT_EQ(manager().list(), std::vector<Worktree>{wt});  // same repository, same worktrees
+
+  m.remove(wt);
+  EXPECT_FALSE(fs::exists(wt.path));
+  EXPECT_EQ(hydraBranches(), "");
+  EXPECT_TRUE(fs::exists(linked / "src/a.txt"));  // the user's linked worktree is untouched
+}
+
+// ---- list -------------------------------------------------------------------
+
+TEST_F(WorktreeTest, ListReturnsOnlyHydraWorktreesWithWhatCreateReturned) {
+  repo_.git("worktree add -q -b user-branch " +
+            testing::shellQuote((repo_.outside() / "mine").string()));
+  WorktreeManager m = manager();
+  const auto made = m.createMany({"zed", "alpha", "mid"}, "main", "1");
+  EXPECT_EQ(m.list(), sortedByName(made));
+}
+
+TEST_F(WorktreeTest, ListKeepsAWorktreeWhoseAgentSwitchedBranches) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("a", "HEAD", "1");
+  gitIn(wt.path, "switch -q -c agent-made-branch");
+  EXPECT_EQ(m.list(), std::vector<Worktree>{wt});
+}
+
+TEST_F(WorktreeTest, ListIncludesHydraBranchWorktreesMadeByHand) {
+  const fs::path path = workspace() / "manual-1";
+  repo_.git("worktree add -q -b hydra/manual-1 " + testing::shellQuote(path.string()));
+  const auto found = manager().list();
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].name, "manual-1");
+  EXPECT_EQ(found[0].branch, "hydra/manual-1");
+  EXPECT_EQ(found[0].path, path);
+  EXPECT_EQ(found[0].agentId, "");
+}
+
+// ---- remove -----------------------------------------------------------------
+
+TEST_F(WorktreeTest, RemoveDeletesDirectoryMetadataAndBranch) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  writeFile(wt.path / "scratch/notes.txt", "temporary\n");
+  ASSERT_TRUE(fs::exists(admin(wt.name)));
+
+  m.remove(wt);
+  EXPECT_FALSE(fs::exists(wt.path));
+  EXPECT_FALSE(fs::exists(admin(wt.name)));
+  EXPECT_EQ(hydraBranches(), "");
+  EXPECT_EQ(registeredWorktrees(), 1);
+  EXPECT_TRUE(m.list().empty());
+}
+
+TEST_F(WorktreeTest, RemoveCanKeepTheBranchWithTheAgentsCommit) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  writeFile(wt.path / "result.txt", "done\n");
+  const auto commit = m.commitAll(wt, "result");
+  ASSERT_TRUE(commit);
+
+  m.remove(wt, /*deleteBranch=*/false);
+  EXPECT_FALSE(fs::exists(wt.path));
+  EXPECT_FALSE(fs::exists(admin(wt.name)));
+  EXPECT_EQ(repo_.git("rev-parse " + wt.branch), *commit);
+  EXPECT_EQ(repo_.git("show " + wt.branch + ":result.txt"), "done");
+}
+
+TEST_F(WorktreeTest, RemoveDeletesTheDirectoryEvenWhenTheAgentDeletedItsGitFile) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  fs::remove(wt.path / ".git");
+  m.remove(wt);
+  EXPECT_FALSE(fs::exists(wt.path));
+  EXPECT_FALSE(fs::exists(admin(wt.name)));
+  EXPECT_EQ(hydraBranches(), "");
+}
+
+TEST_F(WorktreeTest, RemoveRefusesALockedWorktree) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  repo_.git("worktree lock --reason 'user holds it' " + testing::shellQuote(wt.path.string()));
+  try {
+    m.remove(wt);
+    FAIL() << "remove did not throw";
+  } catch (const git::GitError& e) {
+    EXPECT_EQ(e.code(), GIT_ELOCKED);
+    EXPECT_THAT(e.what(), HasSubstr("user holds it"));
+  }
+  EXPECT_TRUE(fs::exists(wt.path / "src/a.txt"));
+  EXPECT_EQ(hydraBranches(), wt.branch);
+}
+
+TEST_F(WorktreeTest, RemoveRefusesToDeleteBranchesOtherThanHydras) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  Worktree forged = wt;
+  forged.branch = "main";
+  EXPECT_THROW(m.remove(forged), std::invalid_argument);
+  forged = wt;
+  forged.name = "../../src";
+  EXPECT_THROW(m.remove(forged), std::invalid_argument);
+  EXPECT_TRUE(fs::exists(wt.path / "src/a.txt"));
+  EXPECT_TRUE(fs::exists(repo_.root() / "src/a.txt"));
+  EXPECT_EQ(repo_.git("rev-parse main"), base_);
+}
+
+TEST_F(WorktreeTest, RemoveAllRemovesEveryWorktree) {
+  WorktreeManager m = manager();
+  const auto wts = m.createMany({"a", "b", "c"}, "HEAD", "1");
+  m.removeAll(wts);
+  for (const Worktree& wt : wts) EXPECT_FALSE(fs::exists(wt.path)) << wt.name;
+  EXPECT_EQ(hydraBranches(), "");
+  EXPECT_EQ(registeredWorktrees(), 1);
+  EXPECT_TRUE(workspaceIsEmpty());
+}
+
+// ---- commitAll --------------------------------------------------------------
+
+TEST_F(WorktreeTest, CommitAllCommitsNewModifiedAndDeletedFilesButNotIgnoredOnes) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  writeFile(wt.path / "src/a.txt", "alpha changed\n");
+  fs::remove(wt.path / "src/b.txt");
+  writeFile(wt.path / "src/new/c.txt", "gamma\n");
+  writeFile(wt.path / "debug.log", "ignored\n");
+  writeFile(wt.path / "build/out.o", "ignored\n");
+
+  const auto id = m.commitAll(wt, "claude: rework src");
+  ASSERT_TRUE(id);
+  EXPECT_EQ(repo_.git("rev-parse " + wt.branch), *id);
+  EXPECT_EQ(m.headCommit(wt), *id);
+  EXPECT_EQ(repo_.git("show -s --format='%an <%ae>|%cn <%ce>|%s|%P' " + *id),
+            "hydra <hydra@localhost>|hydra <hydra@localhost>|claude: rework src|" + base_);
+  EXPECT_EQ(repo_.git("diff-tree --no-commit-id --name-status -r " + *id),
+            "M\tsrc/a.txt\nD\tsrc/b.txt\nA\tsrc/new/c.txt");
+  // The worktree's own index now matches its files; ignored files stay untracked.
+  EXPECT_EQ(gitIn(wt.path, "status --porcelain"), "");
+  EXPECT_EQ(gitIn(wt.path, "status --porcelain --ignored"), "!! build/\n!! debug.log");
+  EXPECT_EQ(repo_.git("rev-parse HEAD"), base_);
+  EXPECT_EQ(repo_.git("status --porcelain --untracked-files=all"), "");
+}
+
+TEST_F(WorktreeTest, CommitAllWithNothingToCommitReturnsNullopt) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  EXPECT_EQ(m.commitAll(wt, "nothing"), std::nullopt);
+  writeFile(wt.path / "only.log", "ignored\n");
+  EXPECT_EQ(m.commitAll(wt, "still nothing"), std::nullopt);
+  EXPECT_EQ(m.headCommit(wt), base_);
+
+  writeFile(wt.path / "real.txt", "x\n");
+  const auto first = m.commitAll(wt, "something");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(m.commitAll(wt, "nothing again"), std::nullopt);
+  EXPECT_EQ(m.headCommit(wt), *first);
+}
+
+TEST_F(WorktreeTest, CommitAllBuildsOnCommitsTheAgentMadeItself) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  writeFile(wt.path / "step1.txt", "1\n");
+  gitIn(wt.path, "add step1.txt");
+  gitIn(wt.path, "commit -q -m 'agent step 1'");
+  const std::string agentCommit = gitIn(wt.path, "rev-parse HEAD");
+  writeFile(wt.path / "step2.txt", "2\n");
+
+  const auto id = m.commitAll(wt, "hydra: final state");
+  ASSERT_TRUE(id);
+  EXPECT_EQ(repo_.git("rev-parse " + *id + "^"), agentCommit);
+  EXPECT_EQ(repo_.git("rev-parse " + agentCommit + "^"), base_);
+}
+
+TEST_F(WorktreeTest, CommitAllRefusesWhenTheWorktreeLeftItsBranch) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  gitIn(wt.path, "switch -q -c elsewhere");
+  writeFile(wt.path / "new.txt", "x\n");
+  EXPECT_THROW(m.commitAll(wt, "msg"), git::GitError);
+  EXPECT_EQ(m.headCommit(wt), base_);
+  EXPECT_EQ(repo_.git("rev-parse elsewhere"), base_);
+}
+
+TEST_F(WorktreeTest, CommitAllRefusesTheMainWorkingTree) {
+  WorktreeManager m = manager();
+  Worktree forged{"main-tree", "x", repo_.root(), "main", base_};
+  repo_.write("src/a.txt", "user edit\n");
+  const std::string indexBefore = readFile(repo_.root() / ".git/index");
+  EXPECT_THROW(m.commitAll(forged, "msg"), git::GitError);
+  EXPECT_EQ(readFile(repo_.root() / ".git/index"), indexBefore);
+  EXPECT_EQ(repo_.git("rev-parse HEAD"), base_);
+}
+
+// ---- createMany -------------------------------------------------------------
+
+TEST_F(WorktreeTest, CreateManyMakesEightIndependentWorktrees) {
+  const std::vector<std::string> ids{"claude", "codex",  "cursor", "gemini",
+                                     "opencode", "aider", "cmd-1", "cmd_2"};
+  WorktreeManager m = manager();
+  const auto wts = m.createMany(ids, "main", "1763722800");
+
+  ASSERT_EQ(wts.size(), ids.size());
+  std::set<fs::path> paths;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const Worktree& wt = wts[i];
+    EXPECT_EQ(wt.agentId, ids[i]);
+    EXPECT_EQ(wt.name, ids[i] + "-1763722800");
+    EXPECT_EQ(wt.baseCommit, base_);
+    EXPECT_EQ(readFile(wt.path / "src/b.txt"), "beta\n") << wt.name;
+    EXPECT_EQ(gitIn(wt.path, "symbolic-ref --short HEAD"), wt.branch);
+    EXPECT_EQ(gitIn(wt.path, "rev-parse HEAD"), base_);
+    EXPECT_EQ(gitIn(wt.path, "status --porcelain --untracked-files=all"), "") << wt.name;
+    paths.insert(wt.path);
+  }
+  EXPECT_EQ(paths.size(), ids.size());
+  EXPECT_EQ(registeredWorktrees(), 9);
+  EXPECT_EQ(lines(hydraBranches()).size(), ids.size());
+  EXPECT_EQ(m.list(), sortedByName(wts));
+  EXPECT_EQ(repo_.git("status --porcelain --untracked-files=all"), "");
+}
+
+TEST_F(WorktreeTest, CreateManyUndoesEverythingWhenOneFailsMidway) {
+  // A ref below hydra/gemini-5 makes that branch impossible to create; the
+  // branches before it in the list are made first and must be undone.
+  repo_.git("branch hydra/gemini-5/old");
+  WorktreeManager m = manager();
+  EXPECT_THROW(m.createMany({"claude", "codex", "gemini", "opencode"}, "HEAD", "5"), git::GitError);
+  EXPECT_EQ(hydraBranches(), "hydra/gemini-5/old");
+  EXPECT_EQ(registeredWorktrees(), 1);
+  EXPECT_TRUE(workspaceIsEmpty());
+  EXPECT_FALSE(fs::exists(repo_.root() / ".git/worktrees/claude-5"));
+}
+
+TEST_F(WorktreeTest, CreateManyRejectsARepeatedAgentId) {
+  WorktreeManager m = manager();
+  EXPECT_THROW(m.createMany({"a", "b", "a"}, "HEAD", "1"), std::invalid_argument);
+  EXPECT_EQ(hydraBranches(), "");
+  EXPECT_TRUE(m.createMany({}, "HEAD", "1").empty());
+}
+
+TEST_F(WorktreeTest, TwoRacesInOneProcessCreateAndRemoveSideBySide) {
+  // libgit2 1.5 mistakes another thread's half-made or half-removed worktree
+  // for a checkout of the branch at hand; the manager must not let it.
+  auto race = [this](const std::string& label) {
+    WorktreeManager m = manager();
+    for (int round = 0; round < 3; ++round) {
+      const auto wts = m.createMany({"a", "b", "c"}, "HEAD", label + std::to_string(round));
+      m.removeAll(wts);
+    }
+  };
+  std::exception_ptr errors[2];
+  {
+    std::jthread first([&] {
+      try {
+        race("x");
+      } catch (...) {
+        errors[0] = std::current_exception();
+      }
+    });
+    std::jthread second([&] {
+      try {
+        race("y");
+      } catch (...) {
+        errors[1] = std::current_exception();
+      }
+    });
+  }
+  for (const std::exception_ptr& error : errors) {
+    if (!error) continue;
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
+  EXPECT_EQ(hydraBranches(), "");
+  EXPECT_EQ(registeredWorktrees(), 1);
+  EXPECT_TRUE(workspaceIsEmpty());
+}
+
+// ---- prune ------------------------------------------------------------------
+
+TEST_F(WorktreeTest, PruneRemovesDeadWorktreesAndKeepsLiveOnes) {
+  WorktreeManager m = manager();
+  const auto wts = m.createMany({"a", "b", "c"}, "HEAD", "9");
+  const Worktree& live = wts[1];
+  const auto removed = m.prune([&](const Worktree& wt) { return wt.name == live.name; });
+
+  EXPECT_EQ(removed, (std::vector<Worktree>{wts[0], wts[2]}));
+  EXPECT_EQ(m.list(), std::vector<Worktree>{live});
+  EXPECT_FALSE(fs::exists(wts[0].path));
+  EXPECT_FALSE(fs::exists(wts[2].path));
+  EXPECT_TRUE(fs::exists(live.path / "src/a.txt"));
+  EXPECT_EQ(hydraBranches(), live.branch);
+  EXPECT_EQ(registeredWorktrees(), 2);
+}
+
+TEST_F(WorktreeTest, PruneRemovesADanglingWorktreeWhoseDirectoryIsGone) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("crashed", "HEAD", "1");
+  fs::remove_all(wt.path);
+  EXPECT_THAT(repo_.git("worktree list --porcelain"), HasSubstr("prunable"));
+  EXPECT_EQ(m.list(), std::vector<Worktree>{wt});
+
+  EXPECT_EQ(m.prune([](const Worktree&) { return false; }), std::vector<Worktree>{wt});
+  EXPECT_FALSE(fs::exists(admin(wt.name)));
+  EXPECT_EQ(hydraBranches(), "");
+  EXPECT_EQ(registeredWorktrees(), 1);
+  EXPECT_THAT(repo_.git("worktree list --porcelain"), ::testing::Not(HasSubstr("prunable")));
+}
+
+TEST_F(WorktreeTest, PruneLeavesEverythingWhenAllAreLive) {
+  WorktreeManager m = manager();
+  const auto wts = m.createMany({"a", "b"}, "HEAD", "1");
+  EXPECT_TRUE(m.prune([](const Worktree&) { return true; }).empty());
+  EXPECT_EQ(m.list(), sortedByName(wts));
+}
+
+// ---- the user's checkout ----------------------------------------------------
+
+TEST_F(WorktreeTest, NeverTouchesTheUsersWorkingTreeIndexOrHead) {
+  // A dirty checkout: an unstaged edit, a staged edit and an untracked file.
+  repo_.write("src/a.txt", "alpha, edited by the user\n");
+  repo_.write("src/b.txt", "beta, staged by the user\n");
+  repo_.git("add src/b.txt");
+  repo_.write("notes.txt", "untracked notes\n");
+  const UserState before = snapshot();
+  ASSERT_EQ(before.status, " M src/a.txt\nM  src/b.txt\n?? notes.txt");
+
+  WorktreeManager m = manager();
+  const auto wts = m.createMany({"a", "b"}, "HEAD", "1");
+  const Worktree c = m.create("c", "main", "1");
+  EXPECT_EQ(readFile(wts[0].path / "src/a.txt"), "alpha\n");  // the commit, not the dirty file
+  writeFile(wts[0].path / "src/a.txt", "agent a\n");
+  fs::remove(wts[1].path / "src/b.txt");
+  ASSERT_TRUE(m.commitAll(wts[0], "a"));
+  ASSERT_TRUE(m.commitAll(wts[1], "b"));
+  m.list();
+  m.remove(c);
+  m.prune([](const Worktree&) { return false; });
+
+  const UserState after = snapshot();
+  EXPECT_EQ(after.head, before.head);
+  EXPECT_EQ(after.headRef, before.headRef);
+  EXPECT_EQ(after.indexBytes, before.indexBytes);
+  EXPECT_EQ(after.indexTime, before.indexTime);
+  EXPECT_EQ(after.status, before.status);
+  EXPECT_EQ(after.fileA, before.fileA);
+  EXPECT_EQ(after.fileB, before.fileB);
+  EXPECT_EQ(after.untracked, before.untracked);
+}
+
+}  // namespace
+}  // namespace hydra::core

@@ -1,0 +1,586 @@
+// The terminal commands of the real `hydra` binary (race, status, agents, init,
+// cleanup), run in throwaway git repositories with scripted agents
+// (tests/fixtures/agents) and hydra_test_child as the agents.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <boost/json/parse.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace hydra::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Clock = std::chrono::steady_clock;
+
+const fs::path kHydra = HYDRA_BINARY;
+const fs::path kTestChild = HYDRA_TEST_CHILD;
+const fs::path kScriptedAgent = fs::path(HYDRA_SOURCE_DIR) / "tests" / "fixtures" / "agents" / "scripted_agent.sh";
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream data;
+  data << in.rdbuf();
+  return data.str();
+}
+
+void writeFile(const fs::path& path, const std::string& content) {
+  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+}
+
+std::string shellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs a shell command; its stdout without trailing newlines. Throws when it fails.
+std::string sh(const std::string& command) {
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("popen failed: " + command);
+  std::string out;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command + "\n" + out);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// True once `pid` no longer runs. An orphan killed by hydra is reaped by init,
+// not by the test: a zombie counts as gone.
+bool processGone(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
+  auto close = stat.rfind(')');
+  return close == std::string::npos || (close + 2 < stat.size() && stat[close + 2] == 'Z');
+}
+
+bool waitGone(pid_t pid, std::chrono::seconds limit = 15s) {
+  auto deadline = Clock::now() + limit;
+  while (!processGone(pid)) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+// The hydra binary running in a directory, stdin from /dev/null, stdout and
+// stderr into files (so that a test never blocks on a full pipe).
+class Hydra {
+ public:
+  Hydra(const fs::path& cwd, const std::vector<std::string>& args, const fs::path& scratch,
+        const std::vector<std::string>& extraEnv) {
+    static int counter = 0;
+    const std::string stem = "hydra-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+    outPath_ = scratch / (stem + ".out");
+    errPath_ = scratch / (stem + ".err");
+
+    std::vector<std::string> argv{kHydra.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e) {
+      std::string entry(*e);
+      bool overridden = std::any_of(extraEnv.begin(), extraEnv.end(), [&](const std::string& x) {
+        return entry.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
+      });
+      if (!overridden) env.push_back(entry);
+    }
+    env.insert(env.end(), extraEnv.begin(), extraEnv.end());
+    std::vector<char*> cargv, cenv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    for (auto& e : env) cenv.push_back(e.data());
+    cenv.push_back(nullptr);
+
+    // Everything the child needs is opened before fork: after it, only exec.
+    int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int out = ::open(outPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int err = ::open(errPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (in < 0 || out < 0 || err < 0) throw std::runtime_error("cannot open hydra's stdio files");
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+      ::dup2(in, STDIN_FILENO);
+      ::dup2(out, STDOUT_FILENO);
+      ::dup2(err, STDERR_FILENO);
+      if (::chdir(cwd.c_str()) != 0) ::_exit(126);
+      ::execve(cargv[0], cargv.data(), cenv.data());
+      ::_exit(127);
+    }
+    ::close(in);
+    ::close(out);
+    ::close(err);
+  }
+
+  ~Hydra() {
+    if (!code_) {
+      ::kill(pid_, SIGKILL);
+      wait(10s);
+    }
+  }
+  Hydra(const Hydra&) = delete;
+  Hydra& operator=(const Hydra&) = delete;
+
+  // The exit code (128 + signal when killed), or nullopt if still running at the limit.
+  std::optional<int> wait(std::chrono::seconds limit = 60s) {
+    auto deadline = Clock::now() + limit;
+    while (!code_) {
+      int status = 0;
+      pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      } else if (Clock::now() > deadline) {
+        return std::nullopt;
+      } else {
+        std::this_thread::sleep_for(10ms);
+      }
+    }
+    return code_;
+  }
+
+  pid_t pid() const { return pid_; }
+  std::string out() const { return readFile(outPath_); }
+  std::string err() const { return readFile(errPath_); }
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> code_;
+  fs::path outPath_, errPath_;
+};
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+std::ostream& operator<<(std::ostream& os, const Run& r) {
+  return os << "exit " << r.code << "\n--- stdout\n" << r.out << "--- stderr\n" << r.err;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  CliTest() {
+    char pattern[] = "/tmp/hydra-cli-test-XXXXXX";
+    if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = fs::canonical(pattern);
+    repo_ = dir_ / "repo";
+    fs::create_directories(repo_);
+    fs::create_directories(dir_ / "home");
+    fs::create_directories(dir_ / "outside");
+    fs::create_directories(dir_ / "io");
+    git("init -q -b main");
+    git("config user.name 'Test User'");
+    git("config user.email test@example.com");
+    writeFile(repo_ / "README.md", "# sample\n");
+    writeFile(repo_ / "src" / "a.txt", "alpha\n");
+    git("add -A");
+    git("commit -q -m initial");
+  }
+
+  ~CliTest() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // hydra sees an empty home, so no user configuration (git's or hydra's) leaks in.
+  std::vector<std::string> env(std::vector<std::string> extra = {}) const {
+    extra.push_back("HOME=" + (dir_ / "home").string());
+    extra.push_back("XDG_CONFIG_HOME=" + (dir_ / "home" / ".config").string());
+    return extra;
+  }
+
+  std::unique_ptr<Hydra> spawn(const std::vector<std::string>& args, std::optional<fs::path> cwd = std::nullopt,
+                               std::vector<std::string> extraEnv = {}) const {
+    return std::make_unique<Hydra>(cwd.value_or(repo_), args, dir_ / "io", env(std::move(extraEnv)));
+  }
+
+  Run hydra(const std::vector<std::string>& args, std::optional<fs::path> cwd = std::nullopt,
+            std::vector<std::string> extraEnv = {}) const {
+    auto process = spawn(args, cwd, std::move(extraEnv));
+    auto code = process->wait();
+    if (!code) throw std::runtime_error("hydra did not finish within a minute");
+    return Run{*code, process->out(), process->err()};
+  }
+
+  std::string git(const std::string& args) const {
+    return sh("GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -C " + shellQuote(repo_.string()) + " " + args);
+  }
+
+  void writeConfig(const std::string& toml) const { writeFile(repo_ / "hydra.toml", toml); }
+
+  // [agents.NAME] played by the scripted agent carrying out `steps`.
+  static std::string scriptedAgent(const std::string& name, const std::vector<std::string>& steps) {
+    std::string args;
+    for (const auto& s : steps) args += (args.empty() ? "\"" : ", \"") + s + "\"";
+    return "[agents." + name + "]\nadapter = \"command\"\nbinary = \"" + kScriptedAgent.string() +
+           "\"\nargs = [" + args + "]\n\n";
+  }
+
+  // The races in .hydra/races, oldest first (ids sort by time).
+  std::vector<std::string> raceIds() const {
+    std::vector<std::string> ids;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(repo_ / ".hydra" / "races", ec)) {
+      ids.push_back(entry.path().filename().string());
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+
+  json::object raceJson(const std::string& id) const {
+    return json::parse(readFile(repo_ / ".hydra" / "races" / id / "race.json")).as_object();
+  }
+
+  fs::path dir_;
+  fs::path repo_;
+};
+
+// 1.
+TEST_F(CliTest, RaceShowsPlainProgressAndASummaryNamingEachAgentsBranch) {
+  writeConfig(scriptedAgent("a", {"say", "a is thinking", "write", "a.txt", "from a"}) +
+              scriptedAgent("b", {"shout", "b warns", "write", "b.txt", "from b"}));
+  Run r = hydra({"race", "Add a file", "--agents", "a,b"});
+  ASSERT_EQ(r.code, 0) << r;
+
+  auto ids = raceIds();
+  ASSERT_EQ(ids.size(), 1u);
+  const std::string& id = ids[0];
+  EXPECT_THAT(r.out, HasSubstr("Race " + id));
+  EXPECT_THAT(r.out, Not(HasSubstr("\033["))) << "no terminal escapes when stdout is not a terminal";
+  // Plain progress lines, each naming its agent.
+  EXPECT_THAT(r.out, ContainsRegex("\\] a +started in "));
+  EXPECT_THAT(r.out, ContainsRegex("\\] b +started in "));
+  EXPECT_THAT(r.out, ContainsRegex("\\] a +a is thinking"));
+  EXPECT_THAT(r.out, ContainsRegex("\\] b +stderr: b warns"));
+  EXPECT_THAT(r.out, ContainsRegex("\\] a +completed, exit 0"));
+  // The summary: each agent, its status and its branch.
+  EXPECT_THAT(r.out, ContainsRegex("\n  a  completed[^\n]*\\(branch hydra/a-" + id + "\\)"));
+  EXPECT_THAT(r.out, ContainsRegex("\n  b  completed[^\n]*\\(branch hydra/b-" + id + "\\)"));
+
+  EXPECT_EQ(git("branch --list --format='%(refname:short)' 'hydra/*'"), "hydra/a-" + id + "\nhydra/b-" + id);
+  EXPECT_EQ(git("show hydra/a-" + id + ":a.txt"), "from a");
+  EXPECT_EQ(git("show hydra/b-" + id + ":b.txt"), "from b");
+}
+
+// 2.
+TEST_F(CliTest, RaceWithJsonPrintsTheRaceRecordAsOneDocument) {
+  writeConfig(scriptedAgent("a", {"say", "progress that must not reach stdout", "write", "a.txt", "a"}) +
+              scriptedAgent("b", {"exit", "4"}));
+  Run r = hydra({"race", "Add a file", "--agents", "a,b", "--json"});
+  ASSERT_EQ(r.code, 0) << r;
+
+  json::value doc;
+  ASSERT_NO_THROW(doc = json::parse(r.out)) << r;
+  const json::object& race = doc.as_object();
+  EXPECT_EQ(race.at("id").as_string(), raceIds().at(0));
+  EXPECT_EQ(race.at("task").as_string(), "Add a file");
+  EXPECT_EQ(race.at("status").as_string(), "completed");
+  const json::array& agents = race.at("agents").as_array();
+  ASSERT_EQ(agents.size(), 2u);
+  EXPECT_EQ(agents[0].at("agentId").as_string(), "a");
+  EXPECT_EQ(agents[0].at("status").as_string(), "completed");
+  EXPECT_TRUE(agents[0].as_object().contains("commit"));
+  EXPECT_EQ(agents[1].at("agentId").as_string(), "b");
+  EXPECT_EQ(agents[1].at("status").as_string(), "failed");
+  EXPECT_EQ(agents[1].at("exitCode").as_int64(), 4);
+}
+
+TEST_F(CliTest, RaceWhereNoAgentCompletesExitsOne) {
+  writeConfig(scriptedAgent("a", {"exit", "2"}));
+  Run r = hydra({"race", "Do it", "--agents", "a"});
+  EXPECT_EQ(r.code, 1) << r;
+  EXPECT_THAT(r.out, ContainsRegex("\n  a  failed  exit 2"));
+}
+
+TEST_F(CliTest, RaceWithAnUnknownAgentExitsTwoListingTheKnownOnes) {
+  writeConfig(scriptedAgent("a", {"say", "hi"}));
+  Run r = hydra({"race", "Do it", "--agents", "a,nobody"});
+  EXPECT_EQ(r.code, 2) << r;
+  EXPECT_THAT(r.err, HasSubstr("unknown agent 'nobody'"));
+  EXPECT_THAT(r.err, HasSubstr("known: a"));
+}
+
+// 3.
+TEST_F(CliTest, StatusListsRacesShowsOneAsJsonAndRejectsAnUnknownOne) {
+  writeConfig(scriptedAgent("a", {"write", "a.txt", "a"}));
+  ASSERT_EQ(hydra({"race", "First task", "--agents", "a"}).code, 0);
+  const std::string id = raceIds().at(0);
+
+  Run list = hydra({"status"});
+  ASSERT_EQ(list.code, 0) << list;
+  EXPECT_THAT(list.out, ContainsRegex(id + "  completed  [^\n]*\"First task\""));
+  EXPECT_THAT(list.out, ContainsRegex("\n    a  completed"));
+
+  Run one = hydra({"status", id, "--json"});
+  ASSERT_EQ(one.code, 0) << one;
+  json::value doc;
+  ASSERT_NO_THROW(doc = json::parse(one.out)) << one;
+  EXPECT_EQ(doc.at("id").as_string(), id);
+  EXPECT_EQ(doc.at("agents").at(0).at("branch").as_string(), "hydra/a-" + id);
+
+  Run all = hydra({"status", "--json"});
+  ASSERT_EQ(all.code, 0) << all;
+  EXPECT_EQ(json::parse(all.out).as_array().size(), 1u);
+
+  Run unknown = hydra({"status", "20990101-000000-beef"});
+  EXPECT_NE(unknown.code, 0);
+  EXPECT_THAT(unknown.err, HasSubstr("no race '20990101-000000-beef'"));
+  EXPECT_EQ(unknown.out, "");
+  Run invalid = hydra({"status", "../escape"});
+  EXPECT_NE(invalid.code, 0);
+  EXPECT_THAT(invalid.err, HasSubstr("'../escape' is not a race id"));
+}
+
+TEST_F(CliTest, StatusOfARepositoryWithoutRacesSaysHowToStartOne) {
+  Run r = hydra({"status"});
+  EXPECT_EQ(r.code, 0) << r;
+  EXPECT_THAT(r.out, HasSubstr("No races yet"));
+}
+
+// 4.
+TEST_F(CliTest, AgentsJsonTellsWhichBinariesAreAvailableAndWhyNot) {
+  writeConfig(scriptedAgent("ready", {"say", "hi"}) +
+              "[agents.gone]\nadapter = \"command\"\nbinary = \"/nonexistent/hydra-ghost-agent\"\n\n"
+              "[agents.offpath]\nadapter = \"command\"\nbinary = \"hydra-test-not-on-path\"\n");
+  // A PATH of the system's own directories, so the user's tools cannot change the answer.
+  Run r = hydra({"agents", "--json"}, std::nullopt, {"PATH=/usr/bin:/bin"});
+  ASSERT_EQ(r.code, 0) << r;
+
+  json::value doc;
+  ASSERT_NO_THROW(doc = json::parse(r.out)) << r;
+  auto find = [&](std::string_view name) -> const json::object* {
+    for (const auto& v : doc.as_array()) {
+      if (v.at("name").as_string() == name) return &v.as_object();
+    }
+    return nullptr;
+  };
+  const json::object* ready = find("ready");
+  ASSERT_NE(ready, nullptr) << r.out;
+  EXPECT_EQ(ready->at("available").as_bool(), true);
+  EXPECT_EQ(ready->at("configured").as_bool(), true);
+  EXPECT_EQ(ready->at("path").as_string(), kScriptedAgent.string());
+
+  const json::object* gone = find("gone");
+  ASSERT_NE(gone, nullptr) << r.out;
+  EXPECT_EQ(gone->at("available").as_bool(), false);
+  EXPECT_THAT(std::string(gone->at("problem").as_string()), HasSubstr("/nonexistent/hydra-ghost-agent"));
+
+  const json::object* offpath = find("offpath");
+  ASSERT_NE(offpath, nullptr) << r.out;
+  EXPECT_EQ(offpath->at("available").as_bool(), false);
+  EXPECT_THAT(std::string(offpath->at("problem").as_string()), HasSubstr("'hydra-test-not-on-path' not found on PATH"));
+  EXPECT_THAT(std::string(offpath->at("problem").as_string()), HasSubstr("/usr/bin:/bin"));
+
+  // Built-in adapters are listed too, marked as not configured.
+  const json::object* claude = find("claude");
+  ASSERT_NE(claude, nullptr) << r.out;
+  EXPECT_EQ(claude->at("configured").as_bool(), false);
+}
+
+// 5.
+TEST_F(CliTest, InitWritesConfigForTheProjectAndOverwritesOnlyWithForce) {
+  writeFile(repo_ / "package.json", R"({"name": "demo", "scripts": {"test": "jest --ci"}})");
+  Run first = hydra({"init"});
+  ASSERT_EQ(first.code, 0) << first;
+  EXPECT_THAT(first.out, HasSubstr("Wrote " + (repo_ / "hydra.toml").string()));
+  EXPECT_THAT(first.out, HasSubstr("npm test"));
+  const std::string written = readFile(repo_ / "hydra.toml");
+  EXPECT_THAT(written, HasSubstr("test_command = \"npm test\""));
+  // What init writes, hydra reads.
+  Run check = hydra({"agents", "--json"}, std::nullopt, {"PATH=/usr/bin:/bin"});
+  EXPECT_EQ(check.code, 0) << check;
+
+  writeFile(repo_ / "hydra.toml", "# my own settings\n");
+  Run again = hydra({"init"});
+  EXPECT_NE(again.code, 0) << again;
+  EXPECT_THAT(again.err, HasSubstr("already exists"));
+  EXPECT_THAT(again.err, HasSubstr("--force"));
+  EXPECT_EQ(readFile(repo_ / "hydra.toml"), "# my own settings\n");
+
+  Run forced = hydra({"init", "--force"});
+  ASSERT_EQ(forced.code, 0) << forced;
+  EXPECT_EQ(readFile(repo_ / "hydra.toml"), written);
+}
+
+TEST_F(CliTest, InitDetectsACargoProject) {
+  writeFile(repo_ / "Cargo.toml", "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n");
+  Run r = hydra({"init"});
+  ASSERT_EQ(r.code, 0) << r;
+  const std::string written = readFile(repo_ / "hydra.toml");
+  EXPECT_THAT(written, HasSubstr("test_command = \"cargo test\""));
+  EXPECT_THAT(written, HasSubstr("build_command = \"cargo build\""));
+}
+
+// 6.
+TEST_F(CliTest, CleanupRemovesThatRacesWorktreesAndBranchesOnly) {
+  writeConfig(scriptedAgent("a", {"write", "a.txt", "a"}) + scriptedAgent("b", {"write", "b.txt", "b"}));
+  ASSERT_EQ(hydra({"race", "First", "--agents", "a,b"}).code, 0);
+  ASSERT_EQ(hydra({"race", "Second", "--agents", "a"}).code, 0);
+  auto ids = raceIds();
+  ASSERT_EQ(ids.size(), 2u);
+  const std::string first = ids[0], second = ids[1];
+  const json::object firstRace = raceJson(first);
+  std::vector<std::string> firstWorktrees;
+  for (const auto& a : firstRace.at("agents").as_array()) firstWorktrees.emplace_back(a.at("worktree").as_string());
+  const std::string secondWorktree(raceJson(second).at("agents").at(0).at("worktree").as_string());
+  ASSERT_EQ(lines(git("worktree list")).size(), 4u);
+
+  Run r = hydra({"cleanup", first});
+  ASSERT_EQ(r.code, 0) << r;
+  EXPECT_THAT(r.out, HasSubstr("Cleaned up 2 worktree(s)"));
+  const std::string worktrees = git("worktree list --porcelain");
+  for (const auto& wt : firstWorktrees) {
+    EXPECT_THAT(worktrees, Not(HasSubstr(wt)));
+    EXPECT_FALSE(fs::exists(wt)) << wt;
+  }
+  EXPECT_THAT(worktrees, HasSubstr(secondWorktree));
+  EXPECT_EQ(git("branch --list --format='%(refname:short)' 'hydra/*'"), "hydra/a-" + second);
+  // The record stays, as history.
+  EXPECT_EQ(hydra({"status", first}).code, 0);
+
+  Run rest = hydra({"cleanup"});
+  ASSERT_EQ(rest.code, 0) << rest;
+  EXPECT_EQ(git("branch --list 'hydra/*'"), "");
+  EXPECT_EQ(lines(git("worktree list")).size(), 1u);
+}
+
+TEST_F(CliTest, CleanupKeepBranchesRemovesWorktreesButKeepsTheCommits) {
+  writeConfig(scriptedAgent("a", {"write", "a.txt", "kept"}));
+  ASSERT_EQ(hydra({"race", "Task", "--agents", "a"}).code, 0);
+  const std::string id = raceIds().at(0);
+  Run r = hydra({"cleanup", id, "--keep-branches"});
+  ASSERT_EQ(r.code, 0) << r;
+  EXPECT_EQ(lines(git("worktree list")).size(), 1u);
+  EXPECT_EQ(git("show hydra/a-" + id + ":a.txt"), "kept");
+}
+
+// 7.
+TEST_F(CliTest, BrokenConfigStopsTheRaceNamingLineColumnAndTheNearestKey) {
+  writeConfig("[general]\nmax_concurent_agents = 2\n");
+  Run unknownKey = hydra({"race", "Task", "--agents", "claude"});
+  EXPECT_EQ(unknownKey.code, 2) << unknownKey;
+  EXPECT_THAT(unknownKey.err, ContainsRegex("hydra\\.toml:2:[0-9]+: "));
+  EXPECT_THAT(unknownKey.err, HasSubstr("max_concurent_agents"));
+  EXPECT_THAT(unknownKey.err, HasSubstr("did you mean 'max_concurrent_agents'"));
+
+  writeConfig("# settings\n[general]\ntimeout_seconds = \"ten\"\n");
+  Run wrongType = hydra({"race", "Task", "--agents", "claude"});
+  EXPECT_EQ(wrongType.code, 2) << wrongType;
+  EXPECT_THAT(wrongType.err, ContainsRegex("hydra\\.toml:3:[0-9]+: "));
+  EXPECT_THAT(wrongType.err, HasSubstr("timeout_seconds"));
+
+  writeConfig(scriptedAgent("a", {"say", "hi"}) + "binnary = \"x\"\n");
+  Run agentKey = hydra({"race", "Task", "--agents", "a"});
+  EXPECT_EQ(agentKey.code, 2) << agentKey;
+  EXPECT_THAT(agentKey.err, ContainsRegex("hydra\\.toml:6:[0-9]+: "));
+  EXPECT_THAT(agentKey.err, HasSubstr("did you mean 'binary'"));
+  EXPECT_TRUE(raceIds().empty()) << "no race was started";
+}
+
+// 8.
+TEST_F(CliTest, OutsideAGitRepositoryCommandsFailWithAClearMessage) {
+  const fs::path outside = dir_ / "outside";
+  ASSERT_THROW(sh("git -C " + shellQuote(outside.string()) + " rev-parse --git-dir"), std::runtime_error)
+      << "the temp directory must not be inside a repository";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"race", "Task", "--agents", "claude"}, {"status"}, {"cleanup"}, {"init"}}) {
+    Run r = hydra(args, outside);
+    EXPECT_NE(r.code, 0) << args[0] << "\n" << r;
+    EXPECT_THAT(r.err, HasSubstr("not inside a git repository")) << args[0];
+  }
+  EXPECT_FALSE(fs::exists(outside / "hydra.toml"));
+  EXPECT_FALSE(fs::exists(outside / ".hydra"));
+}
+
+// 9.
+TEST_F(CliTest, KilledHydraLeavesARaceThatStatusMarksInterruptedKillingItsOrphans) {
+  const fs::path pidFile = dir_ / "outside" / "grandchild.pid";
+  writeConfig("[agents.slow]\nadapter = \"command\"\nbinary = \"" + kTestChild.string() +
+              "\"\nargs = [\"--ignore-sigterm\", \"--spawn-grandchild\", \"--pid-file\", \"" + pidFile.string() +
+              "\", \"--sleep\", \"30\"]\n");
+  auto race = spawn({"race", "Take your time", "--agents", "slow"});
+
+  // Wait until the record on disk shows the agent running, with its grandchild made.
+  std::string id;
+  pid_t agentPid = 0;
+  auto deadline = Clock::now() + 30s;
+  while (agentPid == 0 || !fs::exists(pidFile)) {
+    ASSERT_LT(Clock::now(), deadline) << "the agent never showed up as running\n" << race->err();
+    ASSERT_FALSE(race->wait(0s)) << "hydra ended early\n" << race->out() << race->err();
+    std::this_thread::sleep_for(20ms);
+    auto ids = raceIds();
+    if (ids.empty() || !fs::exists(repo_ / ".hydra" / "races" / ids[0] / "race.json")) continue;
+    id = ids[0];
+    json::object record = raceJson(id);
+    const json::object& agent = record.at("agents").at(0).as_object();
+    if (agent.at("status").as_string() == "running" && agent.contains("pid")) {
+      agentPid = static_cast<pid_t>(agent.at("pid").as_int64());
+    }
+  }
+  const pid_t grandchild = static_cast<pid_t>(std::stol(readFile(pidFile)));
+
+  ASSERT_EQ(::kill(race->pid(), SIGKILL), 0);
+  ASSERT_EQ(race->wait(10s), 128 + SIGKILL);
+
+  // Left behind: a record that still says running, and the agent with its grandchild.
+  json::object left;
+  ASSERT_NO_THROW(left = raceJson(id));
+  EXPECT_EQ(left.at("status").as_string(), "running");
+  EXPECT_FALSE(processGone(agentPid));
+  EXPECT_FALSE(processGone(grandchild));
+  const std::string worktree(left.at("agents").at(0).at("worktree").as_string());
+
+  Run status = hydra({"status"});
+  ASSERT_EQ(status.code, 0) << status;
+  EXPECT_THAT(status.out, ContainsRegex(id + "  interrupted"));
+  EXPECT_THAT(status.out, ContainsRegex("\n    slow  interrupted"));
+  json::object recovered = raceJson(id);
+  EXPECT_EQ(recovered.at("status").as_string(), "interrupted");
+  EXPECT_EQ(recovered.at("agents").at(0).at("status").as_string(), "interrupted");
+  EXPECT_TRUE(waitGone(agentPid)) << "the orphaned agent still runs";
+  EXPECT_TRUE(waitGone(grandchild)) << "the orphaned agent's grandchild still runs";
+  // Its worktree is kept for inspection until cleanup.
+  EXPECT_TRUE(fs::is_directory(worktree));
+  EXPECT_THAT(git("worktree list --porcelain"), HasSubstr(worktree));
+
+  Run cleanup = hydra({"cleanup", id});
+  ASSERT_EQ(cleanup.code, 0) << cleanup;
+  EXPECT_FALSE(fs::exists(worktree));
+  EXPECT_EQ(git("branch --list 'hydra/*'"), "");
+}
+
+}  // namespace
+}  // namespace hydra::test
