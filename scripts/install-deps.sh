@@ -11,13 +11,15 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 
-# Extra groups, selected by the caller: `install-deps.sh test` adds what the
-# test suites need beyond the build.
+# Extra groups, selected by the caller:
+#   demo  what the demo project's build, test and lint commands run
+#   test  what the test suites need beyond the build
 for group in "$@"; do
   case "$group" in
     build) ;;
-    test) packages+=(python3-pytest) ;;
-    *) echo "install-deps.sh: unknown group '$group' (known: build, test)" >&2; exit 2 ;;
+    demo) packages+=(python3-pytest python3-pyflakes) ;;
+    test) packages+=(python3-pytest python3-pyflakes) ;;
+    *) echo "install-deps.sh: unknown group '$group' (known: build, demo, test)" >&2; exit 2 ;;
   esac
 done
 

@@ -15,8 +15,7 @@ section "Installing dependencies"
 scripts/install-deps.sh test
 
 section "Building (build/)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHYDRA_WERROR=ON -DHYDRA_BUILD_BENCH=ON >/dev/null
-cmake --build build -j"$jobs"
+scripts/build.sh
 
 section "Unit and end-to-end tests"
 ctest --test-dir build --output-on-failure -j"$jobs" --timeout 600

@@ -127,7 +127,8 @@ class RaceView {
   void plain(const std::string& agentId, const std::string& text) {
     if (live_ || quiet_) return;
     auto t = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_);
-    std::cout << "[" << pad(formatDuration(t), 6) << "] " << pad(agentId, width()) << "  " << shorten(text, 200) << "\n";
+    std::string elapsed = formatDuration(t);
+    std::cout << "[" << std::string(elapsed.size() < 6 ? 6 - elapsed.size() : 0, ' ') << elapsed << "] " << pad(agentId, width()) << "  " << shorten(text, 200) << "\n";
     std::cout.flush();
   }
 
@@ -164,7 +165,7 @@ void printSummary(const core::RaceRecord& race, const Style& style) {
   for (const auto& a : race.agents) {
     std::string status(core::toString(a.status));
     std::string colored = a.status == core::AgentStatus::Completed ? style.green(status) : style.red(status);
-    std::cout << "  " << a.agentId << "  " << colored;
+    std::cout << "  " << a.agentId << std::string(a.agentId.size() < 10 ? 10 - a.agentId.size() : 0, ' ') << colored;
     if (a.exitCode) std::cout << "  exit " << *a.exitCode;
     if (a.durationMs) std::cout << "  " << formatDuration(std::chrono::milliseconds(*a.durationMs));
     if (a.commit) std::cout << "  " << a.commit->substr(0, 10);
