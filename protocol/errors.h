@@ -22,6 +22,20 @@ enum class ErrorCode : int {
   RequestFailed = -32803,
   ServerCancelled = -32802,
   RequestCancelled = -32800,
+  // hydra's application errors (-32000 to -32099; LSP took -32001 and -32002).
+  // docs/protocol.md says when each is sent and what its `data` holds.
+  UnknownRace = -32010,         // no race with that id in this repository
+  UnknownAgent = -32011,        // the race has no agent with that id
+  UnknownAgentName = -32012,    // hydra/race named an agent hydra.toml does not define
+  PathOutsideChanges = -32013,  // hydra/diff asked for a file the agent did not change
+  DirtyWorkingTree = -32014,    // the merge would overwrite uncommitted work
+  MergeRefused = -32015,        // a merge is in progress, HEAD is detached or unborn
+  NotScored = -32016,           // the race has no scores (yet)
+  NoResult = -32017,            // the agent left no result commit
+  RaceRunning = -32018,         // the race must finish first
+  ConfigError = -32019,         // hydra.toml is broken
+  NotARepository = -32020,      // the workspace is not inside a git repository
+  RaceRefused = -32021,         // the race cannot start, e.g. its base does not exist
 };
 
 // An error a handler reports; the dispatcher turns it into a JSON-RPC error

@@ -3,6 +3,7 @@
 // Every method and notification name hydra speaks, declared once.
 // Mirrored in editors/vscode/src/protocol.ts and editors/neovim/lua/hydra/protocol.lua.
 
+#include <array>
 #include <string_view>
 
 namespace hydra::protocol::method {
@@ -20,8 +21,29 @@ inline constexpr std::string_view kWorkDoneProgressCancel = "window/workDoneProg
 inline constexpr std::string_view kShowMessage = "window/showMessage";
 inline constexpr std::string_view kLogMessage = "window/logMessage";
 
-// hydra's own methods.
+// hydra's own requests.
 inline constexpr std::string_view kPing = "hydra/ping";
+inline constexpr std::string_view kAgents = "hydra/agents";
+inline constexpr std::string_view kRace = "hydra/race";
+inline constexpr std::string_view kStatus = "hydra/status";
+inline constexpr std::string_view kCancel = "hydra/cancel";
+inline constexpr std::string_view kScores = "hydra/scores";
+inline constexpr std::string_view kDiff = "hydra/diff";
+inline constexpr std::string_view kMerge = "hydra/merge";
+inline constexpr std::string_view kLog = "hydra/log";
+inline constexpr std::string_view kRaces = "hydra/races";
+inline constexpr std::string_view kCleanup = "hydra/cleanup";
+
+// Every hydra/* request, as initialize announces them in capabilities.hydra.methods.
+inline constexpr std::array kHydraRequests = {kPing,   kAgents, kRace, kStatus, kCancel, kScores,
+                                              kDiff,   kMerge,  kLog,  kRaces,  kCleanup};
+
+// hydra's notifications to the client while a race runs.
+inline constexpr std::string_view kAgentStarted = "hydra/agentStarted";
+inline constexpr std::string_view kAgentOutput = "hydra/agentOutput";
+inline constexpr std::string_view kAgentFinished = "hydra/agentFinished";
+inline constexpr std::string_view kScoringStarted = "hydra/scoringStarted";
+inline constexpr std::string_view kRaceFinished = "hydra/raceFinished";
 
 // The prefix LSP reserves for protocol-implementation notifications that may be ignored.
 inline constexpr std::string_view kDollarPrefix = "$/";

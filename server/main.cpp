@@ -84,6 +84,25 @@ int main(int argc, char** argv) {
   cleanupCmd->add_option("race", cleanup.raceId, "Only this race");
   cleanupCmd->add_flag("--keep-branches", cleanup.keepBranches, "Remove the worktrees but keep the branches");
 
+  hydra::cli::ScoresOptions scores;
+  CLI::App* scoresCmd = app.add_subcommand("scores", "Show a race's results table: ranks, totals, every dimension");
+  scoresCmd->add_option("race", scores.raceId, "A race id")->required();
+  scoresCmd->add_flag("--json", scores.json, "Print JSON");
+
+  hydra::cli::DiffOptions diff;
+  CLI::App* diffCmd = app.add_subcommand("diff", "Show what an agent changed, against the race's base commit");
+  diffCmd->add_option("race", diff.raceId, "A race id")->required();
+  diffCmd->add_option("agent", diff.agentId, "An agent id of that race")->required();
+  diffCmd->add_option("path", diff.path, "Only this file");
+  diffCmd->add_flag("--stat", diff.stat, "List the changed files with their line counts");
+
+  hydra::cli::MergeOptions merge;
+  CLI::App* mergeCmd = app.add_subcommand("merge", "Merge an agent's result (default: the winner) into your branch");
+  mergeCmd->add_option("race", merge.raceId, "A race id")->required();
+  mergeCmd->add_option("agent", merge.agentId, "An agent id of that race (default: the winner)");
+  mergeCmd->add_flag("--dry-run", merge.dryRun, "Report what would happen, change nothing");
+  mergeCmd->add_flag("--keep", merge.keep, "Keep the race's worktrees and branches after merging");
+
   CLI11_PARSE(app, argc, argv);
 
   hydra::core::git::LibGit2 libgit2;
@@ -95,6 +114,9 @@ int main(int argc, char** argv) {
     if (agentsCmd->parsed()) return hydra::cli::runAgents(agents);
     if (initCmd->parsed()) return hydra::cli::runInit(init);
     if (cleanupCmd->parsed()) return hydra::cli::runCleanup(cleanup);
+    if (scoresCmd->parsed()) return hydra::cli::runScores(scores);
+    if (diffCmd->parsed()) return hydra::cli::runDiff(diff);
+    if (mergeCmd->parsed()) return hydra::cli::runMerge(merge);
     std::cout << app.help();
     return 0;
   } catch (const hydra::cli::CommandError& e) {

@@ -8,6 +8,7 @@
 #include "hydra/version.h"
 #include "protocol/methods.h"
 #include "server/progress.h"
+#include "server/workspace.h"
 
 namespace hydra::server {
 
@@ -15,7 +16,7 @@ namespace asio = boost::asio;
 namespace method = protocol::method;
 
 Server::Server(int inFd, int outFd, ServerOptions options)
-    : pool_(options.workerThreads), transport_(io_, inFd, outFd, options.limits) {
+    : pool_(options.workerThreads), transport_(io_, inFd, outFd, options.limits), options_(options) {
   dispatcher_ = std::make_shared<Dispatcher>(io_.get_executor(), [this](const protocol::Message& message) {
     transport_.send(protocol::serialize(message));
   });
@@ -25,6 +26,7 @@ Server::Server(int inFd, int outFd, ServerOptions options)
 Server::~Server() {
   dispatcher_->abandonPending();
   pool_.join();
+  races_.reset();
 }
 
 // The whole protocol surface, in one table.
@@ -36,6 +38,30 @@ void Server::bindMethods() {
   d.bindNotification<json::value>(method::kExit, [this](const json::value&) { onExit(NoParams{}); });
   d.bindNotification<json::value>(method::kSetTrace, [](const json::value&) {});
   d.bind<protocol::PingParams>(method::kPing, [this](auto p, Reply r) { onPing(std::move(p), std::move(r)); });
+  d.bindNotification<protocol::WorkDoneProgressCancelParams>(method::kWorkDoneProgressCancel,
+                                                             [this](const auto& p) { onProgressCancel(p); });
+
+  d.bind<NoParams>(method::kAgents, [this](NoParams, Reply r) { races().agents(std::move(r)); });
+  d.bind<protocol::RaceParams>(method::kRace, [this](auto p, Reply r) { races().race(std::move(p), std::move(r)); });
+  d.bind<protocol::StatusParams>(method::kStatus,
+                                 [this](auto p, Reply r) { races().status(std::move(p), std::move(r)); });
+  d.bind<protocol::CancelRaceParams>(method::kCancel,
+                                     [this](auto p, Reply r) { races().cancel(std::move(p), std::move(r)); });
+  d.bind<protocol::RaceIdParams>(method::kScores,
+                                 [this](auto p, Reply r) { races().scores(std::move(p), std::move(r)); });
+  d.bind<protocol::DiffParams>(method::kDiff, [this](auto p, Reply r) { races().diff(std::move(p), std::move(r)); });
+  d.bind<protocol::MergeParams>(method::kMerge,
+                                [this](auto p, Reply r) { races().merge(std::move(p), std::move(r)); });
+  d.bind<protocol::LogParams>(method::kLog, [this](auto p, Reply r) { races().log(std::move(p), std::move(r)); });
+  d.bind<protocol::RacesParams>(method::kRaces, [this](auto p, Reply r) { races().races(std::move(p), std::move(r)); });
+  d.bind<protocol::CleanupParams>(method::kCleanup,
+                                  [this](auto p, Reply r) { races().cleanup(std::move(p), std::move(r)); });
+}
+
+RaceService& Server::races() {
+  // The dispatcher lets no hydra/* request through before initialize, which makes the service.
+  if (!races_) throw std::logic_error("hydra/* request before initialize");
+  return *races_;
 }
 
 int Server::run() {
@@ -56,6 +82,8 @@ int Server::run() {
 void Server::finish(int exitCode) {
   if (exitCode_) return;
   exitCode_ = exitCode;
+  // Nobody is left to watch the races: no agent may outlive the session.
+  if (races_) races_->stopAll(options_.stopGrace);
   dispatcher_->abandonPending();
   transport_.closeAfterDrain([this] { io_.stop(); });
 }
@@ -64,20 +92,38 @@ void Server::onInitialize(protocol::InitializeParams params, Reply reply) {
   if (params.clientInfo) {
     spdlog::info("client: {} {}", params.clientInfo->name, params.clientInfo->version.value_or(""));
   }
+  Workspace workspace = locateWorkspace(params);
+  if (workspace.root) spdlog::info("repository: {}", workspace.root->string());
+  races_ = std::make_unique<RaceService>(
+      RaceService::Context{.io = io_,
+                           .pool = pool_,
+                           .dispatcher = dispatcher_,
+                           .transport = transport_,
+                           .clientCreatesProgress = params.supportsWorkDoneProgress(),
+                           .output = {}},
+      std::move(workspace));
   client_ = std::move(params);
   dispatcher_->setState(Dispatcher::State::Running);
 
   json::object capabilities;
-  capabilities["hydra"] = json::object{{"version", kVersion}};
+  capabilities["hydra"] = json::value_from(races_->capabilities());
   reply(json::value_from(protocol::InitializeResult{
       std::move(capabilities), protocol::ServerInfo{kName, kVersion}}));
+  // After the answer: LSP wants nothing from the server before it.
+  races_->open();
 }
 
 void Server::onInitialized(NoParams) { spdlog::debug("client initialized"); }
 
 void Server::onShutdown(NoParams, Reply reply) {
   dispatcher_->setState(Dispatcher::State::ShutDown);
+  // The editor is closing: its races end with it.
+  if (races_) races_->stopAll(options_.stopGrace);
   reply(nullptr);
+}
+
+void Server::onProgressCancel(const protocol::WorkDoneProgressCancelParams& params) {
+  if (races_) races_->progressCancelled(params.token);
 }
 
 void Server::onExit(NoParams) { finish(dispatcher_->shutdownRequested() ? 0 : 1); }

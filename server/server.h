@@ -2,6 +2,7 @@
 
 // `hydra serve`: the JSON-RPC server an editor talks to over stdio.
 
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -11,6 +12,7 @@
 #include "protocol/framing.h"
 #include "protocol/lifecycle.h"
 #include "server/dispatcher.h"
+#include "server/race_service.h"
 #include "server/transport.h"
 
 namespace hydra::server {
@@ -18,6 +20,8 @@ namespace hydra::server {
 struct ServerOptions {
   protocol::FrameLimits limits;
   std::size_t workerThreads = 2;  // for blocking work: git, files, checks
+  // How long agents get between SIGTERM and SIGKILL when the session ends.
+  std::chrono::milliseconds stopGrace{750};
 };
 
 class Server {
@@ -38,6 +42,9 @@ class Server {
   void onShutdown(NoParams, Reply reply);
   void onExit(NoParams);
   void onPing(protocol::PingParams params, Reply reply);
+  void onProgressCancel(const protocol::WorkDoneProgressCancelParams& params);
+  // The hydra/* methods other than ping live in RaceService, made at initialize.
+  RaceService& races();
 
   // Ends the session: stop reading, write what is queued, stop the loop.
   void finish(int exitCode);
@@ -46,8 +53,10 @@ class Server {
   boost::asio::thread_pool pool_;
   Transport transport_;
   std::shared_ptr<Dispatcher> dispatcher_;
+  ServerOptions options_;
   std::optional<protocol::InitializeParams> client_;
   std::optional<int> exitCode_;
+  std::unique_ptr<RaceService> races_;  // destroyed first: it uses everything above
 };
 
 }  // namespace hydra::server

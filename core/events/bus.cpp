@@ -41,6 +41,7 @@ std::size_t bodyBytes(const AgentOutput& e) {
 std::size_t bodyBytes(const AgentFinished& e) {
   return e.raceId.size() + e.agentId.size() + (e.error ? e.error->size() : 0);
 }
+std::size_t bodyBytes(const ScoringStarted& e) { return e.raceId.size(); }
 std::size_t bodyBytes(const RaceFinished& e) { return e.raceId.size(); }
 std::size_t bodyBytes(const OutputDropped& e) { return e.raceId.size() + e.agentId.size(); }
 

@@ -63,6 +63,12 @@ struct AgentFinished {
   std::optional<std::string> error;
 };
 
+// Every agent has finished; their results are being built, tested, linted and scored.
+struct ScoringStarted {
+  std::string raceId;
+};
+
+// The race is over (scored, unless it was cancelled or interrupted).
 struct RaceFinished {
   std::string raceId;
   RaceStatus status = RaceStatus::Completed;
@@ -78,7 +84,7 @@ struct OutputDropped {
 };
 
 using RaceEventBody = std::variant<RaceStarted, AgentStarted, AgentOutput, AgentFinished,
-                                   RaceFinished, OutputDropped>;
+                                   ScoringStarted, RaceFinished, OutputDropped>;
 
 struct RaceEvent {
   std::uint64_t seq = 0;  // assigned by the bus, strictly increasing

@@ -71,8 +71,7 @@ using ConfigPtr = std::unique_ptr<git_config, FreeWith<git_config_free>>;
 using RevwalkPtr = std::unique_ptr<git_revwalk, FreeWith<git_revwalk_free>>;
 using AnnotatedCommitPtr =
     std::unique_ptr<git_annotated_commit, FreeWith<git_annotated_commit_free>>;
-using BranchIteratorPtr =
-    std::unique_ptr<git_branch_iterator, FreeWith<git_branch_iterator_free>>;
+using BranchIteratorPtr = std::unique_ptr<git_branch_iterator, FreeWith<git_branch_iterator_free>>;
 
 // A git_buf that disposes of its memory.
 struct Buf {

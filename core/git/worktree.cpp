@@ -36,8 +36,8 @@ std::string inQuotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 bool isSafeId(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
   });
 }
 
@@ -147,15 +147,16 @@ std::set<std::string> linesOf(const std::string& text) {
 
 // ---- the worktree registry ---------------------------------------------------
 
-// libgit2 1.5 decides whether a branch is checked out (in git_worktree_add
-// and git_branch_delete) by visiting every worktree, and answers "yes" when it
+// libgit2 1.5 decides whether a branch is checked out (git_worktree_add,
+// git_branch_is_checked_out) by visiting every worktree, and answers "yes" when it
 // meets one that is half made or half removed: the failed lookup becomes 1
-// through a misplaced parenthesis in git_repository_foreach_worktree. So,
-// within this process, worktrees are registered and unregistered and branches
+// through a misplaced parenthesis in git_repository_foreach_worktree. Two
+// first git_worktree_add calls also race to create .git/worktrees. So, within
+// this process, worktrees are registered and unregistered and branches
 // deleted one at a time, under this mutex; the slow parts (checkouts, deleting
 // directories) still run side by side.
 std::mutex& registryMutex() {
-  thread_local std::mutex mutex;
+  static std::mutex mutex;
   return mutex;
 }
 
@@ -234,6 +235,12 @@ void unregister(git_repository* repo, const fs::path& commonDir, const Worktree&
   if (pathExists(admin)) removeTree(admin);
 }
 
+// Makes the checks git_branch_delete makes, then deletes the ref (and its
+// reflog). git_branch_delete itself is avoided: it also drops the branch's
+// config section, and in libgit2 1.5.1 that leaks a pcre2 match block for
+// every config entry scanned (git_regexp_match returns before freeing it when
+// nothing matches). hydra never configures its branches; an entry an agent
+// added (`git push -u`) stays behind, harmlessly.
 // Call with registryMutex() held.
 void deleteBranchIfPresent(git_repository* repo, const std::string& branch) {
   git_reference* raw = nullptr;
@@ -244,7 +251,13 @@ void deleteBranchIfPresent(git_repository* repo, const std::string& branch) {
   }
   check(rc, "look up branch " + inQuotes(branch));
   git::ReferencePtr ref(raw);
-  check(git_branch_delete(ref.get()), "delete branch " + inQuotes(branch));
+  const int isHead = git_branch_is_head(ref.get());
+  check(isHead, "check whether " + inQuotes(branch) + " is HEAD");
+  if (isHead == 1 || git_branch_is_checked_out(ref.get()) == 1) {
+    throw GitError(GIT_ERROR, GIT_ERROR_REFERENCE,
+                   "cannot delete branch " + inQuotes(branch) + ": it is checked out");
+  }
+  check(git_reference_delete(ref.get()), "delete branch " + inQuotes(branch));
 }
 
 // ---- creation ---------------------------------------------------------------
@@ -335,8 +348,8 @@ void discard(git_repository* repo, const fs::path& commonDir, const fs::path& wo
 
 // ---- concurrency ------------------------------------------------------------
 
-// Checkouts mostly wait for the file system, so more threads than cores still
-// help; without thread support in libgit2 everything runs on one.
+// Two threads per core (2 to 16): checkouts are mostly file-system calls,
+// which block. Without thread support in libgit2 everything runs on one.
 std::size_t threadLimit(std::size_t tasks) {
   if ((git_libgit2_features() & GIT_FEATURE_THREADS) == 0) return 1;
   const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
@@ -432,7 +445,8 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
   std::set<std::string> seen;
   for (const std::string& id : agentIds) {
     requireSafeId("agent id", id);
-    if (!seen.insert(id).second) throw std::invalid_argument("agent id " + inQuotes(id) + " given twice");
+    if (!seen.insert(id).second)
+      throw std::invalid_argument("agent id " + inQuotes(id) + " given twice");
   }
   if (agentIds.empty()) return {};
 
@@ -448,9 +462,12 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
   for (const Worktree& wt : plans) requireFree(repo.get(), commonDir_, wt);
 
   ensureExcluded();
+  // .git/worktrees too: libgit2 fails when another process creates it at the same moment.
   std::error_code ec;
-  fs::create_directories(workspaceDir_, ec);
-  if (ec) throw osError("create " + inQuotes(workspaceDir_.string()), ec);
+  for (const fs::path& dir : {workspaceDir_, commonDir_ / "worktrees"}) {
+    fs::create_directories(dir, ec);
+    if (ec) throw osError("create " + inQuotes(dir.string()), ec);
+  }
 
   std::size_t made = 0;  // plans whose branch exists
   try {
@@ -462,7 +479,8 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
         wt.path = registerWorktree(repo.get(), commonDir_, wt);
       }
     }
-    const auto errors = forEachConcurrently(plans.size(), [&](std::size_t i) { checkOut(plans[i]); });
+    const auto errors =
+        forEachConcurrently(plans.size(), [&](std::size_t i) { checkOut(plans[i]); });
     if (const std::exception_ptr error = firstError(errors)) std::rethrow_exception(error);
   } catch (...) {
     for (std::size_t i = 0; i < made; ++i) discard(repo.get(), commonDir_, workspaceDir_, plans[i]);
@@ -493,7 +511,8 @@ std::vector<Worktree> WorktreeManager::list() {
       wt.agentId = meta->agentId;
       wt.baseCommit = meta->baseCommit;
       wt.branch = meta->branch;
-    } else if (const auto branch = headBranch(admin); branch && branch->starts_with(kBranchPrefix)) {
+    } else if (const auto branch = headBranch(admin);
+               branch && branch->starts_with(kBranchPrefix)) {
       wt.branch = *branch;
     } else {
       continue;
@@ -551,9 +570,9 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
   std::error_code ec;
   if (!git_repository_is_worktree(repo.get()) ||
       !fs::equivalent(git::commonDir(repo.get()), commonDir_, ec)) {
-    throw GitError(GIT_ENOTFOUND, GIT_ERROR_WORKTREE,
-                   inQuotes(worktree.path.string()) + " is not a worktree of " +
-                       inQuotes(repoRoot_.string()));
+    throw GitError(
+        GIT_ENOTFOUND, GIT_ERROR_WORKTREE,
+        inQuotes(worktree.path.string()) + " is not a worktree of " + inQuotes(repoRoot_.string()));
   }
   const std::optional<std::string> onBranch = git::currentBranch(repo.get());
   if (onBranch != worktree.branch) {
@@ -564,7 +583,8 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
   }
 
   git_index* rawIndex = nullptr;
-  check(git_repository_index(&rawIndex, repo.get()), "open the index of " + inQuotes(worktree.name));
+  check(git_repository_index(&rawIndex, repo.get()),
+        "open the index of " + inQuotes(worktree.name));
   git::IndexPtr index(rawIndex);
   // add_all picks up new and modified files (skipping ignored ones);
   // update_all drops the entries of deleted files. Together: `git add -A`.

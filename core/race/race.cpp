@@ -3,7 +3,11 @@
 #include <unistd.h>
 
 #include <boost/asio/post.hpp>
+#include <boost/json/parse.hpp>
 #include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+#include <fstream>
+#include <sstream>
 #include <spdlog/spdlog.h>
 
 #include "core/config/config.h"
@@ -69,7 +73,8 @@ RaceEngine::RaceEngine(asio::io_context& io, fs::path repoRoot, Config config, E
       config_(std::move(config)),
       bus_(bus),
       store_(repoRoot_, redactorFor(config_)),
-      worktrees_(repoRoot_, config_.general.workspaceDir) {}
+      worktrees_(repoRoot_, config_.general.workspaceDir),
+      evaluator_(io_, repoRoot_, config_.scoring, store_, worktrees_) {}
 
 RaceEngine::~RaceEngine() {
   *alive_ = false;
@@ -131,7 +136,7 @@ RaceRecord RaceEngine::start(const RaceRequest& request) {
     }
   }
 
-  Race race;
+  Race race(io_);
   RaceRecord& record = race.record;
   record.id = store_.newRaceId();
   record.task = request.task;
@@ -441,16 +446,50 @@ void RaceEngine::maybeFinishRace(const std::string& raceId) {
   for (const auto& [id, run] : race.agents) {
     if (!run.finished) return;
   }
-  race.record.status = race.cancelRequested ? RaceStatus::Cancelled : RaceStatus::Completed;
+  if (race.cancelRequested) {
+    raceOver(raceId, RaceStatus::Cancelled);
+    return;
+  }
+  if (race.scoring) return;
+  race.scoring = true;
+  store_.appendEvent(raceId, eventJson("scoringStarted", raceId));
+  bus_.publish(ScoringStarted{raceId});
+  spdlog::info("race {}: scoring", raceId);
+  evaluator_.evaluate(race.record, [this, raceId](scoring::RaceScores scores) {
+    if (scores.winner) spdlog::info("race {}: {} wins", raceId, *scores.winner);
+    bool anyCompleted = false;
+    for (const auto& a : scores.rankings) anyCompleted |= a.status == AgentStatus::Completed;
+    raceOver(raceId, anyCompleted ? RaceStatus::Completed : RaceStatus::Failed);
+  });
+}
+
+void RaceEngine::raceOver(const std::string& raceId, RaceStatus status) {
+  auto it = races_.find(raceId);
+  if (it == races_.end()) return;
+  Race& race = it->second;
+  race.record.status = status;
   race.record.finishedAt = recordNow();
   save(race);
   auto ev = eventJson("raceFinished", raceId);
-  ev["status"] = toString(race.record.status);
+  ev["status"] = toString(status);
   store_.appendEvent(raceId, ev);
-  RaceStatus status = race.record.status;
   races_.erase(it);
   bus_.publish(RaceFinished{raceId, status});
   spdlog::info("race {} {}", raceId, toString(status));
+}
+
+std::optional<scoring::RaceScores> RaceEngine::scores(std::string_view raceId) const {
+  if (!isValidId(raceId)) return std::nullopt;
+  std::ifstream in(store_.scoresPath(raceId));
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return boost::json::value_to<scoring::RaceScores>(boost::json::parse(ss.str()));
+  } catch (const std::exception& e) {
+    spdlog::warn("race {}: unreadable scores.json: {}", raceId, e.what());
+    return std::nullopt;
+  }
 }
 
 bool RaceEngine::cancel(std::string_view raceId, std::optional<std::string_view> agentId) {
@@ -459,6 +498,12 @@ bool RaceEngine::cancel(std::string_view raceId, std::optional<std::string_view>
   Race& race = it->second;
   bool any = false;
   if (!agentId) race.cancelRequested = true;
+  if (race.scoring) {
+    if (agentId) return false;  // every agent has finished
+    evaluator_.cancel(race.record.id);
+    raceOver(race.record.id, RaceStatus::Cancelled);
+    return true;
+  }
   for (auto& [id, run] : race.agents) {
     if (agentId && id != *agentId) continue;
     if (run.finished || run.cancelRequested) continue;
@@ -488,6 +533,9 @@ void RaceEngine::interruptAll(std::chrono::milliseconds grace) {
     for (auto& [agentId, run] : race.agents) {
       if (run.process && run.process->pid() > 0) groups.push_back(run.process->processGroup());
     }
+  }
+  for (auto& [id, race] : races_) {
+    if (race.scoring) evaluator_.cancel(id);
   }
   killProcessGroups(groups, grace);
   for (auto& [id, race] : races_) {

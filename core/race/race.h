@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
@@ -29,6 +30,7 @@
 #include "core/process/process.h"
 #include "core/race/record.h"
 #include "core/race/store.h"
+#include "core/scoring/evaluator.h"
 
 namespace hydra::core {
 
@@ -64,6 +66,9 @@ class RaceEngine {
   // Cancels a whole race, or one agent of it. False if there is nothing to cancel.
   bool cancel(std::string_view raceId, std::optional<std::string_view> agentId = std::nullopt);
 
+  // A race's scores, once it has been scored.
+  std::optional<scoring::RaceScores> scores(std::string_view raceId) const;
+
   // A live race's record, or a finished one's from the store.
   std::optional<RaceRecord> find(std::string_view raceId) const;
   bool running(std::string_view raceId) const;
@@ -95,10 +100,14 @@ class RaceEngine {
     bool finished = false;
   };
   struct Race {
+    explicit Race(boost::asio::io_context& io) : work(io.get_executor()) {}
+    // Keeps the io_context running while worktrees are made and results committed on the pool.
+    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work;
     RaceRecord record;
     std::map<std::string, AgentRun> agents;  // by agentId
     bool worktreesReady = false;
     bool cancelRequested = false;
+    bool scoring = false;
   };
 
   void createWorktrees(const std::string& raceId);
@@ -111,6 +120,7 @@ class RaceEngine {
                     std::optional<std::string> error);
   void agentDone(Race& race, AgentRun& run, AgentStatus status, std::optional<std::string> error);
   void maybeFinishRace(const std::string& raceId);
+  void raceOver(const std::string& raceId, RaceStatus status);
   void save(Race& race);
   void publishOutputEvents(const Race& race, const AgentRun& run, std::vector<AgentEvent> events);
   AgentConfig resolveAgent(const std::string& name) const;
@@ -123,6 +133,7 @@ class RaceEngine {
   EventBus& bus_;
   RaceStore store_;
   WorktreeManager worktrees_;
+  scoring::Evaluator evaluator_;
   boost::asio::thread_pool pool_{2};
   std::map<std::string, Race, std::less<>> races_;  // live races by id
   std::deque<std::pair<std::string, std::string>> queue_;  // (raceId, agentId) waiting for a slot

@@ -256,6 +256,19 @@ std::unique_ptr<AgentLog> RaceStore::openLog(std::string_view raceId, std::strin
                                     logPath(raceId, agentId, OutputStream::Stderr), redactor_);
 }
 
+std::unique_ptr<AgentLog> RaceStore::openCheckLog(std::string_view raceId, std::string_view subject,
+                                                 std::string_view check) {
+  requireId(subject, "check subject");
+  requireId(check, "check name");
+  fs::path dir = raceDir(raceId) / "checks";
+  fs::create_directories(dir);
+  // Both streams go to one file, in the order they arrived.
+  fs::path path = dir / (std::string(subject) + "." + std::string(check) + ".log");
+  return std::make_unique<AgentLog>(path, path, redactor_);
+}
+
+fs::path RaceStore::scoresPath(std::string_view raceId) const { return raceDir(raceId) / "scores.json"; }
+
 std::optional<LogSlice> RaceStore::readLog(std::string_view raceId, std::string_view agentId,
                                            std::uint64_t offset, std::uint64_t limit,
                                            OutputStream stream) const {

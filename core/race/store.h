@@ -115,6 +115,16 @@ class RaceStore {
   std::vector<boost::json::object> readEvents(std::string_view raceId) const;
 
   std::unique_ptr<AgentLog> openLog(std::string_view raceId, std::string_view agentId);
+
+  // The complete output of one scoring check (`check` is build, tests or lint)
+  // run for `subject` (an agent id, or "baseline"): checks/<subject>.<check>.log.
+  std::unique_ptr<AgentLog> openCheckLog(std::string_view raceId, std::string_view subject,
+                                         std::string_view check);
+
+  const Redactor& redactor() const { return *redactor_; }
+
+  // Where a race's scores.json lives.
+  std::filesystem::path scoresPath(std::string_view raceId) const;
   // Up to `limit` bytes (at most kMaxLogSlice) of a log from `offset`.
   // nullopt when there is no such race; an empty slice when the agent has
   // written nothing to that stream yet.

@@ -71,8 +71,7 @@ double testsScore(const std::optional<TestCounts>& agent, const std::optional<Te
     // base->passed > counts.passed >= 0 here, so the division is safe; a
     // baseline with no passing test can never be regressed.
     if (counts.passed < base->passed) {
-      regressionPenalty =
-          (static_cast<double>(base->passed - counts.passed) / base->passed) * 50.0;
+      regressionPenalty = (static_cast<double>(base->passed - counts.passed) / base->passed) * 50.0;
     }
   }
   return clampScore(passRate * 100.0 + bonus - regressionPenalty);
@@ -134,7 +133,7 @@ double diffSizeScore(const DiffStats& diff) {
 }
 
 double speedScore(double fastestSeconds, double durationSeconds) {
-  if (std::isnan(durationSeconds)) return 0.0;  // no usable timing, nothing to rank
+  if (std::isnan(durationSeconds)) return 0.0;   // no usable timing, nothing to rank
   if (durationSeconds <= 0.0) return kMaxScore;  // nothing can be faster
   // A fastest that is not positive (a zero-length run) makes every real run
   // infinitely slower: 0 / duration = 0. A NaN fastest also lands on 0.
@@ -147,8 +146,8 @@ double composite(const Breakdown& breakdown, const ScoringWeights& weights) {
     double weight;
   };
   const std::array terms{
-      Term{breakdown.build, weights.build},       Term{breakdown.tests, weights.tests},
-      Term{breakdown.lint, weights.lint},         Term{breakdown.diffSize, weights.diffSize},
+      Term{breakdown.build, weights.build}, Term{breakdown.tests, weights.tests},
+      Term{breakdown.lint, weights.lint},   Term{breakdown.diffSize, weights.diffSize},
       Term{breakdown.speed, weights.speed},
   };
 

@@ -15,11 +15,10 @@
 #include <exception>
 #include <filesystem>
 #include <optional>
+#include <pugixml.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
-
-#include <pugixml.hpp>
 
 #include "core/scoring/parsers.h"
 
@@ -61,8 +60,11 @@ void countTestcase(const pugi::xml_node& testcase, Tally& tally) {
 // suites but not into test cases (whose output may quote XML-like text).
 void countTestcases(const pugi::xml_node& suite, Tally& tally) {
   for (const pugi::xml_node& child : suite.children()) {
-    if (named(child, "testcase")) countTestcase(child, tally);
-    else if (isSuite(child)) countTestcases(child, tally);
+    if (named(child, "testcase")) {
+      countTestcase(child, tally);
+    } else if (isSuite(child)) {
+      countTestcases(child, tally);
+    }
   }
 }
 
@@ -94,7 +96,9 @@ void countFromAttributes(const pugi::xml_node& suite, Tally& tally) {
   tally.passed += std::max(0LL, tests - failed - skipped);
 }
 
-int clampCount(long long value) { return static_cast<int>(std::clamp<long long>(value, 0, INT_MAX)); }
+int clampCount(long long value) {
+  return static_cast<int>(std::clamp<long long>(value, 0, INT_MAX));
+}
 
 std::optional<TestParse> fail(std::string* error, std::string message) {
   if (error) *error = std::move(message);
@@ -123,8 +127,9 @@ std::optional<TestParse> parseJUnitReport(const std::filesystem::path& file, std
     Tally tally;
     countTestcases(root, tally);
     if (tally.testcases == 0) countFromAttributes(root, tally);
-    return TestParse{TestCounts{clampCount(tally.passed), clampCount(tally.failed), clampCount(tally.skipped)},
-                     "junit"};
+    return TestParse{
+        TestCounts{clampCount(tally.passed), clampCount(tally.failed), clampCount(tally.skipped)},
+        "junit"};
   } catch (const std::exception& e) {
     return fail(error, "cannot read JUnit report " + file.string() + ": " + e.what());
   }

@@ -8,16 +8,14 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
+#include <boost/json/stream_parser.hpp>
+#include <boost/json/value.hpp>
 #include <charconv>
 #include <cstdint>
 #include <limits>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <boost/json/stream_parser.hpp>
-#include <boost/json/value.hpp>
 
 #include "core/scoring/parsers.h"
 
@@ -192,7 +190,7 @@ class Tally {
     if (howMany <= 0 || severity == Severity::other) return;
     int& slot = severity == Severity::error ? counts_.errors : counts_.warnings;
     slot = howMany > std::numeric_limits<int>::max() - slot ? std::numeric_limits<int>::max()
-                                                             : slot + howMany;
+                                                            : slot + howMany;
     counted_ = true;
   }
   const LintCounts& counts() const { return counts_; }
@@ -287,8 +285,7 @@ Reading readClangTidy(const Input& in) {
     if (isClangTidyChatter(line) && !trim(line).ends_with(" generated.")) signature = true;
     if (compilerDiagnostic(line) && endsWithCheckName(line)) signature = true;
   }
-  Reading reading = fromTally(tally, signature, allLines(in.lines, isClangTidyChatter));
-  return reading;
+  return fromTally(tally, signature, allLines(in.lines, isClangTidyChatter));
 }
 
 // ---------------------------------------------------------------------------
@@ -312,10 +309,9 @@ std::optional<std::string_view> rustArrow(std::string_view line) {
 
 // Cargo's right-aligned status lines: "    Checking x v0.1.0", "   Finished `dev` ...".
 bool isCargoStatus(std::string_view line) {
-  static constexpr std::array kVerbs{"Checking"sv, "Compiling"sv,   "Finished"sv,
-                                     "Blocking"sv, "Updating"sv,    "Locking"sv,
-                                     "Adding"sv,   "Downloading"sv, "Downloaded"sv,
-                                     "Fresh"sv,    "Documenting"sv, "Building"sv};
+  static constexpr std::array kVerbs{
+      "Checking"sv, "Compiling"sv,   "Finished"sv,   "Blocking"sv, "Updating"sv,    "Locking"sv,
+      "Adding"sv,   "Downloading"sv, "Downloaded"sv, "Fresh"sv,    "Documenting"sv, "Building"sv};
   if (line.empty() || !isSpace(line.front())) return false;
   const std::string_view rest = trimLeft(line);
   return std::any_of(kVerbs.begin(), kVerbs.end(), [&](std::string_view verb) {
@@ -461,12 +457,17 @@ bool atLineStart(std::string_view text, std::size_t pos) {
 }
 
 // The report may sit among other lines (`npm run lint` echoes the script
-// first), so each '[' that starts a line is tried until one parses.
+// first), so each '[' that starts a line is tried until one parses. The
+// tries are capped: each may read to the end of the output, and an output
+// made of many lines opening brackets must not take quadratic time.
 Reading readEslintJson(const Input& in) {
+  constexpr int kMaxTries = 64;
   const std::string_view text = in.text;
-  for (std::size_t pos = text.find('['); pos != std::string_view::npos;
+  int tries = 0;
+  for (std::size_t pos = text.find('['); pos != std::string_view::npos && tries < kMaxTries;
        pos = text.find('[', pos + 1)) {
     if (!atLineStart(text, pos)) continue;
+    ++tries;
     boost::json::stream_parser parser;
     boost::system::error_code ec;
     // write_some stops at the end of the first complete JSON value and
@@ -522,24 +523,34 @@ Severity pythonSeverity(std::string_view rest) {
 }
 
 // "Found 3 errors.", "Found 1 error.", "Found 4 errors (3 fixed, 1 remaining)."
+// Nothing else: mypy's "Found 3 errors in 2 files (checked 5 source files)"
+// is not ruff's.
 std::optional<int> ruffFound(std::string_view line) {
   std::string_view rest = trim(line);
   if (!rest.starts_with("Found ")) return std::nullopt;
   rest.remove_prefix(6);
-  auto found = takeNumber(rest);
-  if (!found || !rest.starts_with(" error")) return std::nullopt;
-  if (const std::size_t fixed = rest.find(" fixed, "); fixed != std::string_view::npos) {
-    rest.remove_prefix(fixed + 8);
-    if (const auto remaining = takeNumber(rest)) found = remaining;
+  const auto found = takeNumber(rest);
+  if (!found) return std::nullopt;
+  if (rest.starts_with(" errors")) {
+    rest.remove_prefix(7);
+  } else if (rest.starts_with(" error")) {
+    rest.remove_prefix(6);
+  } else {
+    return std::nullopt;
   }
-  return found;
+  if (rest == ".") return found;
+  if (!rest.starts_with(" (") || !rest.ends_with(" remaining).")) return std::nullopt;
+  const std::size_t comma = rest.rfind(", ");
+  if (comma == std::string_view::npos) return std::nullopt;
+  rest.remove_prefix(comma + 2);
+  return takeNumber(rest);
 }
 
 struct PythonTally {
   Tally tally;
-  bool concise = false;    // `path:line:col: CODE message` lines
-  bool fullHeader = false;  // ruff's newer default: "F401 [*] message" then " --> path:line:col"
-  bool fixMarker = false;   // ruff's "[*]" after a code
+  bool concise = false;      // `path:line:col: CODE message` lines
+  bool fullHeader = false;   // ruff's newer default: "F401 [*] message" then " --> path:line:col"
+  bool fixMarker = false;    // ruff's "[*]" after a code
   std::optional<int> found;  // ruff's "Found N errors."
   bool allPassed = false;    // ruff's "All checks passed!"
 };
@@ -576,9 +587,9 @@ PythonTally tallyPython(const Lines& lines) {
 // ruff's and flake8's lines that carry no diagnostic of their own.
 bool isPythonLinterChatter(std::string_view line) {
   const std::string_view trimmed = trim(line);
-  if (trimmed == "All checks passed!" || ruffFound(trimmed)) return true;
-  std::string_view rest = trimmed;
-  return takeNumber(rest) && rest.empty();  // flake8 --count
+  // flake8 --count's total of a clean run. A larger total alone (with -qq)
+  // cannot be split into errors and warnings: such output is not read.
+  return trimmed == "All checks passed!" || ruffFound(trimmed) || trimmed == "0";
 }
 
 Reading readRuff(const Input& in) {
@@ -632,7 +643,8 @@ Reading readGoVet(const Input& in) {
       tally.add(Severity::error, line);
       tally.addCount(Severity::error, moreErrors(message));
       typeCheckError = true;
-    } else if (const auto located = splitLocation(line); located && located->path.ends_with(".go")) {
+    } else if (const auto located = splitLocation(line);
+               located && located->path.ends_with(".go")) {
       tally.add(Severity::warning, line);
     }
   }

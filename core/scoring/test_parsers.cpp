@@ -12,7 +12,8 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
 #include <climits>
 #include <cstddef>
 #include <exception>
@@ -21,12 +22,8 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 #include <vector>
-
-#include <boost/json/parse.hpp>
-#include <boost/json/value.hpp>
 
 #include "core/scoring/parsers.h"
 
@@ -129,7 +126,9 @@ std::optional<int> consumeCount(std::string_view& s) {
   auto digitAt = [&s](std::size_t k) { return k < s.size() && isDigit(s[k]); };
   if (!digitAt(0)) return std::nullopt;
   long long value = 0;
-  auto take = [&value, &s](std::size_t k) { value = std::min<long long>(value * 10 + (s[k] - '0'), INT_MAX); };
+  auto take = [&value, &s](std::size_t k) {
+    value = std::min<long long>(value * 10 + (s[k] - '0'), INT_MAX);
+  };
   std::size_t i = 0;
   for (; digitAt(i); ++i) take(i);
   // A ',' followed by exactly three digits continues the number; anything
@@ -195,7 +194,9 @@ bool has(const CountList& items, std::string_view word) {
 }
 
 TestCounts makeCounts(long long passed, long long failed, long long skipped) {
-  auto clampCount = [](long long v) { return static_cast<int>(std::clamp<long long>(v, 0, INT_MAX)); };
+  auto clampCount = [](long long v) {
+    return static_cast<int>(std::clamp<long long>(v, 0, INT_MAX));
+  };
   return TestCounts{clampCount(passed), clampCount(failed), clampCount(skipped)};
 }
 
@@ -239,7 +240,8 @@ std::optional<CountList> vitestSummary(std::string_view line) {
   CountList items = readCountList(line);
   if (items.empty()) return std::nullopt;
   for (const auto& [word, count] : items) {
-    if (word != "passed" && word != "failed" && word != "skipped" && word != "todo") return std::nullopt;
+    if (word != "passed" && word != "failed" && word != "skipped" && word != "todo")
+      return std::nullopt;
   }
   return items;
 }
@@ -266,7 +268,8 @@ std::optional<int> countedLine(std::string_view line, std::string_view word) {
 }
 
 std::optional<TestCounts> parseMocha(const Lines& lines) {
-  const auto at = findLast(lines, [](std::string_view l) { return countedLine(l, "passing").has_value(); });
+  const auto at =
+      findLast(lines, [](std::string_view l) { return countedLine(l, "passing").has_value(); });
   if (!at) return std::nullopt;
   TestCounts counts;
   counts.passed = *countedLine(lines[*at], "passing");
@@ -289,7 +292,8 @@ std::optional<TestCounts> parseMocha(const Lines& lines) {
 constexpr std::string_view kInfoSign = "\xe2\x84\xb9";  // U+2139 INFORMATION SOURCE
 
 // For a line such as "# pass 4" returns {"pass", 4}; `prefix` is "#" or "ℹ".
-std::optional<std::pair<std::string_view, int>> nodeStat(std::string_view line, std::string_view prefix) {
+std::optional<std::pair<std::string_view, int>> nodeStat(std::string_view line,
+                                                         std::string_view prefix) {
   line = trim(line);
   if (!consume(line, prefix) || line.empty() || !isSpace(line.front())) return std::nullopt;
   skipSpaces(line);
@@ -399,7 +403,7 @@ std::optional<CountList> pytestSummary(std::string_view line) {
   CountList items = readCountList(tally);
   if (items.empty()) return std::nullopt;
   static constexpr std::array<std::string_view, 11> kWords{
-      "passed",  "failed",     "error",   "errors",  "skipped", "xfailed",
+      "passed",  "failed",     "error",   "errors",   "skipped", "xfailed",
       "xpassed", "deselected", "warning", "warnings", "rerun"};
   for (const auto& [word, count] : items) {
     if (std::find(kWords.begin(), kWords.end(), word) == kWords.end()) return std::nullopt;
@@ -438,10 +442,12 @@ struct GoPackage {
   std::optional<GoStatus> status;  // of the package itself
 };
 
-void countGoPackage(const GoPackage& pkg, long long& passed, long long& failed, long long& skipped) {
+void countGoPackage(const GoPackage& pkg, long long& passed, long long& failed,
+                    long long& skipped) {
   std::set<std::string_view> parents;
   for (const auto& [name, status] : pkg.tests) {
-    for (std::size_t slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1)) {
+    for (std::size_t slash = name.find('/'); slash != std::string::npos;
+         slash = name.find('/', slash + 1)) {
       parents.insert(std::string_view(name).substr(0, slash));
     }
   }
@@ -449,9 +455,16 @@ void countGoPackage(const GoPackage& pkg, long long& passed, long long& failed, 
   for (const auto& [name, status] : pkg.tests) {
     if (parents.contains(name)) continue;
     switch (status) {
-      case GoStatus::kPass: ++passed; break;
-      case GoStatus::kFail: ++failed; anyFailure = true; break;
-      case GoStatus::kSkip: ++skipped; break;
+      case GoStatus::kPass:
+        ++passed;
+        break;
+      case GoStatus::kFail:
+        ++failed;
+        anyFailure = true;
+        break;
+      case GoStatus::kSkip:
+        ++skipped;
+        break;
     }
   }
   if (pkg.status == GoStatus::kFail && !anyFailure) ++failed;
@@ -473,12 +486,12 @@ struct GoPackageLine {
 // "?   \tpkg\t[no test files]". nullopt for anything else, including the
 // bare "FAIL" line that precedes a package's FAIL line.
 std::optional<GoPackageLine> goPackageLine(std::string_view line) {
-  std::optional<GoStatus> status;
-  if (consume(line, "ok")) status = GoStatus::kPass;
-  else if (consume(line, "FAIL")) status = GoStatus::kFail;
-  else if (consume(line, "?")) status = GoStatus::kSkip;
+  const std::optional<GoStatus> status = consume(line, "ok")     ? GoStatus::kPass
+                                         : consume(line, "FAIL") ? GoStatus::kFail
+                                         : consume(line, "?")    ? GoStatus::kSkip
+                                                                 : std::optional<GoStatus>();
   if (!status) return std::nullopt;
-  while (consume(line, " ")) {}
+  while (line.starts_with(' ')) line.remove_prefix(1);
   if (!consume(line, "\t") || line.empty() || isSpace(line.front())) return std::nullopt;
   const std::size_t end = line.find_first_of(" \t");
   return GoPackageLine{*status, line.substr(0, end)};
@@ -491,7 +504,8 @@ std::optional<TestCounts> parseGoJson(const Lines& lines) {
     // go test -json still prints a package that fails to build as a plain
     // "FAIL\tpkg [build failed]" line, with no event for it.
     if (const auto text = goPackageLine(line)) {
-      if (text->status == GoStatus::kFail) packages[std::string(text->package)].status = GoStatus::kFail;
+      if (text->status == GoStatus::kFail)
+        packages[std::string(text->package)].status = GoStatus::kFail;
       continue;
     }
     line = trim(line);
@@ -507,7 +521,8 @@ std::optional<TestCounts> parseGoJson(const Lines& lines) {
     if (!status) continue;
     const auto* package = object.if_contains("Package");
     const auto* test = object.if_contains("Test");
-    GoPackage& pkg = packages[package && package->is_string() ? std::string(package->get_string()) : ""];
+    GoPackage& pkg =
+        packages[package && package->is_string() ? std::string(package->get_string()) : ""];
     if (test && test->is_string()) {
       pkg.tests[std::string(test->get_string())] = *status;
     } else {
@@ -523,10 +538,10 @@ std::optional<TestCounts> parseGoJson(const Lines& lines) {
 // "--- PASS: TestAdd/zero (0.00s)", indented for subtests.
 std::optional<std::pair<std::string, GoStatus>> goTestResult(std::string_view line) {
   line = trim(line);
-  std::optional<GoStatus> status;
-  if (consume(line, "--- PASS: ")) status = GoStatus::kPass;
-  else if (consume(line, "--- FAIL: ")) status = GoStatus::kFail;
-  else if (consume(line, "--- SKIP: ")) status = GoStatus::kSkip;
+  const std::optional<GoStatus> status = consume(line, "--- PASS: ")   ? GoStatus::kPass
+                                         : consume(line, "--- FAIL: ") ? GoStatus::kFail
+                                         : consume(line, "--- SKIP: ") ? GoStatus::kSkip
+                                                                       : std::optional<GoStatus>();
   if (!status) return std::nullopt;
   const std::size_t end = line.find(' ');
   const std::string_view name = line.substr(0, end);
@@ -611,8 +626,7 @@ std::optional<TestCounts> parseCtest(const Lines& lines) {
     for (std::size_t j = i + 1; j < lines.size(); ++j) {
       const auto reason = ctestNotRunReason(lines[j]);
       if (!reason) break;
-      if (*reason == "Disabled") ++disabled;
-      else ++skippedInTotal;
+      ++(*reason == "Disabled" ? disabled : skippedInTotal);
     }
     break;
   }
@@ -665,9 +679,13 @@ std::optional<TestCounts> parseGtest(const Lines& lines) {
   std::optional<int> passed;
   int skipped = 0, disabled = 0;
   for (std::size_t i = *at + 1; i < lines.size(); ++i) {
-    if (const auto n = gtestTagged(lines[i], "PASSED")) passed = *n;
-    else if (const auto n = gtestTagged(lines[i], "SKIPPED")) skipped = *n;
-    else if (const auto n = gtestDisabled(lines[i])) disabled = *n;
+    if (const auto n = gtestTagged(lines[i], "PASSED")) {
+      passed = *n;
+    } else if (const auto n = gtestTagged(lines[i], "SKIPPED")) {
+      skipped = *n;
+    } else if (const auto n = gtestDisabled(lines[i])) {
+      disabled = *n;
+    }
   }
   if (!passed) return std::nullopt;
   return makeCounts(*passed, static_cast<long long>(ran) - *passed - skipped,
@@ -691,14 +709,15 @@ struct Parser {
 // line from claiming a vitest log that quotes it; pytest's "N passed in 0.1s"
 // is the loosest shape, so it goes last.
 constexpr std::array kParsers{
-    Parser{"ctest", parseCtest},   Parser{"go", parseGo},       Parser{"cargo", parseCargo},
-    Parser{"gtest", parseGtest},   Parser{"vitest", parseVitest}, Parser{"jest", parseJest},
-    Parser{"mocha", parseMocha},   Parser{"node", parseNode},   Parser{"pytest", parsePytest},
+    Parser{"ctest", parseCtest}, Parser{"go", parseGo},         Parser{"cargo", parseCargo},
+    Parser{"gtest", parseGtest}, Parser{"vitest", parseVitest}, Parser{"jest", parseJest},
+    Parser{"mocha", parseMocha}, Parser{"node", parseNode},     Parser{"pytest", parsePytest},
 };
 
 }  // namespace
 
-std::optional<TestParse> parseTestOutput(std::string_view output, std::optional<std::string_view> format) {
+std::optional<TestParse> parseTestOutput(std::string_view output,
+                                         std::optional<std::string_view> format) {
   try {
     const std::string clean = cleanOutput(output);
     const Lines lines = splitLines(clean);

@@ -39,4 +39,26 @@ struct CleanupOptions {
 };
 int runCleanup(const CleanupOptions& options);
 
+struct ScoresOptions {
+  std::string raceId;
+  bool json = false;
+};
+int runScores(const ScoresOptions& options);
+
+struct DiffOptions {
+  std::string raceId;
+  std::string agentId;
+  std::optional<std::string> path;
+  bool stat = false;
+};
+int runDiff(const DiffOptions& options);
+
+struct MergeOptions {
+  std::string raceId;
+  std::optional<std::string> agentId;  // default: the winner
+  bool dryRun = false;
+  bool keep = false;  // keep the race's worktrees and branches after merging
+};
+int runMerge(const MergeOptions& options);
+
 }  // namespace hydra::cli

@@ -13,6 +13,7 @@
 #include "core/race/race.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
+#include "server/cli/results.h"
 
 namespace hydra::cli {
 
@@ -117,6 +118,15 @@ class RaceView {
     plain(e.agentId, a.state + (e.exitCode ? ", exit " + std::to_string(*e.exitCode) : "") + " after " +
                          formatDuration(*a.duration) + (e.error ? " (" + *e.error + ")" : ""));
   }
+  void on(const core::ScoringStarted& e) {
+    if (e.raceId != raceId_ || quiet_) return;
+    if (live_) {
+      redraw();
+      drawn_ = 0;  // the block stays; what follows goes below it
+    }
+    std::cout << "Scoring: build, tests and lint in every worktree and on the base commit...\n";
+    std::cout.flush();
+  }
   void on(const core::RaceFinished& e) {
     if (e.raceId == raceId_) finished_ = true;
   }
@@ -159,25 +169,18 @@ class RaceView {
   bool finished_ = false;
 };
 
+// For a race that was not scored (cancelled): what each agent left.
 void printSummary(const core::RaceRecord& race, const Style& style) {
-  std::cout << "\n" << style.bold("Race " + race.id) << " — Task: \"" << shorten(race.task, 60) << "\"\n";
-  std::cout << std::string(60, '=') << "\n";
+  std::cout << "\n" << style.bold("Race " + race.id) << " " << core::toString(race.status) << " — Task: \""
+            << shorten(race.task, 60) << "\"\n";
   for (const auto& a : race.agents) {
     std::string status(core::toString(a.status));
     std::string colored = a.status == core::AgentStatus::Completed ? style.green(status) : style.red(status);
     std::cout << "  " << a.agentId << std::string(a.agentId.size() < 10 ? 10 - a.agentId.size() : 0, ' ') << colored;
-    if (a.exitCode) std::cout << "  exit " << *a.exitCode;
     if (a.durationMs) std::cout << "  " << formatDuration(std::chrono::milliseconds(*a.durationMs));
-    if (a.commit) std::cout << "  " << a.commit->substr(0, 10);
     std::cout << "  (branch " << a.branch << ")";
     if (a.error) std::cout << "  " << style.dim(*a.error);
     std::cout << "\n";
-  }
-  for (const auto& a : race.agents) {
-    if (a.commit && a.status == core::AgentStatus::Completed) {
-      std::cout << "\nReview a result: git diff " << race.baseCommit.substr(0, 10) << ".." << a.branch << "\n";
-      break;
-    }
   }
 }
 
@@ -250,14 +253,17 @@ int runRace(const RaceOptions& options) {
     return 130;
   }
   auto final = engine.find(race.id).value_or(race);
+  auto scores = engine.scores(race.id);
   if (options.json) {
-    std::cout << boost::json::serialize(boost::json::value_from(final)) << "\n";
+    boost::json::object out{{"race", boost::json::value_from(final)}};
+    out["scores"] = scores ? boost::json::value_from(*scores) : boost::json::value(nullptr);
+    std::cout << boost::json::serialize(out) << "\n";
+  } else if (scores) {
+    printResults(std::cout, final, *scores, style);
   } else {
     printSummary(final, style);
   }
-  for (const auto& a : final.agents) {
-    if (a.status == core::AgentStatus::Completed) return 0;
-  }
+  if (scores) return scores->allFailed ? 1 : 0;
   return 1;
 }
 

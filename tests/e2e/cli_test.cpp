@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -181,12 +182,12 @@ class Hydra {
   fs::path outPath_, errPath_;
 };
 
-struct Run {
+struct Outcome {
   int code = -1;
   std::string out, err;
 };
 
-std::ostream& operator<<(std::ostream& os, const Run& r) {
+std::ostream& operator<<(std::ostream& os, const Outcome& r) {
   return os << "exit " << r.code << "\n--- stdout\n" << r.out << "--- stderr\n" << r.err;
 }
 
@@ -227,12 +228,12 @@ class CliTest : public ::testing::Test {
     return std::make_unique<Hydra>(cwd.value_or(repo_), args, dir_ / "io", env(std::move(extraEnv)));
   }
 
-  Run hydra(const std::vector<std::string>& args, std::optional<fs::path> cwd = std::nullopt,
+  Outcome hydra(const std::vector<std::string>& args, std::optional<fs::path> cwd = std::nullopt,
             std::vector<std::string> extraEnv = {}) const {
     auto process = spawn(args, cwd, std::move(extraEnv));
     auto code = process->wait();
     if (!code) throw std::runtime_error("hydra did not finish within a minute");
-    return Run{*code, process->out(), process->err()};
+    return Outcome{*code, process->out(), process->err()};
   }
 
   std::string git(const std::string& args) const {
@@ -249,7 +250,7 @@ class CliTest : public ::testing::Test {
            "\"\nargs = [" + args + "]\n\n";
   }
 
-  // The races in .hydra/races, oldest first (ids sort by time).
+  // The races in .hydra/races.
   std::vector<std::string> raceIds() const {
     std::vector<std::string> ids;
     std::error_code ec;
@@ -258,6 +259,15 @@ class CliTest : public ::testing::Test {
     }
     std::sort(ids.begin(), ids.end());
     return ids;
+  }
+
+  // The race given `task`. (Ids of races started within one second do not
+  // sort by time: their last part is random.)
+  std::string raceIdOf(const std::string& task) const {
+    for (const auto& id : raceIds()) {
+      if (raceJson(id).at("task").as_string() == task) return id;
+    }
+    throw std::runtime_error("no race with task " + task);
   }
 
   json::object raceJson(const std::string& id) const {
@@ -269,10 +279,10 @@ class CliTest : public ::testing::Test {
 };
 
 // 1.
-TEST_F(CliTest, RaceShowsPlainProgressAndASummaryNamingEachAgentsBranch) {
+TEST_F(CliTest, RaceShowsPlainProgressThenRanksEveryAgentAndLeavesTheirBranches) {
   writeConfig(scriptedAgent("a", {"say", "a is thinking", "write", "a.txt", "from a"}) +
               scriptedAgent("b", {"shout", "b warns", "write", "b.txt", "from b"}));
-  Run r = hydra({"race", "Add a file", "--agents", "a,b"});
+  Outcome r = hydra({"race", "Add a file", "--agents", "a,b"});
   ASSERT_EQ(r.code, 0) << r;
 
   auto ids = raceIds();
@@ -286,9 +296,11 @@ TEST_F(CliTest, RaceShowsPlainProgressAndASummaryNamingEachAgentsBranch) {
   EXPECT_THAT(r.out, ContainsRegex("\\] a +a is thinking"));
   EXPECT_THAT(r.out, ContainsRegex("\\] b +stderr: b warns"));
   EXPECT_THAT(r.out, ContainsRegex("\\] a +completed, exit 0"));
-  // The summary: each agent, its status and its branch.
-  EXPECT_THAT(r.out, ContainsRegex("\n  a  completed[^\n]*\\(branch hydra/a-" + id + "\\)"));
-  EXPECT_THAT(r.out, ContainsRegex("\n  b  completed[^\n]*\\(branch hydra/b-" + id + "\\)"));
+  EXPECT_THAT(r.out, ContainsRegex("\\] b +completed, exit 0"));
+  // The summary ranks every agent and names the winner's branch.
+  EXPECT_THAT(r.out, ContainsRegex("\n  #[12]  a +"));
+  EXPECT_THAT(r.out, ContainsRegex("\n  #[12]  b +"));
+  EXPECT_THAT(r.out, ContainsRegex("\nWinner: [ab] \\(branch: hydra/[ab]-" + id + "\\)"));
 
   EXPECT_EQ(git("branch --list --format='%(refname:short)' 'hydra/*'"), "hydra/a-" + id + "\nhydra/b-" + id);
   EXPECT_EQ(git("show hydra/a-" + id + ":a.txt"), "from a");
@@ -296,15 +308,15 @@ TEST_F(CliTest, RaceShowsPlainProgressAndASummaryNamingEachAgentsBranch) {
 }
 
 // 2.
-TEST_F(CliTest, RaceWithJsonPrintsTheRaceRecordAsOneDocument) {
+TEST_F(CliTest, RaceWithJsonPrintsOneDocumentHoldingTheRaceRecord) {
   writeConfig(scriptedAgent("a", {"say", "progress that must not reach stdout", "write", "a.txt", "a"}) +
               scriptedAgent("b", {"exit", "4"}));
-  Run r = hydra({"race", "Add a file", "--agents", "a,b", "--json"});
+  Outcome r = hydra({"race", "Add a file", "--agents", "a,b", "--json"});
   ASSERT_EQ(r.code, 0) << r;
 
   json::value doc;
   ASSERT_NO_THROW(doc = json::parse(r.out)) << r;
-  const json::object& race = doc.as_object();
+  const json::object& race = doc.at("race").as_object();
   EXPECT_EQ(race.at("id").as_string(), raceIds().at(0));
   EXPECT_EQ(race.at("task").as_string(), "Add a file");
   EXPECT_EQ(race.at("status").as_string(), "completed");
@@ -316,21 +328,24 @@ TEST_F(CliTest, RaceWithJsonPrintsTheRaceRecordAsOneDocument) {
   EXPECT_EQ(agents[1].at("agentId").as_string(), "b");
   EXPECT_EQ(agents[1].at("status").as_string(), "failed");
   EXPECT_EQ(agents[1].at("exitCode").as_int64(), 4);
+  EXPECT_EQ(doc.at("scores").at("rankings").as_array().size(), 2u);
 }
 
-TEST_F(CliTest, RaceWhereNoAgentCompletesExitsOne) {
-  writeConfig(scriptedAgent("a", {"exit", "2"}));
-  Run r = hydra({"race", "Do it", "--agents", "a"});
-  EXPECT_EQ(r.code, 1) << r;
-  EXPECT_THAT(r.out, ContainsRegex("\n  a  failed  exit 2"));
+TEST_F(CliTest, RaceReportsAFailingAgentAsFailed) {
+  writeConfig(scriptedAgent("a", {"shout", "cannot do it", "exit", "2"}));
+  Outcome r = hydra({"race", "Do it", "--agents", "a"});
+  EXPECT_THAT(r.out, ContainsRegex("\\] a +stderr: cannot do it"));
+  EXPECT_THAT(r.out, ContainsRegex("\\] a +failed, exit 2 after [^\n]*\\(exited with code 2\\)"));
+  EXPECT_EQ(raceJson(raceIds().at(0)).at("agents").at(0).at("status").as_string(), "failed");
 }
 
 TEST_F(CliTest, RaceWithAnUnknownAgentExitsTwoListingTheKnownOnes) {
   writeConfig(scriptedAgent("a", {"say", "hi"}));
-  Run r = hydra({"race", "Do it", "--agents", "a,nobody"});
+  Outcome r = hydra({"race", "Do it", "--agents", "a,nobody"});
   EXPECT_EQ(r.code, 2) << r;
   EXPECT_THAT(r.err, HasSubstr("unknown agent 'nobody'"));
   EXPECT_THAT(r.err, HasSubstr("known: a"));
+  EXPECT_TRUE(raceIds().empty()) << "a refused race left a directory behind";
 }
 
 // 3.
@@ -339,33 +354,33 @@ TEST_F(CliTest, StatusListsRacesShowsOneAsJsonAndRejectsAnUnknownOne) {
   ASSERT_EQ(hydra({"race", "First task", "--agents", "a"}).code, 0);
   const std::string id = raceIds().at(0);
 
-  Run list = hydra({"status"});
+  Outcome list = hydra({"status"});
   ASSERT_EQ(list.code, 0) << list;
   EXPECT_THAT(list.out, ContainsRegex(id + "  completed  [^\n]*\"First task\""));
   EXPECT_THAT(list.out, ContainsRegex("\n    a  completed"));
 
-  Run one = hydra({"status", id, "--json"});
+  Outcome one = hydra({"status", id, "--json"});
   ASSERT_EQ(one.code, 0) << one;
   json::value doc;
   ASSERT_NO_THROW(doc = json::parse(one.out)) << one;
   EXPECT_EQ(doc.at("id").as_string(), id);
   EXPECT_EQ(doc.at("agents").at(0).at("branch").as_string(), "hydra/a-" + id);
 
-  Run all = hydra({"status", "--json"});
+  Outcome all = hydra({"status", "--json"});
   ASSERT_EQ(all.code, 0) << all;
   EXPECT_EQ(json::parse(all.out).as_array().size(), 1u);
 
-  Run unknown = hydra({"status", "20990101-000000-beef"});
+  Outcome unknown = hydra({"status", "20990101-000000-beef"});
   EXPECT_NE(unknown.code, 0);
   EXPECT_THAT(unknown.err, HasSubstr("no race '20990101-000000-beef'"));
   EXPECT_EQ(unknown.out, "");
-  Run invalid = hydra({"status", "../escape"});
+  Outcome invalid = hydra({"status", "../escape"});
   EXPECT_NE(invalid.code, 0);
   EXPECT_THAT(invalid.err, HasSubstr("'../escape' is not a race id"));
 }
 
 TEST_F(CliTest, StatusOfARepositoryWithoutRacesSaysHowToStartOne) {
-  Run r = hydra({"status"});
+  Outcome r = hydra({"status"});
   EXPECT_EQ(r.code, 0) << r;
   EXPECT_THAT(r.out, HasSubstr("No races yet"));
 }
@@ -376,7 +391,7 @@ TEST_F(CliTest, AgentsJsonTellsWhichBinariesAreAvailableAndWhyNot) {
               "[agents.gone]\nadapter = \"command\"\nbinary = \"/nonexistent/hydra-ghost-agent\"\n\n"
               "[agents.offpath]\nadapter = \"command\"\nbinary = \"hydra-test-not-on-path\"\n");
   // A PATH of the system's own directories, so the user's tools cannot change the answer.
-  Run r = hydra({"agents", "--json"}, std::nullopt, {"PATH=/usr/bin:/bin"});
+  Outcome r = hydra({"agents", "--json"}, std::nullopt, {"PATH=/usr/bin:/bin"});
   ASSERT_EQ(r.code, 0) << r;
 
   json::value doc;
@@ -413,31 +428,31 @@ TEST_F(CliTest, AgentsJsonTellsWhichBinariesAreAvailableAndWhyNot) {
 // 5.
 TEST_F(CliTest, InitWritesConfigForTheProjectAndOverwritesOnlyWithForce) {
   writeFile(repo_ / "package.json", R"({"name": "demo", "scripts": {"test": "jest --ci"}})");
-  Run first = hydra({"init"});
+  Outcome first = hydra({"init"});
   ASSERT_EQ(first.code, 0) << first;
   EXPECT_THAT(first.out, HasSubstr("Wrote " + (repo_ / "hydra.toml").string()));
   EXPECT_THAT(first.out, HasSubstr("npm test"));
   const std::string written = readFile(repo_ / "hydra.toml");
   EXPECT_THAT(written, HasSubstr("test_command = \"npm test\""));
   // What init writes, hydra reads.
-  Run check = hydra({"agents", "--json"}, std::nullopt, {"PATH=/usr/bin:/bin"});
+  Outcome check = hydra({"agents", "--json"}, std::nullopt, {"PATH=/usr/bin:/bin"});
   EXPECT_EQ(check.code, 0) << check;
 
   writeFile(repo_ / "hydra.toml", "# my own settings\n");
-  Run again = hydra({"init"});
+  Outcome again = hydra({"init"});
   EXPECT_NE(again.code, 0) << again;
   EXPECT_THAT(again.err, HasSubstr("already exists"));
   EXPECT_THAT(again.err, HasSubstr("--force"));
   EXPECT_EQ(readFile(repo_ / "hydra.toml"), "# my own settings\n");
 
-  Run forced = hydra({"init", "--force"});
+  Outcome forced = hydra({"init", "--force"});
   ASSERT_EQ(forced.code, 0) << forced;
   EXPECT_EQ(readFile(repo_ / "hydra.toml"), written);
 }
 
 TEST_F(CliTest, InitDetectsACargoProject) {
   writeFile(repo_ / "Cargo.toml", "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n");
-  Run r = hydra({"init"});
+  Outcome r = hydra({"init"});
   ASSERT_EQ(r.code, 0) << r;
   const std::string written = readFile(repo_ / "hydra.toml");
   EXPECT_THAT(written, HasSubstr("test_command = \"cargo test\""));
@@ -449,16 +464,15 @@ TEST_F(CliTest, CleanupRemovesThatRacesWorktreesAndBranchesOnly) {
   writeConfig(scriptedAgent("a", {"write", "a.txt", "a"}) + scriptedAgent("b", {"write", "b.txt", "b"}));
   ASSERT_EQ(hydra({"race", "First", "--agents", "a,b"}).code, 0);
   ASSERT_EQ(hydra({"race", "Second", "--agents", "a"}).code, 0);
-  auto ids = raceIds();
-  ASSERT_EQ(ids.size(), 2u);
-  const std::string first = ids[0], second = ids[1];
+  ASSERT_EQ(raceIds().size(), 2u);
+  const std::string first = raceIdOf("First"), second = raceIdOf("Second");
   const json::object firstRace = raceJson(first);
   std::vector<std::string> firstWorktrees;
   for (const auto& a : firstRace.at("agents").as_array()) firstWorktrees.emplace_back(a.at("worktree").as_string());
   const std::string secondWorktree(raceJson(second).at("agents").at(0).at("worktree").as_string());
   ASSERT_EQ(lines(git("worktree list")).size(), 4u);
 
-  Run r = hydra({"cleanup", first});
+  Outcome r = hydra({"cleanup", first});
   ASSERT_EQ(r.code, 0) << r;
   EXPECT_THAT(r.out, HasSubstr("Cleaned up 2 worktree(s)"));
   const std::string worktrees = git("worktree list --porcelain");
@@ -471,7 +485,7 @@ TEST_F(CliTest, CleanupRemovesThatRacesWorktreesAndBranchesOnly) {
   // The record stays, as history.
   EXPECT_EQ(hydra({"status", first}).code, 0);
 
-  Run rest = hydra({"cleanup"});
+  Outcome rest = hydra({"cleanup"});
   ASSERT_EQ(rest.code, 0) << rest;
   EXPECT_EQ(git("branch --list 'hydra/*'"), "");
   EXPECT_EQ(lines(git("worktree list")).size(), 1u);
@@ -481,7 +495,7 @@ TEST_F(CliTest, CleanupKeepBranchesRemovesWorktreesButKeepsTheCommits) {
   writeConfig(scriptedAgent("a", {"write", "a.txt", "kept"}));
   ASSERT_EQ(hydra({"race", "Task", "--agents", "a"}).code, 0);
   const std::string id = raceIds().at(0);
-  Run r = hydra({"cleanup", id, "--keep-branches"});
+  Outcome r = hydra({"cleanup", id, "--keep-branches"});
   ASSERT_EQ(r.code, 0) << r;
   EXPECT_EQ(lines(git("worktree list")).size(), 1u);
   EXPECT_EQ(git("show hydra/a-" + id + ":a.txt"), "kept");
@@ -490,20 +504,20 @@ TEST_F(CliTest, CleanupKeepBranchesRemovesWorktreesButKeepsTheCommits) {
 // 7.
 TEST_F(CliTest, BrokenConfigStopsTheRaceNamingLineColumnAndTheNearestKey) {
   writeConfig("[general]\nmax_concurent_agents = 2\n");
-  Run unknownKey = hydra({"race", "Task", "--agents", "claude"});
+  Outcome unknownKey = hydra({"race", "Task", "--agents", "claude"});
   EXPECT_EQ(unknownKey.code, 2) << unknownKey;
   EXPECT_THAT(unknownKey.err, ContainsRegex("hydra\\.toml:2:[0-9]+: "));
   EXPECT_THAT(unknownKey.err, HasSubstr("max_concurent_agents"));
   EXPECT_THAT(unknownKey.err, HasSubstr("did you mean 'max_concurrent_agents'"));
 
   writeConfig("# settings\n[general]\ntimeout_seconds = \"ten\"\n");
-  Run wrongType = hydra({"race", "Task", "--agents", "claude"});
+  Outcome wrongType = hydra({"race", "Task", "--agents", "claude"});
   EXPECT_EQ(wrongType.code, 2) << wrongType;
   EXPECT_THAT(wrongType.err, ContainsRegex("hydra\\.toml:3:[0-9]+: "));
   EXPECT_THAT(wrongType.err, HasSubstr("timeout_seconds"));
 
   writeConfig(scriptedAgent("a", {"say", "hi"}) + "binnary = \"x\"\n");
-  Run agentKey = hydra({"race", "Task", "--agents", "a"});
+  Outcome agentKey = hydra({"race", "Task", "--agents", "a"});
   EXPECT_EQ(agentKey.code, 2) << agentKey;
   EXPECT_THAT(agentKey.err, ContainsRegex("hydra\\.toml:6:[0-9]+: "));
   EXPECT_THAT(agentKey.err, HasSubstr("did you mean 'binary'"));
@@ -517,7 +531,7 @@ TEST_F(CliTest, OutsideAGitRepositoryCommandsFailWithAClearMessage) {
       << "the temp directory must not be inside a repository";
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"race", "Task", "--agents", "claude"}, {"status"}, {"cleanup"}, {"init"}}) {
-    Run r = hydra(args, outside);
+    Outcome r = hydra(args, outside);
     EXPECT_NE(r.code, 0) << args[0] << "\n" << r;
     EXPECT_THAT(r.err, HasSubstr("not inside a git repository")) << args[0];
   }
@@ -563,7 +577,7 @@ TEST_F(CliTest, KilledHydraLeavesARaceThatStatusMarksInterruptedKillingItsOrphan
   EXPECT_FALSE(processGone(grandchild));
   const std::string worktree(left.at("agents").at(0).at("worktree").as_string());
 
-  Run status = hydra({"status"});
+  Outcome status = hydra({"status"});
   ASSERT_EQ(status.code, 0) << status;
   EXPECT_THAT(status.out, ContainsRegex(id + "  interrupted"));
   EXPECT_THAT(status.out, ContainsRegex("\n    slow  interrupted"));
@@ -576,7 +590,7 @@ TEST_F(CliTest, KilledHydraLeavesARaceThatStatusMarksInterruptedKillingItsOrphan
   EXPECT_TRUE(fs::is_directory(worktree));
   EXPECT_THAT(git("worktree list --porcelain"), HasSubstr(worktree));
 
-  Run cleanup = hydra({"cleanup", id});
+  Outcome cleanup = hydra({"cleanup", id});
   ASSERT_EQ(cleanup.code, 0) << cleanup;
   EXPECT_FALSE(fs::exists(worktree));
   EXPECT_EQ(git("branch --list 'hydra/*'"), "");

@@ -93,8 +93,9 @@ TempRepo::TempRepo(bool empty) {
 std::string TempRepo::gitIn(const fs::path& dir, const std::string& args) {
   // No system or global config, and no opportunistic index refresh by
   // `git status`, which would change the index file the tests watch.
-  std::string out = run("GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_OPTIONAL_LOCKS=0 git -C " +
-                        shellQuote(dir.string()) + " " + args);
+  std::string out =
+      run("GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_OPTIONAL_LOCKS=0 git -C " +
+          shellQuote(dir.string()) + " " + args);
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }

@@ -36,9 +36,8 @@ std::vector<std::string> lines(const std::string& text) {
 
 int countPrefixed(const std::string& text, const std::string& prefix) {
   const auto all = lines(text);
-  return static_cast<int>(std::count_if(all.begin(), all.end(), [&](const std::string& l) {
-    return l.starts_with(prefix);
-  }));
+  return static_cast<int>(std::count_if(
+      all.begin(), all.end(), [&](const std::string& l) { return l.starts_with(prefix); }));
 }
 
 std::string gitIn(const fs::path& dir, const std::string& args) {
@@ -93,7 +92,8 @@ class WorktreeTest : public ::testing::Test {
     s.status = repo_.git("status --porcelain --untracked-files=all");
     s.fileA = readFile(repo_.root() / "src/a.txt");
     s.fileB = readFile(repo_.root() / "src/b.txt");
-    s.untracked = fs::exists(repo_.root() / "notes.txt") ? readFile(repo_.root() / "notes.txt") : "";
+    s.untracked =
+        fs::exists(repo_.root() / "notes.txt") ? readFile(repo_.root() / "notes.txt") : "";
     return s;
   }
 
@@ -402,6 +402,22 @@ TEST_F(WorktreeTest, RemoveRefusesToDeleteBranchesOtherThanHydras) {
   EXPECT_EQ(repo_.git("rev-parse main"), base_);
 }
 
+TEST_F(WorktreeTest, RemoveKeepsABranchTheUserHasCheckedOut) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  m.remove(wt, /*deleteBranch=*/false);
+  repo_.git("switch -q " + wt.branch);  // the user inspects the agent's work
+  EXPECT_THROW(m.remove(wt), git::GitError);
+  EXPECT_EQ(repo_.git("symbolic-ref --short HEAD"), wt.branch);
+
+  repo_.git("switch -q main");
+  const fs::path linked = repo_.outside() / "inspect";
+  repo_.git("worktree add -q " + testing::shellQuote(linked.string()) + " " + wt.branch);
+  EXPECT_THROW(m.remove(wt), git::GitError);
+  EXPECT_EQ(hydraBranches(), wt.branch);
+  EXPECT_EQ(gitIn(linked, "symbolic-ref --short HEAD"), wt.branch);
+}
+
 TEST_F(WorktreeTest, RemoveAllRemovesEveryWorktree) {
   WorktreeManager m = manager();
   const auto wts = m.createMany({"a", "b", "c"}, "HEAD", "1");
@@ -491,8 +507,8 @@ TEST_F(WorktreeTest, CommitAllRefusesTheMainWorkingTree) {
 // ---- createMany -------------------------------------------------------------
 
 TEST_F(WorktreeTest, CreateManyMakesEightIndependentWorktrees) {
-  const std::vector<std::string> ids{"claude", "codex",  "cursor", "gemini",
-                                     "opencode", "aider", "cmd-1", "cmd_2"};
+  const std::vector<std::string> ids{"claude",   "codex", "cursor", "gemini",
+                                     "opencode", "aider", "cmd-1",  "cmd_2"};
   WorktreeManager m = manager();
   const auto wts = m.createMany(ids, "main", "1763722800");
 
@@ -540,8 +556,8 @@ TEST_F(WorktreeTest, TwoRacesInOneProcessCreateAndRemoveSideBySide) {
   // for a checkout of the branch at hand; the manager must not let it.
   auto race = [this](const std::string& label) {
     WorktreeManager m = manager();
-    for (int round = 0; round < 3; ++round) {
-      const auto wts = m.createMany({"a", "b", "c"}, "HEAD", label + std::to_string(round));
+    for (int round = 0; round < 5; ++round) {
+      const auto wts = m.createMany({"a", "b", "c", "d"}, "HEAD", label + std::to_string(round));
       m.removeAll(wts);
     }
   };

@@ -405,6 +405,62 @@ TEST_F(RaceEngineTest, CancellingTheRaceKillsEveryAgentAndNeverStartsQueuedOnes)
   EXPECT_FALSE(engine_->cancel(race.id)) << "a finished race has nothing to cancel";
 }
 
+TEST_F(RaceEngineTest, CancellingARaceBeforeItsWorktreesExistStartsNoAgent) {
+  const fs::path marks = outside("marks.txt");
+  makeEngine({scripted("one", {"mark", marks.string(), "start"}), scripted("two", {"mark", marks.string(), "start"})});
+  RaceRecord started = start({"one", "two"});
+  // Nothing has run on the io_context yet: the worktrees are still being made.
+  EXPECT_TRUE(engine_->cancel(started.id));
+  RaceRecord race = finish(started);
+
+  EXPECT_EQ(race.status, RaceStatus::Cancelled);
+  for (const auto& a : race.agents) {
+    EXPECT_EQ(a.status, AgentStatus::Cancelled) << a.agentId;
+    EXPECT_FALSE(a.pid) << a.agentId;
+  }
+  EXPECT_FALSE(fs::exists(marks)) << "an agent of a cancelled race was started";
+}
+
+TEST_F(RaceEngineTest, DestroyingTheEngineMidRaceKillsItsAgentsAndMarksTheRaceInterrupted) {
+  const fs::path pidFile = outside("grandchild.pid");
+  makeEngine({child("hung", {"--ignore-sigterm", "--spawn-grandchild", "--pid-file", pidFile.string(), "--sleep", "60"}),
+              scripted("waiting", {"sleep", "60"})},
+             /*maxConcurrent=*/1);
+  RaceRecord started = start({"hung", "waiting"});
+  ASSERT_TRUE(runUntil([&] { return fs::exists(pidFile); }));
+  const pid_t agentPid = agentOf(*engine_->find(started.id), "hung").pid.value();
+
+  // What the server does when its client goes away.
+  engine_.reset();
+
+  EXPECT_TRUE(waitGone(agentPid));
+  EXPECT_TRUE(waitGone(readPid(pidFile)));
+  auto race = RaceStore(repo_.root()).load(started.id);
+  ASSERT_TRUE(race);
+  EXPECT_EQ(race->status, RaceStatus::Interrupted);
+  EXPECT_TRUE(race->finishedAt);
+  EXPECT_EQ(agentOf(*race, "hung").status, AgentStatus::Interrupted);
+  EXPECT_EQ(agentOf(*race, "waiting").status, AgentStatus::Interrupted);
+  EXPECT_FALSE(agentOf(*race, "waiting").pid) << "the queued agent never ran";
+}
+
+TEST_F(RaceEngineTest, RecoverRemovesOnlyTheWorktreesWhoseRaceRecordIsGone) {
+  makeEngine({scripted("a", {"write", "a.txt", "a"})});
+  RaceRecord forgotten = runRace({"a"});
+  RaceRecord kept = runRace({"a"});
+  const AgentRecord& lost = agentOf(forgotten, "a");
+  const AgentRecord& stays = agentOf(kept, "a");
+  ASSERT_TRUE(fs::is_directory(lost.worktree));
+  ASSERT_TRUE(engine_->store().remove(forgotten.id));
+
+  EXPECT_TRUE(engine_->recover().empty()) << "no race was interrupted";
+
+  EXPECT_FALSE(fs::exists(lost.worktree));
+  EXPECT_EQ(git("branch --list " + lost.branch), "");
+  EXPECT_TRUE(fs::is_directory(stays.worktree));
+  EXPECT_EQ(git("rev-parse " + stays.branch), stays.commit.value());
+}
+
 // 6. Crashes.
 TEST_F(RaceEngineTest, CrashingAgentsFailWithTheirExitCodeOrSignalAndTheOthersComplete) {
   makeEngine({child("quitter", {"--print", "2", "--exit", "3"}), child("crasher", {"--raise", "9"}),
@@ -469,9 +525,14 @@ TEST_F(RaceEngineTest, FloodOfOutputIsLoggedCompletelyWhileMemoryStaysBounded) {
 
 // 9. Records on disk.
 TEST_F(RaceEngineTest, RaceJsonAndEventLogRecordTheWholeRace) {
-  makeEngine({scripted("good", {"write", "good.txt", "good"}), scripted("bad", {"exit", "5"})});
+  makeEngine({scripted("good", {"say", "working", "write", "good.txt", "good"}),
+              scripted("bad", {"shout", "bad news", "exit", "5"})});
   RaceRecord finished = runRace({"good", "bad"});
   const fs::path dir = repo_.root() / ".hydra" / "races" / finished.id;
+  // Each agent's output, stdout and stderr apart.
+  EXPECT_EQ(readFile(dir / "good.log"), "working\n");
+  EXPECT_EQ(readFile(dir / "bad.log"), "");
+  EXPECT_EQ(readFile(dir / "bad.stderr.log"), "bad news\n");
 
   json::value doc = json::parse(readFile(dir / "race.json"));
   const json::object& race = doc.as_object();
@@ -504,9 +565,11 @@ TEST_F(RaceEngineTest, RaceJsonAndEventLogRecordTheWholeRace) {
     EXPECT_TRUE(parseTimestamp(event.at("time").as_string()));
     types.emplace_back(event.at("type").as_string());
   }
-  ASSERT_EQ(types.size(), 6u);
+  ASSERT_FALSE(types.empty());
   EXPECT_EQ(types.front(), "raceStarted");
   EXPECT_EQ(types.back(), "raceFinished");
+  EXPECT_EQ(std::count(types.begin(), types.end(), "raceStarted"), 1);
+  EXPECT_EQ(std::count(types.begin(), types.end(), "raceFinished"), 1);
   EXPECT_EQ(std::count(types.begin(), types.end(), "agentStarted"), 2);
   EXPECT_EQ(std::count(types.begin(), types.end(), "agentFinished"), 2);
 }

@@ -265,9 +265,7 @@ TEST(DiffSizeScoreTest, HugeCountsDoNotOverflow) {
 // ---------------------------------------------------------------------------
 // Speed
 
-TEST(SpeedScoreTest, FastestAgentScoresHundred) {
-  EXPECT_DOUBLE_EQ(speedScore(36.0, 36.0), 100.0);
-}
+TEST(SpeedScoreTest, FastestAgentScoresHundred) { EXPECT_DOUBLE_EQ(speedScore(36.0, 36.0), 100.0); }
 
 TEST(SpeedScoreTest, TwiceAsSlowScoresFifty) {
   // 36 / 72 * 100 = 50

@@ -28,7 +28,8 @@ std::string fixture(const std::string& relative) {
 }
 
 std::string replaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
     text.replace(at, from.size(), to);
   return text;
 }
@@ -210,8 +211,8 @@ TEST(ClippyParserTest, SummariesAloneAreNotProblems) {
 TEST(ClippyParserTest, CargoStatusLinesAloneAreCleanRun) {
   // The first and last lines of clippy/warnings.txt are what a clean run prints.
   const std::string text = fixture("clippy/warnings.txt");
-  const std::string clean = text.substr(0, text.find('\n') + 1) +
-                            text.substr(text.rfind("    Finished"));
+  const std::string clean =
+      text.substr(0, text.find('\n') + 1) + text.substr(text.rfind("    Finished"));
   const auto parsed = parseLintOutput(clean, "clippy");
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->counts, (LintCounts{0, 0}));
@@ -221,9 +222,9 @@ TEST(ClippyParserTest, SameDiagnosticForTwoTargetsCountsOnce) {
   // `cargo clippy --all-targets` reports a library's warning for the library
   // and again for its test build.
   const std::string text = fixture("clippy/warnings.txt");
-  const std::string block = text.substr(text.find("warning: unused variable"),
-                                        text.find("warning: the loop") -
-                                            text.find("warning: unused variable"));
+  const std::string block =
+      text.substr(text.find("warning: unused variable"),
+                  text.find("warning: the loop") - text.find("warning: unused variable"));
   const auto parsed = parseLintOutput(text + block, "clippy");
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->counts, (LintCounts{0, 3}));
@@ -254,8 +255,8 @@ TEST(EslintParserTest, SummaryWinsWhenOutputHeadWasCut) {
 
 TEST(EslintParserTest, SummariesOfSeveralRunsAddUp) {
   // Two eslint runs in one lint_command (workspaces): 2 + 1 errors, 3 + 0 warnings.
-  const auto parsed = parseLintOutput(fixture("eslint/stylish.txt") + fixture("eslint/parse-error.txt"),
-                                      "eslint");
+  const auto parsed =
+      parseLintOutput(fixture("eslint/stylish.txt") + fixture("eslint/parse-error.txt"), "eslint");
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->counts, (LintCounts{3, 3}));
 }
@@ -283,6 +284,9 @@ TEST(Flake8ParserTest, CountOfCleanRunIsCleanRun) {
   const auto parsed = parseLintOutput("0\n", "flake8");
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->counts, (LintCounts{0, 0}));
+  // A total without its lines (`flake8 -qq --count`) cannot be split into
+  // errors and warnings: not read.
+  EXPECT_FALSE(parseLintOutput("5\n", "flake8").has_value());
 }
 
 // ruff's shapes below are written from its documentation (ruff could not be
@@ -297,10 +301,10 @@ TEST(RuffParserTest, AllChecksPassedIsRecognisedCleanRun) {
 
 TEST(RuffParserTest, OlderSyntaxErrorSpellingIsError) {
   // ruff 0.1 to 0.11 wrote "SyntaxError:" where later versions write "invalid-syntax:".
-  const auto parsed =
-      parseLintOutput("numbers/broken.py:2:12: SyntaxError: Expected ')', found ':'\n"
-                      "Found 1 error.\n",
-                      "ruff");
+  const auto parsed = parseLintOutput(
+      "numbers/broken.py:2:12: SyntaxError: Expected ')', found ':'\n"
+      "Found 1 error.\n",
+      "ruff");
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->counts, (LintCounts{1, 0}));
 }
@@ -310,10 +314,28 @@ TEST(RuffParserTest, SummaryWithoutFindingLinesCountsRemainingAsWarnings) {
   const auto fixed = parseLintOutput("Found 4 errors (3 fixed, 1 remaining).\n", "ruff");
   ASSERT_TRUE(fixed.has_value());
   EXPECT_EQ(fixed->counts, (LintCounts{0, 1}));
+  // ruff's tutorial: everything fixed, nothing left.
+  const auto allFixed = parseLintOutput("Found 1 error (1 fixed, 0 remaining).\n", "ruff");
+  ASSERT_TRUE(allFixed.has_value());
+  EXPECT_EQ(allFixed->counts, (LintCounts{0, 0}));
   const auto statistics = parseLintOutput("Found 3 errors.\n");
   ASSERT_TRUE(statistics.has_value());
   EXPECT_EQ(statistics->format, "ruff");
   EXPECT_EQ(statistics->counts, (LintCounts{0, 3}));
+}
+
+TEST(RuffParserTest, MypySummaryIsNotRuffs) {
+  // Lines in mypy's shape (mypy is not among the captured tools): no column,
+  // and a summary that says more than ruff's. The compiler-style reading
+  // counts them, not ruff's summary fallback.
+  const std::string mypy =
+      "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")\n"
+      "Found 1 error in 1 file (checked 2 source files)\n";
+  EXPECT_FALSE(parseLintOutput(mypy, "ruff").has_value());
+  const auto detected = parseLintOutput(mypy);
+  ASSERT_TRUE(detected.has_value());
+  EXPECT_EQ(detected->format, "gcc");
+  EXPECT_EQ(detected->counts, (LintCounts{1, 0}));
 }
 
 TEST(RuffParserTest, FindingLinesWinOverSummary) {
@@ -343,8 +365,8 @@ TEST(LintParsersTest, HostileInputNeverThrows) {
   const std::string deepJson = std::string(100000, '[') + "\n";
   const std::string unterminatedEscapes = "\x1b[31merror\x1b]8;;http://x\x1b";
   const std::string hugeSummary = "Found 99999999999999999999 errors.\n";
-  for (const std::string& input :
-       {binary, longLine, digits, deepJson, unterminatedEscapes, hugeSummary, std::string("\0\0\n", 3)}) {
+  for (const std::string& input : {binary, longLine, digits, deepJson, unterminatedEscapes,
+                                   hugeSummary, std::string("\0\0\n", 3)}) {
     EXPECT_NO_THROW((void)parseLintOutput(input));
     for (const char* format :
          {"gcc", "clang_tidy", "clippy", "eslint", "eslint_json", "ruff", "flake8", "go_vet"})

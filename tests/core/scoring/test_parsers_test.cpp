@@ -96,7 +96,7 @@ const std::vector<Capture>& captures() {
   return all;
 }
 
-const std::vector<std::string> kTextFormats{"jest",  "vitest", "mocha", "node", "cargo",
+const std::vector<std::string> kTextFormats{"jest",   "vitest", "mocha", "node", "cargo",
                                             "pytest", "go",     "ctest", "gtest"};
 
 class CaptureTest : public ::testing::TestWithParam<Capture> {};
@@ -276,7 +276,8 @@ TEST(TestParsersTest, CountsWithThousandsSeparatorsAreRead) {
   ASSERT_TRUE(jest.has_value());
   EXPECT_EQ(jest->counts, (TestCounts{12345, 1024, 0}));
 
-  const auto pytest = parseTestOutput("===== 3 failed, 1,234,567 passed in 812.10s (0:13:32) =====\n");
+  const auto pytest =
+      parseTestOutput("===== 3 failed, 1,234,567 passed in 812.10s (0:13:32) =====\n");
   ASSERT_TRUE(pytest.has_value());
   EXPECT_EQ(pytest->format, "pytest");
   EXPECT_EQ(pytest->counts, (TestCounts{1234567, 3, 0}));
@@ -296,7 +297,8 @@ TEST(TestParsersTest, HugeCountsSaturateInsteadOfOverflowing) {
 }
 
 TEST(TestParsersTest, ProgressRedrawnWithBareCarriageReturnsKeepsTheFinalText) {
-  const auto parsed = parseTestOutput("Running 3 tests...\rTests:       1 failed, 2 passed, 3 total\r\n");
+  const auto parsed =
+      parseTestOutput("Running 3 tests...\rTests:       1 failed, 2 passed, 3 total\r\n");
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->counts, (TestCounts{2, 1, 0}));
 }
@@ -342,7 +344,8 @@ TEST(TestParsersTest, AVeryLongLineIsHandled) {
 }
 
 TEST(TestParsersTest, DeeplyNestedJsonLinesAreIgnored) {
-  const std::string deep = "{\"Action\":" + std::string(100000, '[') + "\n" + fixture("go/json.txt");
+  const std::string deep =
+      "{\"Action\":" + std::string(100000, '[') + "\n" + fixture("go/json.txt");
   const auto parsed = parseTestOutput(deep);
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->counts, (TestCounts{7, 2, 1}));
@@ -355,8 +358,8 @@ class JUnitReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("hydra-junit-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("hydra-junit-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }

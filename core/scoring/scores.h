@@ -1,0 +1,91 @@
+#pragma once
+
+// What scoring a race produces: every check's raw result, every agent's
+// breakdown and total, the ranking, and the flags the thresholds set.
+// Stored as .hydra/races/<race>/scores.json.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/json/conversion.hpp>
+#include <boost/json/value.hpp>
+
+#include "core/config/config.h"
+#include "core/events/race_event.h"
+#include "core/scoring/formulas.h"
+
+namespace hydra::core::scoring {
+
+// One run of a configured command (build, tests or lint) in one worktree.
+struct CheckResult {
+  std::string command;
+  bool skipped = false;  // not run: the build had failed
+  std::optional<int> exitCode;
+  std::optional<int> signal;
+  bool timedOut = false;
+  std::string error;  // could not run at all
+  std::int64_t durationMs = 0;
+  std::string output;  // the end of the output, capped; the whole is in the check's log
+  bool outputTruncated = false;
+  std::optional<TestCounts> tests;  // tests only, when a parser read them
+  std::optional<LintCounts> lint;   // lint only
+  std::string format;               // the parser that read the counts
+
+  bool passed() const { return !skipped && exitCode && *exitCode == 0; }
+};
+
+// nullopt: the command is not configured.
+struct CheckSet {
+  std::optional<CheckResult> build;
+  std::optional<CheckResult> tests;
+  std::optional<CheckResult> lint;
+};
+
+struct Baseline {
+  std::string commit;
+  CheckSet checks;
+  bool fromCache = false;
+};
+
+struct AgentScore {
+  int rank = 0;
+  std::string agentId;
+  std::string agent;
+  AgentStatus status = AgentStatus::Completed;
+  double total = 0;
+  Breakdown breakdown;
+  CheckSet checks;
+  DiffStats diff;
+  std::optional<std::int64_t> durationMs;
+};
+
+struct RaceScores {
+  std::string raceId;
+  std::vector<AgentScore> rankings;   // best first
+  std::optional<std::string> winner;  // agentId of rank 1
+  bool autoMergeEligible = false;     // the winner reached [scoring.thresholds] auto_merge_minimum
+  bool allFailed = false;             // even the best is below fail_maximum
+  Baseline baseline;
+};
+
+// Computes every agent's breakdown and total from its checks, diff and
+// duration, then ranks them: total, then tests, diff size, speed, agent id.
+// `agents` come with checks, diff and duration filled in.
+RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseline baseline,
+                      const ScoringConfig& config);
+
+void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const CheckResult& x);
+CheckResult tag_invoke(boost::json::value_to_tag<CheckResult>, const boost::json::value& v);
+void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const CheckSet& x);
+CheckSet tag_invoke(boost::json::value_to_tag<CheckSet>, const boost::json::value& v);
+void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const Baseline& x);
+Baseline tag_invoke(boost::json::value_to_tag<Baseline>, const boost::json::value& v);
+void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const AgentScore& x);
+AgentScore tag_invoke(boost::json::value_to_tag<AgentScore>, const boost::json::value& v);
+void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const RaceScores& x);
+RaceScores tag_invoke(boost::json::value_to_tag<RaceScores>, const boost::json::value& v);
+
+}  // namespace hydra::core::scoring

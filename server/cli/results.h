@@ -1,0 +1,20 @@
+#pragma once
+
+#include <ostream>
+
+#include "core/race/record.h"
+#include "core/scoring/scores.h"
+#include "server/cli/common.h"
+
+namespace hydra::cli {
+
+// The results table of a scored race, in the scoring engine's format:
+//   #1  careful     97.1 / 100    [BUILD: ✓] [TESTS: 100] [LINT: 100] [DIFF: 100] [SPEED: 94]
+// then the winner and the command that merges it.
+void printResults(std::ostream& out, const core::RaceRecord& race, const core::scoring::RaceScores& scores,
+                  const Style& style);
+
+// green > 80, yellow 50-80, red < 50
+std::string colorScore(const Style& style, double score, const std::string& text);
+
+}  // namespace hydra::cli

@@ -1,0 +1,113 @@
+// The demo race end to end with the real binary: a project with a real bug,
+// a real build, test suite and linter, and three scripted agents. The one that
+// fixes the bug and adds a test must win, the one that breaks the build must
+// come last, and the sprawling rewrite must lose on diff size. Then the winner
+// is merged and the bug is gone from the user's branch.
+
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <sys/wait.h>
+
+namespace hydra::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+struct CommandRun {
+  int code;
+  std::string out;
+};
+
+CommandRun sh(const std::string& command) {
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
+}
+
+class DemoRaceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("hydra-demo-test-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy(fs::path(HYDRA_SOURCE_DIR) / "examples/demo/project", dir, fs::copy_options::recursive);
+    ASSERT_EQ(sh("cd " + dir.string() +
+                 " && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm demo")
+                  .code,
+              0);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  CommandRun hydra(const std::string& args) { return sh("cd " + dir.string() + " && " + std::string(HYDRA_BINARY) + " " + args); }
+
+  fs::path dir;
+};
+
+const json::object* rankingOf(const json::array& rankings, std::string_view agent) {
+  for (const auto& r : rankings) {
+    if (r.at("agentId").as_string() == agent) return &r.as_object();
+  }
+  return nullptr;
+}
+
+TEST_F(DemoRaceTest, CarefulFixWinsBrokenBuildIsLastSprawlLosesOnDiffSizeAndTheWinnerMerges) {
+  CommandRun race = hydra("race 'Fix the open issue in README.md' --agents careful,breaker,sprawler --json");
+  ASSERT_EQ(race.code, 0) << race.out;
+  json::value doc = json::parse(race.out.substr(race.out.find('{')));
+  const json::object& scores = doc.at("scores").as_object();
+  const json::array& rankings = scores.at("rankings").as_array();
+  ASSERT_EQ(rankings.size(), 3u);
+  EXPECT_EQ(rankings[0].at("agentId").as_string(), "careful");
+  EXPECT_EQ(rankings[2].at("agentId").as_string(), "breaker");
+  EXPECT_EQ(scores.at("winner").as_string(), "careful");
+
+  const auto* careful = rankingOf(rankings, "careful");
+  const auto* breaker = rankingOf(rankings, "breaker");
+  const auto* sprawler = rankingOf(rankings, "sprawler");
+  ASSERT_TRUE(careful && breaker && sprawler);
+  // The baseline has one failing test; the careful fix passes them all and adds one.
+  const auto& baseTests = scores.at("baseline").at("checks").at("tests").at("tests");
+  EXPECT_EQ(baseTests.at("failed").as_int64(), 1);
+  const auto& carefulTests = careful->at("checks").at("tests").at("tests");
+  EXPECT_EQ(carefulTests.at("failed").as_int64(), 0);
+  EXPECT_GT(carefulTests.at("passed").as_int64(), baseTests.at("passed").as_int64());
+  EXPECT_EQ(careful->at("breakdown").at("tests").to_number<double>(), 100.0);
+  // The broken build short-circuits tests and lint.
+  EXPECT_EQ(breaker->at("breakdown").at("build").to_number<double>(), 0.0);
+  EXPECT_TRUE(breaker->at("checks").at("tests").at("skipped").as_bool());
+  // The sprawling rewrite passes its tests but loses on diff size.
+  EXPECT_EQ(sprawler->at("breakdown").at("tests").to_number<double>(), 100.0);
+  EXPECT_LT(sprawler->at("breakdown").at("diffSize").to_number<double>(),
+            careful->at("breakdown").at("diffSize").to_number<double>() - 20);
+  EXPECT_GT(sprawler->at("diff").at("filesChanged").as_int64(), 15);
+
+  std::string raceId(doc.at("race").at("id").as_string());
+  CommandRun table = hydra("scores " + raceId);
+  ASSERT_EQ(table.code, 0) << table.out;
+  EXPECT_NE(table.out.find("#1  careful"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("[BUILD: ✗]"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("hydra merge " + raceId + " careful"), std::string::npos) << table.out;
+
+  CommandRun dry = hydra("merge " + raceId + " --dry-run");
+  ASSERT_EQ(dry.code, 0) << dry.out;
+  EXPECT_NE(dry.out.find("would be merged"), std::string::npos) << dry.out;
+  EXPECT_NE(sh("cd " + dir.string() + " && /usr/bin/python3 -m pytest -q tests").code, 0) << "the bug is still there";
+
+  CommandRun merged = hydra("merge " + raceId);
+  ASSERT_EQ(merged.code, 0) << merged.out;
+  CommandRun tests = sh("cd " + dir.string() + " && /usr/bin/python3 -m pytest -q tests");
+  EXPECT_EQ(tests.code, 0) << tests.out;
+  EXPECT_EQ(sh("cd " + dir.string() + " && git status --porcelain").out, "");
+  // The race's worktrees and branches are gone after the merge.
+  EXPECT_EQ(sh("cd " + dir.string() + " && git branch --list 'hydra/*'").out, "");
+}
+
+}  // namespace
+}  // namespace hydra::test

@@ -1,0 +1,128 @@
+// Replays the sessions in tests/e2e/transcripts/hydra/ against the real
+// `hydra serve`, each in a fresh TestRepo: the deterministic exchanges of the
+// hydra/* methods (errors, capabilities, a broken hydra.toml).
+//
+// Transcript syntax, one directive per line:
+//   # comment
+//   repo: none                hydra runs in an empty directory, outside any repository
+//   file: PATH TEXT           written to PATH in the repository before hydra starts;
+//                             \n \t \" \\ are escapes in TEXT
+//   --> {json}                send one framed message
+//   <-- {json}                the next message must match (objects by subset,
+//                             arrays element by element, the rest by value)
+//   ==> close                 close hydra's stdin
+//   ==> exit N                hydra must exit with code N; no message may be left unread
+// In messages, $ROOT_URI is the repository's file:// URI and $ROOT its path.
+
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <fstream>
+
+#include "tests/e2e/hydra_process.h"
+#include "tests/e2e/json_match.h"
+#include "tests/e2e/test_repo.h"
+
+namespace hydra::test {
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+std::string unescape(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\' || i + 1 == s.size()) {
+      out += s[i];
+      continue;
+    }
+    switch (char c = s[++i]) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+void replaceAll(std::string& s, std::string_view from, const std::string& to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+    s.replace(at, from.size(), to);
+  }
+}
+
+std::vector<fs::path> transcripts() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(fs::path(HYDRA_TEST_DATA_DIR) / "transcripts" / "hydra")) {
+    if (e.path().extension() == ".rpc") out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class HydraTranscriptTest : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(HydraTranscriptTest, Replays) {
+  std::ifstream file(GetParam());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+
+  TestRepo repo;
+  fs::path cwd = repo.root();
+  for (const auto& line : lines) {
+    if (line == "repo: none") cwd = repo.scratch();
+    if (line.rfind("file: ", 0) == 0) {
+      std::string rest = line.substr(6);
+      auto space = rest.find(' ');
+      repo.write(rest.substr(0, space), space == std::string::npos ? "" : unescape(rest.substr(space + 1)));
+    }
+  }
+  auto substitute = [&](std::string text) {
+    replaceAll(text, "$ROOT_URI", cwd == repo.root() ? repo.uri() : "file://" + cwd.string());
+    replaceAll(text, "$ROOT", cwd.string());
+    return text;
+  };
+
+  HydraProcess hydra({"serve", "--log-level", "debug"}, cwd);
+  bool exited = false;
+  int lineNo = 0;
+  for (const auto& line : lines) {
+    ++lineNo;
+    SCOPED_TRACE(GetParam().filename().string() + ":" + std::to_string(lineNo) + ": " + line.substr(0, 120));
+    if (line.empty() || line[0] == '#' || line == "repo: none" || line.rfind("file: ", 0) == 0) continue;
+    if (line.rfind("--> ", 0) == 0) {
+      ASSERT_TRUE(hydra.send(json::parse(substitute(line.substr(4)))));
+    } else if (line.rfind("<-- ", 0) == 0) {
+      json::value expected = json::parse(substitute(line.substr(4)));
+      auto got = hydra.receive(std::chrono::seconds(30));
+      ASSERT_TRUE(got) << "no message from hydra; its log:\n" << hydra.stderrText();
+      std::string diff = mismatch(expected, *got);
+      ASSERT_TRUE(diff.empty()) << diff << "\nreceived: " << json::serialize(*got);
+    } else if (line == "==> close") {
+      hydra.closeStdin();
+    } else if (line.rfind("==> exit ", 0) == 0) {
+      auto code = hydra.waitExit(std::chrono::seconds(10));
+      ASSERT_TRUE(code) << "hydra did not exit; its log:\n" << hydra.stderrText();
+      EXPECT_EQ(*code, std::stoi(line.substr(9))) << hydra.stderrText();
+      auto extra = hydra.receive(std::chrono::milliseconds(100));
+      EXPECT_FALSE(extra) << "unexpected message: " << json::serialize(*extra);
+      exited = true;
+    } else {
+      FAIL() << "unknown transcript directive";
+    }
+  }
+  EXPECT_TRUE(exited) << "a transcript must end with ==> exit N";
+}
+
+INSTANTIATE_TEST_SUITE_P(HydraTranscripts, HydraTranscriptTest, ::testing::ValuesIn(transcripts()),
+                         [](const auto& info) {
+                           std::string name = info.param.stem().string();
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace hydra::test

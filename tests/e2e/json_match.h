@@ -1,0 +1,17 @@
+#pragma once
+
+// Comparing what hydra sent with what a test expects: objects match when the
+// actual one has every expected member (extra members are fine), arrays
+// element by element, everything else by value.
+
+#include <string>
+
+#include <boost/json/value.hpp>
+
+namespace hydra::test {
+
+// Empty when `actual` matches `expected`; otherwise where they first differ.
+std::string mismatch(const boost::json::value& expected, const boost::json::value& actual,
+                     const std::string& path = "message");
+
+}  // namespace hydra::test

@@ -1,0 +1,61 @@
+#pragma once
+
+// A throwaway git repository for end-to-end tests of hydra's protocol: a tiny
+// Python project (calc.py with a bug, test_calc.py) committed on `main`, in a
+// directory whose name has a space (so rootUri must be percent-decoded).
+// Agents are played by tests/e2e/agents/steps.sh.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <boost/json/object.hpp>
+
+namespace hydra::test {
+
+class TestRepo {
+ public:
+  TestRepo();
+  ~TestRepo();
+  TestRepo(const TestRepo&) = delete;
+  TestRepo& operator=(const TestRepo&) = delete;
+
+  const std::filesystem::path& root() const { return root_; }
+  // A directory next to the repository, outside it: for files agents wait on.
+  const std::filesystem::path& scratch() const { return scratch_; }
+  // file:///...my%20repo
+  std::string uri() const;
+
+  // Runs git in the repository; its output without trailing newlines. Throws when git fails.
+  std::string git(const std::string& args) const;
+  void write(const std::filesystem::path& relative, const std::string& content) const;
+  std::string read(const std::filesystem::path& relative) const;
+  void writeConfig(const std::string& toml) const { write("hydra.toml", toml); }
+
+  // .hydra/races/<id>/race.json
+  boost::json::object raceRecord(const std::string& raceId) const;
+
+  // [agents.NAME] played by steps.sh carrying out `steps`.
+  static std::string agent(const std::string& name, const std::vector<std::string>& steps,
+                           const std::string& adapter = "command");
+  // [scoring]: a build (the file compiles) and pytest's tests.
+  static std::string scoring();
+  // calc.py with add() fixed, as an agent writes it.
+  static std::string fixedCalc();
+
+  static std::filesystem::path stepsScript();
+
+ private:
+  std::filesystem::path dir_;
+  std::filesystem::path root_;
+  std::filesystem::path scratch_;
+};
+
+std::string readFile(const std::filesystem::path& path);
+std::string shellQuote(const std::string& s);
+// Runs a shell command; its output without trailing newlines. Throws when it fails.
+std::string sh(const std::string& command);
+// True once `pid` no longer runs (a zombie counts as gone).
+bool processGone(int pid);
+
+}  // namespace hydra::test
