@@ -12,6 +12,7 @@
 
 #include "core/config/config.h"
 #include "core/git/git.h"
+#include "core/race/review.h"
 
 namespace hydra::core {
 
@@ -459,7 +460,44 @@ void RaceEngine::maybeFinishRace(const std::string& raceId) {
     if (scores.winner) spdlog::info("race {}: {} wins", raceId, *scores.winner);
     bool anyCompleted = false;
     for (const auto& a : scores.rankings) anyCompleted |= a.status == AgentStatus::Completed;
-    raceOver(raceId, anyCompleted ? RaceStatus::Completed : RaceStatus::Failed);
+    RaceStatus status = anyCompleted ? RaceStatus::Completed : RaceStatus::Failed;
+    if (config_.scoring.autoMerge && scores.autoMergeEligible && scores.winner) {
+      autoMerge(raceId, *scores.winner, status);
+    } else {
+      raceOver(raceId, status);
+    }
+  });
+}
+
+// [scoring] auto_merge = true and the winner reached auto_merge_minimum: merge
+// it as `hydra merge` would, then end the race. A refused or conflicting merge
+// changes nothing and is recorded; the race ends all the same.
+void RaceEngine::autoMerge(const std::string& raceId, const std::string& agentId, RaceStatus status) {
+  RaceRecord record = races_.at(raceId).record;
+  record.status = status;
+  asio::post(pool_, [this, alive = alive_, record, agentId, status] {
+    boost::json::object ev = eventJson("autoMerge", record.id);
+    ev["agentId"] = agentId;
+    try {
+      RaceMerge merged = mergeRaceAgent(repoRoot_, config_, record, agentId, false, false);
+      ev["outcome"] = merge::toString(merged.result.outcome);
+      if (merged.result.commit) ev["commit"] = *merged.result.commit;
+      if (!merged.result.conflicts.empty()) {
+        boost::json::array files;
+        for (const auto& f : merged.result.conflicts) files.emplace_back(f);
+        ev["conflicts"] = std::move(files);
+      }
+    } catch (const std::exception& e) {
+      ev["outcome"] = "refused";
+      ev["error"] = e.what();
+    }
+    asio::post(io_, [this, alive, raceId = record.id, ev = std::move(ev), status] {
+      if (!*alive) return;
+      store_.appendEvent(raceId, ev);
+      spdlog::info("race {}: auto-merge of {}: {}", raceId, ev.at("agentId").as_string().c_str(),
+                   ev.at("outcome").as_string().c_str());
+      raceOver(raceId, status);
+    });
   });
 }
 

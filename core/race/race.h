@@ -121,6 +121,7 @@ class RaceEngine {
   void agentDone(Race& race, AgentRun& run, AgentStatus status, std::optional<std::string> error);
   void maybeFinishRace(const std::string& raceId);
   void raceOver(const std::string& raceId, RaceStatus status);
+  void autoMerge(const std::string& raceId, const std::string& agentId, RaceStatus status);
   void save(Race& race);
   void publishOutputEvents(const Race& race, const AgentRun& run, std::vector<AgentEvent> events);
   AgentConfig resolveAgent(const std::string& name) const;

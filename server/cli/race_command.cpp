@@ -260,6 +260,18 @@ int runRace(const RaceOptions& options) {
     std::cout << boost::json::serialize(out) << "\n";
   } else if (scores) {
     printResults(std::cout, final, *scores, style);
+    for (const auto& e : engine.store().readEvents(race.id)) {
+      if (e.at("type").as_string() != "autoMerge") continue;
+      std::string outcome(e.at("outcome").as_string());
+      std::string agent(e.at("agentId").as_string());
+      if (outcome == "fastForward" || outcome == "merged") {
+        std::cout << style.green("Auto-merged") << " " << agent << " (auto_merge = true in hydra.toml).\n";
+      } else if (const auto* error = e.if_contains("error")) {
+        std::cout << style.red("Auto-merge refused") << ": " << error->as_string().c_str() << "\n";
+      } else {
+        std::cout << "Auto-merge of " << agent << ": " << outcome << "; nothing was changed.\n";
+      }
+    }
   } else {
     printSummary(final, style);
   }

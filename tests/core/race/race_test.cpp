@@ -90,7 +90,7 @@ std::string tomlArray(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-std::string configToml(const std::vector<AgentDef>& agents, int maxConcurrent) {
+std::string configToml(const std::vector<AgentDef>& agents, int maxConcurrent, const std::string& extra = "") {
   std::string toml = "[general]\nmax_concurrent_agents = " + std::to_string(maxConcurrent) +
                      "\ntimeout_seconds = 120\n";
   for (const auto& a : agents) {
@@ -98,7 +98,7 @@ std::string configToml(const std::vector<AgentDef>& agents, int maxConcurrent) {
             "\nargs = " + tomlArray(a.args) + "\n";
     if (a.timeoutSeconds) toml += "timeout_seconds = " + std::to_string(*a.timeoutSeconds) + "\n";
   }
-  return toml;
+  return toml + extra;
 }
 
 // ---- processes ----
@@ -138,8 +138,8 @@ class RaceEngineTest : public ::testing::Test {
  protected:
   RaceEngineTest() { repo_.isolateLibgit2(); }
 
-  RaceEngine& makeEngine(const std::vector<AgentDef>& agents, int maxConcurrent = 4) {
-    Config config = parseConfig(configToml(agents, maxConcurrent), repo_.root() / "hydra.toml");
+  RaceEngine& makeEngine(const std::vector<AgentDef>& agents, int maxConcurrent = 4, const std::string& extraToml = "") {
+    Config config = parseConfig(configToml(agents, maxConcurrent, extraToml), repo_.root() / "hydra.toml");
     engine_ = std::make_unique<RaceEngine>(io_, repo_.root(), std::move(config), bus_);
     return *engine_;
   }
@@ -639,6 +639,7 @@ TEST_F(RaceEngineTest, SubscriberSeesTheRaceUnfoldInOrderWithParsedAgentEvents) 
             EXPECT_EQ(e.status, AgentStatus::Completed);
             EXPECT_TRUE(e.usage) << "the result line's usage";
           }
+          if constexpr (std::is_same_v<T, ScoringStarted>) kinds.push_back("ScoringStarted");
           if constexpr (std::is_same_v<T, RaceFinished>) kinds.push_back("RaceFinished");
           if constexpr (std::is_same_v<T, OutputDropped>) kinds.push_back("OutputDropped");
           if constexpr (std::is_same_v<T, AgentOutput>) {
@@ -651,10 +652,53 @@ TEST_F(RaceEngineTest, SubscriberSeesTheRaceUnfoldInOrderWithParsedAgentEvents) 
         },
         event.body);
   }
-  EXPECT_THAT(kinds, ElementsAre("RaceStarted", "AgentStarted", "AgentOutput", "AgentFinished", "RaceFinished"));
+  EXPECT_THAT(kinds, ElementsAre("RaceStarted", "AgentStarted", "AgentOutput", "AgentFinished", "ScoringStarted",
+                                 "RaceFinished"));
   EXPECT_TRUE(sawToolCall);
   EXPECT_TRUE(sawSummary);
   EXPECT_TRUE(agentOf(race, "claude").usage) << "usage reaches the record";
+}
+
+}  // namespace
+}  // namespace hydra::core
+
+namespace hydra::core {
+namespace {
+
+// [scoring] auto_merge: the winner is merged into the user's branch by itself,
+// only when it is switched on and the winner reaches auto_merge_minimum.
+TEST_F(RaceEngineTest, AutoMergeMergesAnEligibleWinnerOnlyWhenSwitchedOn) {
+  const std::string scoringOn = "\n[scoring]\nauto_merge = true\n[scoring.thresholds]\nauto_merge_minimum = 50.0\n";
+  makeEngine({scripted("fixer", {"write", "fixed.txt", "the fix"})}, 4, scoringOn);
+  const std::string before = git("rev-parse HEAD");
+  RaceRecord race = runRace({"fixer"});
+  EXPECT_EQ(race.status, RaceStatus::Completed);
+  EXPECT_NE(git("rev-parse HEAD"), before);
+  EXPECT_EQ(readFile(repo_.root() / "fixed.txt"), "the fix\n");
+  EXPECT_EQ(git("branch --list 'hydra/*'"), "");  // merged, then cleaned up
+  bool recorded = false;
+  for (const auto& e : engine_->store().readEvents(race.id)) {
+    recorded |= e.at("type").as_string() == "autoMerge" && e.at("outcome").as_string() == "fastForward";
+  }
+  EXPECT_TRUE(recorded);
+}
+
+TEST_F(RaceEngineTest, WithoutAutoMergeTheUsersBranchIsLeftAlone) {
+  makeEngine({scripted("fixer", {"write", "fixed.txt", "the fix"})});
+  const std::string before = git("rev-parse HEAD");
+  RaceRecord race = runRace({"fixer"});
+  EXPECT_EQ(git("rev-parse HEAD"), before);
+  EXPECT_FALSE(fs::exists(repo_.root() / "fixed.txt"));
+  EXPECT_NE(git("branch --list 'hydra/*'"), "");
+}
+
+TEST_F(RaceEngineTest, RaceWhereNoAgentCompletesIsFailed) {
+  makeEngine({child("crasher", {"--exit", "3"})});
+  RaceRecord race = runRace({"crasher"});
+  EXPECT_EQ(race.status, RaceStatus::Failed);
+  auto scores = engine_->scores(race.id);
+  ASSERT_TRUE(scores);
+  EXPECT_TRUE(scores->allFailed);
 }
 
 }  // namespace
