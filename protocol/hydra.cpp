@@ -33,7 +33,8 @@ bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std:
 // --- initialize --------------------------------------------------------------
 
 void tag_invoke(json::value_from_tag, json::value& v, const HydraCapabilities& x) {
-  v = json::object{{"version", x.version}, {"agents", arrayOf(x.agents)}, {"methods", arrayOf(x.methods)}};
+  v = json::object{
+      {"version", x.version}, {"agents", arrayOf(x.agents)}, {"methods", arrayOf(x.methods)}};
 }
 
 HydraCapabilities tag_invoke(json::value_to_tag<HydraCapabilities>, const json::value& v) {
@@ -103,14 +104,17 @@ RaceParams tag_invoke(json::value_to_tag<RaceParams>, const json::value& v) {
   if (blank(x.task)) throw ParamError("task", "must not be empty");
   if (x.agents.empty()) throw ParamError("agents", "name at least one agent");
   for (std::size_t i = 0; i < x.agents.size(); ++i) {
-    if (x.agents[i].empty()) throw ParamError("agents[" + std::to_string(i) + "]", "must not be empty");
+    if (x.agents[i].empty())
+      throw ParamError("agents[" + std::to_string(i) + "]", "must not be empty");
   }
-  if (x.base && x.base->empty()) throw ParamError("base", "must not be empty (leave it out for HEAD)");
+  if (x.base && x.base->empty())
+    throw ParamError("base", "must not be empty (leave it out for HEAD)");
   return x;
 }
 
 void tag_invoke(json::value_from_tag, json::value& v, const RaceAgent& x) {
-  v = json::object{{"agentId", x.agentId}, {"agent", x.agent}, {"branch", x.branch}, {"worktree", x.worktree}};
+  v = json::object{
+      {"agentId", x.agentId}, {"agent", x.agent}, {"branch", x.branch}, {"worktree", x.worktree}};
 }
 
 RaceAgent tag_invoke(json::value_to_tag<RaceAgent>, const json::value& v) {
@@ -151,7 +155,8 @@ StatusParams tag_invoke(json::value_to_tag<StatusParams>, const json::value& v) 
 }
 
 void tag_invoke(json::value_from_tag, json::value& v, const AgentState& x) {
-  json::object o{{"agentId", x.agentId}, {"agent", x.agent}, {"state", x.state}, {"elapsedMs", x.elapsedMs}};
+  json::object o{
+      {"agentId", x.agentId}, {"agent", x.agent}, {"state", x.state}, {"elapsedMs", x.elapsedMs}};
   put(o, "exitCode", x.exitCode);
   o["branch"] = x.branch;
   o["worktree"] = x.worktree;
@@ -176,7 +181,8 @@ AgentState tag_invoke(json::value_to_tag<AgentState>, const json::value& v) {
 }
 
 void tag_invoke(json::value_from_tag, json::value& v, const RaceSummary& x) {
-  json::object o{{"raceId", x.raceId}, {"task", x.task}, {"state", x.state}, {"createdAt", x.createdAt}};
+  json::object o{
+      {"raceId", x.raceId}, {"task", x.task}, {"state", x.state}, {"createdAt", x.createdAt}};
   put(o, "finishedAt", x.finishedAt);
   o["baseCommit"] = x.baseCommit;
   o["agents"] = arrayOf(x.agents);
@@ -373,7 +379,9 @@ ScoreBreakdown tag_invoke(json::value_to_tag<ScoreBreakdown>, const json::value&
 }
 
 void tag_invoke(json::value_from_tag, json::value& v, const DiffStats& x) {
-  v = json::object{{"linesAdded", x.linesAdded}, {"linesRemoved", x.linesRemoved}, {"filesChanged", x.filesChanged}};
+  v = json::object{{"linesAdded", x.linesAdded},
+                   {"linesRemoved", x.linesRemoved},
+                   {"filesChanged", x.filesChanged}};
 }
 
 DiffStats tag_invoke(json::value_to_tag<DiffStats>, const json::value& v) {
@@ -386,10 +394,14 @@ DiffStats tag_invoke(json::value_to_tag<DiffStats>, const json::value& v) {
 }
 
 void tag_invoke(json::value_from_tag, json::value& v, const Ranking& x) {
-  json::object o{{"rank", x.rank},   {"agentId", x.agentId},
-                 {"agent", x.agent}, {"status", x.status},
-                 {"total", x.total}, {"breakdown", json::value_from(x.breakdown)},
-                 {"checks", json::value_from(x.checks)}, {"diff", json::value_from(x.diff)}};
+  json::object o{{"rank", x.rank},
+                 {"agentId", x.agentId},
+                 {"agent", x.agent},
+                 {"status", x.status},
+                 {"total", x.total},
+                 {"breakdown", json::value_from(x.breakdown)},
+                 {"checks", json::value_from(x.checks)},
+                 {"diff", json::value_from(x.diff)}};
   put(o, "durationMs", x.durationMs);
   v = std::move(o);
 }
@@ -410,7 +422,8 @@ Ranking tag_invoke(json::value_to_tag<Ranking>, const json::value& v) {
 }
 
 void tag_invoke(json::value_from_tag, json::value& v, const Baseline& x) {
-  v = json::object{{"commit", x.commit}, {"checks", json::value_from(x.checks)}, {"fromCache", x.fromCache}};
+  v = json::object{
+      {"commit", x.commit}, {"checks", json::value_from(x.checks)}, {"fromCache", x.fromCache}};
 }
 
 Baseline tag_invoke(json::value_to_tag<Baseline>, const json::value& v) {
@@ -516,7 +529,8 @@ FileContentsResult tag_invoke(json::value_to_tag<FileContentsResult>, const json
   r.optional("agent", x.agent);
   r.required("binary", x.binary);
   r.optional("encoding", x.encoding);
-  if (x.encoding != "utf-8" && x.encoding != "base64") throw ParamError("encoding", "must be utf-8 or base64");
+  if (x.encoding != "utf-8" && x.encoding != "base64")
+    throw ParamError("encoding", "must be utf-8 or base64");
   return x;
 }
 
@@ -585,14 +599,17 @@ LogParams tag_invoke(json::value_to_tag<LogParams>, const json::value& v) {
   r.optional("offset", x.offset);
   r.optional("limit", x.limit);
   r.optional("stream", x.stream);
-  if (x.stream != "stdout" && x.stream != "stderr") throw ParamError("stream", "must be stdout or stderr");
+  if (x.stream != "stdout" && x.stream != "stderr")
+    throw ParamError("stream", "must be stdout or stderr");
   if (x.limit && *x.limit == 0) throw ParamError("limit", "must be positive");
   return x;
 }
 
 void tag_invoke(json::value_from_tag, json::value& v, const LogResult& x) {
-  v = json::object{
-      {"data", x.data}, {"offset", x.offset}, {"totalSize", x.totalSize}, {"nextOffset", x.nextOffset}};
+  v = json::object{{"data", x.data},
+                   {"offset", x.offset},
+                   {"totalSize", x.totalSize},
+                   {"nextOffset", x.nextOffset}};
 }
 
 LogResult tag_invoke(json::value_to_tag<LogResult>, const json::value& v) {

@@ -9,14 +9,13 @@
 // Optional members are left out of the JSON when empty, except where the
 // protocol promises a `null` (noted on the member).
 
+#include <boost/json/value.hpp>
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/json/value.hpp>
-#include <boost/json/value_from.hpp>
-#include <boost/json/value_to.hpp>
 
 #include "protocol/lifecycle.h"
 
@@ -53,10 +52,10 @@ struct AgentsResult {
 // --- hydra/race --------------------------------------------------------------
 
 struct RaceParams {
-  std::string task;                              // not blank
-  std::vector<std::string> agents;               // names; one may repeat; not empty
-  std::optional<std::string> base;               // commit or ref; default HEAD
-  std::optional<ProgressToken> workDoneToken;    // LSP's WorkDoneProgressParams
+  std::string task;                            // not blank
+  std::vector<std::string> agents;             // names; one may repeat; not empty
+  std::optional<std::string> base;             // commit or ref; default HEAD
+  std::optional<ProgressToken> workDoneToken;  // LSP's WorkDoneProgressParams
 };
 
 struct RaceAgent {
@@ -145,8 +144,8 @@ struct LintCounts {
 // One run of a configured check (build, tests or lint).
 struct CheckResult {
   std::string command;
-  bool skipped = false;          // not run because the build failed
-  std::optional<int> exitCode;   // null when it did not exit normally
+  bool skipped = false;         // not run because the build failed
+  std::optional<int> exitCode;  // null when it did not exit normally
   std::optional<int> signal;
   bool timedOut = false;
   std::optional<std::string> error;  // could not run at all
@@ -200,7 +199,7 @@ struct Baseline {
 
 struct ScoresResult {
   std::string raceId;
-  std::vector<Ranking> rankings;     // best first
+  std::vector<Ranking> rankings;      // best first
   std::optional<std::string> winner;  // null when nobody ranked
   Baseline baseline;
   bool autoMergeEligible = false;
@@ -348,14 +347,14 @@ struct ScoringStartedParams {
 
 struct RaceFinishedParams {
   std::string raceId;
-  std::string status;              // completed, cancelled, interrupted, failed
-  std::vector<Ranking> rankings;   // empty when the race was not scored
+  std::string status;                 // completed, cancelled, interrupted, failed
+  std::vector<Ranking> rankings;      // empty when the race was not scored
   std::optional<std::string> winner;  // null when not scored
   bool autoMergeEligible = false;
   bool allFailed = false;
 };
 
-#define HYDRA_WIRE_TYPE(T)                                            \
+#define HYDRA_WIRE_TYPE(T)                                           \
   void tag_invoke(json::value_from_tag, json::value& v, const T& x); \
   T tag_invoke(json::value_to_tag<T>, const json::value& v)
 

@@ -8,7 +8,8 @@ namespace {
 
 // Roughly what an event adds to a notification.
 std::size_t eventBytes(const core::AgentEvent& e) {
-  std::size_t n = 32 + e.text.size() + e.tool.size() + e.detail.size() + e.path.size() + e.change.size();
+  std::size_t n =
+      32 + e.text.size() + e.tool.size() + e.detail.size() + e.path.size() + e.change.size();
   for (const auto& w : e.warnings) n += w.size() + 4;
   return n;
 }
@@ -33,9 +34,11 @@ OutputCoalescer::Pending& OutputCoalescer::open(const Key& key, Clock::time_poin
   return pending_.emplace(key, std::move(p)).first->second;
 }
 
-std::optional<OutputBatch> OutputCoalescer::add(const std::string& raceId, const std::string& agentId,
+std::optional<OutputBatch> OutputCoalescer::add(const std::string& raceId,
+                                                const std::string& agentId,
                                                 core::OutputStream stream, std::string line,
-                                                std::vector<core::AgentEvent> events, Clock::time_point now) {
+                                                std::vector<core::AgentEvent> events,
+                                                Clock::time_point now) {
   Key key{raceId, agentId, stream};
   Pending& p = open(key, now);
   bool repeated = false;  // a line the adapter could not parse is already in `lines`
@@ -58,8 +61,8 @@ std::optional<OutputBatch> OutputCoalescer::add(const std::string& raceId, const
   return full;
 }
 
-void OutputCoalescer::addDropped(const std::string& raceId, const std::string& agentId, std::uint64_t lines,
-                                 Clock::time_point now) {
+void OutputCoalescer::addDropped(const std::string& raceId, const std::string& agentId,
+                                 std::uint64_t lines, Clock::time_point now) {
   if (lines == 0) return;
   open(Key{raceId, agentId, core::OutputStream::Stdout}, now).batch.droppedLines += lines;
 }
@@ -75,7 +78,8 @@ std::vector<OutputBatch> OutputCoalescer::take(Pred pred) {
       ++it;
     }
   }
-  std::stable_sort(taken.begin(), taken.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(taken.begin(), taken.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<OutputBatch> out;
   out.reserve(taken.size());
   for (auto& [opened, batch] : taken) out.push_back(std::move(batch));
@@ -86,8 +90,11 @@ std::vector<OutputBatch> OutputCoalescer::takeDue(Clock::time_point now) {
   return take([&](const Key&, const Pending& p) { return p.opened + limits_.interval <= now; });
 }
 
-std::vector<OutputBatch> OutputCoalescer::takeAgent(const std::string& raceId, const std::string& agentId) {
-  return take([&](const Key& k, const Pending&) { return std::get<0>(k) == raceId && std::get<1>(k) == agentId; });
+std::vector<OutputBatch> OutputCoalescer::takeAgent(const std::string& raceId,
+                                                    const std::string& agentId) {
+  return take([&](const Key& k, const Pending&) {
+    return std::get<0>(k) == raceId && std::get<1>(k) == agentId;
+  });
 }
 
 std::vector<OutputBatch> OutputCoalescer::takeRace(const std::string& raceId) {

@@ -53,8 +53,9 @@ class OutputCoalescer {
   // with events is events only (an adapter's summary at exit); a Raw event
   // that only repeats its line is left out. Returns the batch when it has just
   // reached maxBytes and must go now.
-  std::optional<OutputBatch> add(const std::string& raceId, const std::string& agentId, core::OutputStream stream,
-                                 std::string line, std::vector<core::AgentEvent> events, Clock::time_point now);
+  std::optional<OutputBatch> add(const std::string& raceId, const std::string& agentId,
+                                 core::OutputStream stream, std::string line,
+                                 std::vector<core::AgentEvent> events, Clock::time_point now);
 
   // `lines` of the agent's output were lost before reaching us (the event
   // queue overflowed): counted in the agent's next stdout batch.

@@ -1,7 +1,8 @@
 #include "server/output_notifier.h"
 
-#include <boost/json/value_from.hpp>
 #include <spdlog/spdlog.h>
+
+#include <boost/json/value_from.hpp>
 
 #include "protocol/methods.h"
 #include "server/wire.h"
@@ -26,7 +27,8 @@ void OutputNotifier::add(core::AgentOutput output) {
 }
 
 void OutputNotifier::dropped(const core::OutputDropped& dropped) {
-  coalescer_.addDropped(dropped.raceId, dropped.agentId, dropped.lines, OutputCoalescer::Clock::now());
+  coalescer_.addDropped(dropped.raceId, dropped.agentId, dropped.lines,
+                        OutputCoalescer::Clock::now());
   arm();
 }
 
@@ -39,11 +41,12 @@ void OutputNotifier::flushRace(const std::string& raceId) {
 }
 
 void OutputNotifier::send(OutputBatch batch) {
-  if (false && transport_.queuedBytes() > options_.congestedBytes && !batch.lines.empty()) {
+  if (transport_.queuedBytes() > options_.congestedBytes && !batch.lines.empty()) {
     if (droppedForCongestion_ == 0) {
-      spdlog::warn("the client is reading slowly ({} bytes unwritten): agent output is left out of "
-                   "notifications, hydra/log has it",
-                   transport_.queuedBytes());
+      spdlog::warn(
+          "the client is reading slowly ({} bytes unwritten): agent output is left out of "
+          "notifications, hydra/log has it",
+          transport_.queuedBytes());
     }
     droppedForCongestion_ += batch.lines.size();
     batch.dropContent();

@@ -7,13 +7,12 @@
 // client that reads slowly costs bounded memory and never slows an agent.
 // The complete output stays in the race's logs (hydra/log).
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include "core/events/race_event.h"
 #include "server/dispatcher.h"
@@ -30,8 +29,8 @@ class OutputNotifier {
   };
 
   // io thread only, like every method here.
-  OutputNotifier(boost::asio::io_context& io, std::shared_ptr<Dispatcher> dispatcher, const Transport& transport,
-                 Options options);
+  OutputNotifier(boost::asio::io_context& io, std::shared_ptr<Dispatcher> dispatcher,
+                 const Transport& transport, Options options);
   ~OutputNotifier();
   OutputNotifier(const OutputNotifier&) = delete;
   OutputNotifier& operator=(const OutputNotifier&) = delete;

@@ -1,13 +1,13 @@
 #include "server/race_queries.h"
 
-#include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
-#include <spdlog/spdlog.h>
+#include <fstream>
+#include <sstream>
 
 #include "core/git/worktree.h"
 #include "core/merge/diff.h"
@@ -31,7 +31,8 @@ bool isRunning(const core::RaceRecord& race, const LiveRaces& live) {
   return race.status == core::RaceStatus::Running || live.busy(race.id);
 }
 
-protocol::RaceSummary summary(const core::RaceRecord& race, const LiveRaces& live, core::Timestamp now) {
+protocol::RaceSummary summary(const core::RaceRecord& race, const LiveRaces& live,
+                              core::Timestamp now) {
   return wire::summarize(race, live.scoring.contains(race.id), now);
 }
 
@@ -39,7 +40,8 @@ protocol::RaceSummary summary(const core::RaceRecord& race, const LiveRaces& liv
 // ".." or empty component. Anything else cannot be one of the agent's changes.
 void requireTreePath(const std::string& path) {
   if (path.empty()) throw rpc::pathOutsideChanges(path, "the path is empty");
-  if (path.find('\0') != std::string::npos) throw rpc::pathOutsideChanges(path, "the path contains NUL");
+  if (path.find('\0') != std::string::npos)
+    throw rpc::pathOutsideChanges(path, "the path contains NUL");
   if (path.front() == '/') throw rpc::pathOutsideChanges(path, "absolute paths are not accepted");
   std::size_t start = 0;
   while (start <= path.size()) {
@@ -47,7 +49,8 @@ void requireTreePath(const std::string& path) {
     if (end == std::string::npos) end = path.size();
     std::string_view part(path.data() + start, end - start);
     if (part.empty() || part == "." || part == "..") {
-      throw rpc::pathOutsideChanges(path, "paths are relative to the repository, without '.', '..' or '//'");
+      throw rpc::pathOutsideChanges(
+          path, "paths are relative to the repository, without '.', '..' or '//'");
     }
     start = end + 1;
   }
@@ -71,8 +74,9 @@ protocol::FileContentsResult fileContents(const fs::path& root, const core::Race
     throw rpc::pathOutsideChanges(path, "it leads outside the agent's worktree");
   }
   auto summary = core::merge::diffCommits(root, race.baseCommit, *agent.commit);
-  bool changed = std::any_of(summary.files.begin(), summary.files.end(),
-                             [&](const core::merge::FileChange& f) { return f.path == path || f.oldPath == path; });
+  bool changed = std::any_of(
+      summary.files.begin(), summary.files.end(),
+      [&](const core::merge::FileChange& f) { return f.path == path || f.oldPath == path; });
   if (!changed) throw rpc::pathOutsideChanges(path, "the agent did not change it");
 
   core::merge::FileVersions versions;
@@ -111,7 +115,8 @@ const core::AgentRecord& agentOf(const core::RaceRecord& race, const std::string
   return *agent;
 }
 
-std::optional<core::scoring::RaceScores> readScores(const core::RaceStore& store, const std::string& raceId) {
+std::optional<core::scoring::RaceScores> readScores(const core::RaceStore& store,
+                                                    const std::string& raceId) {
   std::ifstream in(store.scoresPath(raceId), std::ios::binary);
   if (!in) return std::nullopt;
   std::stringstream text;
@@ -145,7 +150,8 @@ protocol::StatusResult status(const fs::path& root, const std::optional<std::str
   return out;
 }
 
-protocol::RacesResult races(const fs::path& root, const protocol::RacesParams& params, const LiveRaces& live) {
+protocol::RacesResult races(const fs::path& root, const protocol::RacesParams& params,
+                            const LiveRaces& live) {
   core::RaceStore store(root);
   auto all = store.list();  // newest first
   auto now = std::chrono::system_clock::now();
@@ -158,7 +164,8 @@ protocol::RacesResult races(const fs::path& root, const protocol::RacesParams& p
   return out;
 }
 
-protocol::ScoresResult scores(const fs::path& root, const std::string& raceId, const LiveRaces& live) {
+protocol::ScoresResult scores(const fs::path& root, const std::string& raceId,
+                              const LiveRaces& live) {
   core::RaceStore store(root);
   auto race = loadRace(store, raceId);
   auto scores = readScores(store, raceId);
@@ -216,11 +223,12 @@ json::value diff(const fs::path& root, const protocol::DiffParams& params) {
   return json::value_from(out);
 }
 
-protocol::MergeResult merge(const fs::path& root, const core::Config& config, const protocol::MergeParams& params,
-                            const LiveRaces& live) {
+protocol::MergeResult merge(const fs::path& root, const core::Config& config,
+                            const protocol::MergeParams& params, const LiveRaces& live) {
   core::RaceStore store(root);
   auto race = loadRace(store, params.raceId);
-  if (isRunning(race, live)) throw rpc::raceRunning(race.id, "its results can be merged once it has finished");
+  if (isRunning(race, live))
+    throw rpc::raceRunning(race.id, "its results can be merged once it has finished");
   if (params.agentId) agentOf(race, *params.agentId);
   std::string agentId;
   core::RaceMerge merged;
@@ -228,7 +236,8 @@ protocol::MergeResult merge(const fs::path& root, const core::Config& config, co
     agentId = core::chooseAgent(race, readScores(store, race.id), params.agentId);
     merged = core::mergeRaceAgent(root, config, race, agentId, params.dryRun, params.keep);
   } catch (const core::ReviewError& e) {
-    throw rpc::fromReview(e, race.id, agentId.empty() ? std::nullopt : std::optional<std::string_view>(agentId));
+    throw rpc::fromReview(
+        e, race.id, agentId.empty() ? std::nullopt : std::optional<std::string_view>(agentId));
   } catch (const core::merge::MergeRefused& e) {
     throw rpc::fromMergeRefused(e);
   }
@@ -278,7 +287,8 @@ protocol::CleanupResult cleanup(const fs::path& root, const core::Config& config
 }
 
 std::string base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
   std::size_t i = 0;

@@ -10,13 +10,12 @@
 // and agent ids are checked before they name a file, and hydra/diff reads a
 // file only from the git objects of a change the agent made.
 
+#include <boost/json/value.hpp>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
-
-#include <boost/json/value.hpp>
 
 #include "core/config/config.h"
 #include "core/race/record.h"
@@ -32,7 +31,9 @@ struct LiveRaces {
   std::set<std::string> running;  // races this server runs now
   std::set<std::string> scoring;  // races whose results are being scored now
 
-  bool busy(const std::string& raceId) const { return running.contains(raceId) || scoring.contains(raceId); }
+  bool busy(const std::string& raceId) const {
+    return running.contains(raceId) || scoring.contains(raceId);
+  }
 };
 
 namespace queries {
@@ -47,13 +48,15 @@ core::RaceRecord loadRace(const core::RaceStore& store, const std::string& raceI
 // The agent's record in `race`. Throws UnknownAgent.
 const core::AgentRecord& agentOf(const core::RaceRecord& race, const std::string& agentId);
 // The race's scores.json, if it was scored.
-std::optional<core::scoring::RaceScores> readScores(const core::RaceStore& store, const std::string& raceId);
+std::optional<core::scoring::RaceScores> readScores(const core::RaceStore& store,
+                                                    const std::string& raceId);
 
-protocol::StatusResult status(const std::filesystem::path& root, const std::optional<std::string>& raceId,
-                              const LiveRaces& live);
+protocol::StatusResult status(const std::filesystem::path& root,
+                              const std::optional<std::string>& raceId, const LiveRaces& live);
 protocol::RacesResult races(const std::filesystem::path& root, const protocol::RacesParams& params,
                             const LiveRaces& live);
-protocol::ScoresResult scores(const std::filesystem::path& root, const std::string& raceId, const LiveRaces& live);
+protocol::ScoresResult scores(const std::filesystem::path& root, const std::string& raceId,
+                              const LiveRaces& live);
 protocol::LogResult log(const std::filesystem::path& root, const protocol::LogParams& params);
 // DiffResult without a path, FileContentsResult with one.
 boost::json::value diff(const std::filesystem::path& root, const protocol::DiffParams& params);

@@ -1,10 +1,10 @@
 #include "server/race_service.h"
 
-#include <variant>
+#include <spdlog/spdlog.h>
 
 #include <boost/asio/post.hpp>
 #include <boost/json/value_from.hpp>
-#include <spdlog/spdlog.h>
+#include <variant>
 
 #include "core/process/process.h"
 #include "hydra/version.h"
@@ -28,7 +28,8 @@ std::vector<std::string> knownAgents(const core::Config& config) {
   std::vector<std::string> names;
   for (const auto& [name, agent] : config.agents) names.push_back(name);
   for (auto adapter : core::knownAdapters()) {
-    if (adapter != "command" && !config.agents.contains(std::string(adapter))) names.emplace_back(adapter);
+    if (adapter != "command" && !config.agents.contains(std::string(adapter)))
+      names.emplace_back(adapter);
   }
   return names;
 }
@@ -39,7 +40,8 @@ std::string firstLine(const std::string& text) {
   return line;
 }
 
-std::string outcomeText(core::RaceStatus status, const std::optional<core::scoring::RaceScores>& scores) {
+std::string outcomeText(core::RaceStatus status,
+                        const std::optional<core::scoring::RaceScores>& scores) {
   std::string text = "race " + std::string(core::toString(status));
   if (scores && scores->winner) text += "; winner: " + *scores->winner;
   if (scores && scores->allFailed) text += " (all agents failed)";
@@ -86,8 +88,8 @@ void RaceService::open() {
   if (!workspace_.root) return;
   if (config_.error) {
     shownConfigProblem_ = config_.error->what();
-    showMessage(protocol::MessageType::Error,
-                "hydra.toml is broken: " + shownConfigProblem_ + " (races cannot start until it is fixed)");
+    showMessage(protocol::MessageType::Error, "hydra.toml is broken: " + shownConfigProblem_ +
+                                                  " (races cannot start until it is fixed)");
   }
   try {
     if (config_.config) {
@@ -166,7 +168,8 @@ void RaceService::onPool(Reply reply, Fn fn) {
 }
 
 void RaceService::showMessage(protocol::MessageType type, std::string message) {
-  notify(method::kShowMessage, json::value_from(protocol::ShowMessageParams{type, std::move(message)}));
+  notify(method::kShowMessage,
+         json::value_from(protocol::ShowMessageParams{type, std::move(message)}));
 }
 
 void RaceService::notify(std::string_view name, json::value params) {
@@ -181,7 +184,8 @@ void RaceService::agents(Reply reply) {
   // Probing runs every agent's `--version`: seconds, at worst.
   onPool(std::move(reply), [root, config] {
     protocol::AgentsResult result;
-    for (const auto& probe : cli::probeAgents(config, root)) result.agents.push_back(wire::toWire(probe));
+    for (const auto& probe : cli::probeAgents(config, root))
+      result.agents.push_back(wire::toWire(probe));
     return json::value_from(result);
   });
 }
@@ -210,8 +214,8 @@ void RaceService::race(protocol::RaceParams params, Reply reply) {
   begin.cancellable = true;
   begin.message = firstLine(record.task);
   begin.percentage = 0;
-  race.progress = WorkDoneProgress::begin(*ctx_.dispatcher, params.workDoneToken, ctx_.clientCreatesProgress,
-                                          std::move(begin));
+  race.progress = WorkDoneProgress::begin(*ctx_.dispatcher, params.workDoneToken,
+                                          ctx_.clientCreatesProgress, std::move(begin));
   reply(json::value_from(wire::toWire(record)));
 }
 
@@ -285,8 +289,8 @@ void RaceService::merge(protocol::MergeParams params, Reply reply) {
   // The person at the editor must see a conflict or a refusal even when the
   // request came from a command that shows nothing else: both also go out
   // as window/showMessage, from the io thread, before the answer.
-  asio::post(ctx_.pool, [this, alive = alive_, &io = ctx_.io, root, config, params, live = liveRaces(),
-                         reply = std::move(reply)]() mutable {
+  asio::post(ctx_.pool, [this, alive = alive_, &io = ctx_.io, root, config, params,
+                         live = liveRaces(), reply = std::move(reply)]() mutable {
     std::variant<protocol::MergeResult, RpcError> outcome = RpcError(ErrorCode::RequestFailed, "");
     try {
       outcome = queries::merge(root, config, params, live);
@@ -301,8 +305,9 @@ void RaceService::merge(protocol::MergeParams params, Reply reply) {
           std::string files;
           for (const auto& f : result->conflicts) files += (files.empty() ? "" : ", ") + f;
           showMessage(protocol::MessageType::Warning,
-                      "merging " + result->branch + " into " + result->targetBranch + " conflicts in " +
-                          std::to_string(result->conflicts.size()) + " file(s): " + files + "; nothing was changed");
+                      "merging " + result->branch + " into " + result->targetBranch +
+                          " conflicts in " + std::to_string(result->conflicts.size()) +
+                          " file(s): " + files + "; nothing was changed");
         }
         reply(json::value_from(*result));
         return;
@@ -374,7 +379,8 @@ void RaceService::on(const core::ScoringStarted& e) {
   auto it = live_.find(e.raceId);
   if (it == live_.end()) return;
   it->second.scoring = true;
-  if (it->second.progress) it->second.progress->report(protocol::WorkDoneProgressReport{{}, "scoring the results", {}});
+  if (it->second.progress)
+    it->second.progress->report(protocol::WorkDoneProgressReport{{}, "scoring the results", {}});
 }
 
 void RaceService::on(const core::RaceFinished& e) {
@@ -414,7 +420,8 @@ void RaceService::finish(const std::string& raceId, core::RaceStatus status,
 
   auto it = live_.find(raceId);
   if (it == live_.end()) return;
-  if (it->second.progress) it->second.progress->end(protocol::WorkDoneProgressEnd{outcomeText(status, scores)});
+  if (it->second.progress)
+    it->second.progress->end(protocol::WorkDoneProgressEnd{outcomeText(status, scores)});
   live_.erase(it);
   releaseIdleEngines();
 }

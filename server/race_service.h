@@ -11,15 +11,14 @@
 // the bus, then RaceFinished); the service reports both, reading the scores
 // the engine wrote.
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/thread_pool.hpp>
 
 #include "core/config/config.h"
 #include "core/events/bus.h"

@@ -12,21 +12,30 @@ std::optional<std::string> nonEmpty(const std::string& s) {
 }
 
 std::int64_t millisBetween(core::Timestamp from, core::Timestamp to) {
-  return std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(to - from).count());
+  return std::max<std::int64_t>(
+      0, std::chrono::duration_cast<std::chrono::milliseconds>(to - from).count());
 }
 
 }  // namespace
 
 std::string eventKind(core::EventKind kind) {
   switch (kind) {
-    case core::EventKind::Text: return "text";
-    case core::EventKind::ToolCall: return "toolCall";
-    case core::EventKind::ToolResult: return "toolResult";
-    case core::EventKind::FileChange: return "fileChange";
-    case core::EventKind::Usage: return "usage";
-    case core::EventKind::Error: return "error";
-    case core::EventKind::Summary: return "summary";
-    case core::EventKind::Raw: return "raw";
+    case core::EventKind::Text:
+      return "text";
+    case core::EventKind::ToolCall:
+      return "toolCall";
+    case core::EventKind::ToolResult:
+      return "toolResult";
+    case core::EventKind::FileChange:
+      return "fileChange";
+    case core::EventKind::Usage:
+      return "usage";
+    case core::EventKind::Error:
+      return "error";
+    case core::EventKind::Summary:
+      return "summary";
+    case core::EventKind::Raw:
+      return "raw";
   }
   return "raw";
 }
@@ -44,7 +53,8 @@ protocol::AgentEvent toWire(const core::AgentEvent& e) {
   w.path = nonEmpty(e.path);
   w.change = nonEmpty(e.change);
   // isError only says something about results, errors and the run's end.
-  if (e.isError || e.kind == core::EventKind::ToolResult || e.kind == core::EventKind::Summary) w.isError = e.isError;
+  if (e.isError || e.kind == core::EventKind::ToolResult || e.kind == core::EventKind::Summary)
+    w.isError = e.isError;
   if (e.usage) w.usage = toWire(*e.usage);
   w.turns = e.turns;
   if (!e.warnings.empty()) w.warnings = e.warnings;
@@ -82,7 +92,8 @@ protocol::AgentFinishedParams toWire(const core::AgentFinished& e) {
 protocol::RaceResult toWire(const core::RaceRecord& race) {
   protocol::RaceResult w;
   w.raceId = race.id;
-  for (const auto& a : race.agents) w.agents.push_back(protocol::RaceAgent{a.agentId, a.agent, a.branch, a.worktree});
+  for (const auto& a : race.agents)
+    w.agents.push_back(protocol::RaceAgent{a.agentId, a.agent, a.branch, a.worktree});
   return w;
 }
 
@@ -159,7 +170,8 @@ protocol::ScoresResult toWire(const core::scoring::RaceScores& scores) {
   w.raceId = scores.raceId;
   for (const auto& a : scores.rankings) w.rankings.push_back(toWire(a));
   w.winner = scores.winner;
-  w.baseline = protocol::Baseline{scores.baseline.commit, toWire(scores.baseline.checks), scores.baseline.fromCache};
+  w.baseline = protocol::Baseline{scores.baseline.commit, toWire(scores.baseline.checks),
+                                  scores.baseline.fromCache};
   w.autoMergeEligible = scores.autoMergeEligible;
   w.allFailed = scores.allFailed;
   return w;

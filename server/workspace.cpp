@@ -1,8 +1,8 @@
 #include "server/workspace.h"
 
-#include <cctype>
-
 #include <spdlog/spdlog.h>
+
+#include <cctype>
 
 #include "core/git/git.h"
 

@@ -38,13 +38,17 @@ constexpr std::int64_t kUnknownAgent = -32011;
 constexpr std::int64_t kUnknownAgentName = -32012;
 constexpr std::int64_t kPathOutsideChanges = -32013;
 constexpr std::int64_t kDirtyWorkingTree = -32014;
+constexpr std::int64_t kMergeRefused = -32015;
 constexpr std::int64_t kNotScored = -32016;
+constexpr std::int64_t kNoResult = -32017;
 constexpr std::int64_t kRaceRunning = -32018;
 constexpr std::int64_t kInvalidParams = -32602;
 
 std::string str(const json::value& v) { return std::string(v.as_string()); }
 
-bool methodIs(const json::object& m, std::string_view method) { return m.at("method").as_string() == method; }
+bool methodIs(const json::object& m, std::string_view method) {
+  return m.at("method").as_string() == method;
+}
 
 // The notifications about one agent of one race, as indexes into `all`.
 std::vector<std::size_t> indexesOf(const std::vector<json::object>& all, std::string_view method,
@@ -72,7 +76,8 @@ bool eventually(Pred pred, std::chrono::seconds limit = 60s) {
 class HydraMethodsTest : public ::testing::Test {
  protected:
   void start(json::object capabilities = {}) {
-    client_ = std::make_unique<RpcClient>(repo_.root(), std::vector<std::string>{"PYTHONDONTWRITEBYTECODE=1"});
+    client_ = std::make_unique<RpcClient>(repo_.root(),
+                                          std::vector<std::string>{"PYTHONDONTWRITEBYTECODE=1"});
     initialized_ = client_->initialize(repo_.uri(), std::move(capabilities));
   }
 
@@ -94,7 +99,10 @@ class HydraMethodsTest : public ::testing::Test {
   }
 
   json::object raceFinished(const std::string& raceId) {
-    return client().notifications()[client().waitFor("hydra/raceFinished", raceId)].at("params").as_object();
+    return client()
+        .notifications()[client().waitFor("hydra/raceFinished", raceId)]
+        .at("params")
+        .as_object();
   }
 
   json::object error(std::string_view method, json::object params) {
@@ -111,8 +119,9 @@ class HydraMethodsTest : public ::testing::Test {
 // --- hydra/agents --------------------------------------------------------------
 
 TEST_F(HydraMethodsTest, AgentsTellWhichAreAvailableWhereAndWhyNot) {
-  repo_.writeConfig(TestRepo::agent("ready", {"say", "hi"}) +
-                    "[agents.gone]\nadapter = \"command\"\nbinary = \"/nonexistent/hydra-ghost-agent\"\n\n");
+  repo_.writeConfig(
+      TestRepo::agent("ready", {"say", "hi"}) +
+      "[agents.gone]\nadapter = \"command\"\nbinary = \"/nonexistent/hydra-ghost-agent\"\n\n");
   start();
   json::array agents = client().call("hydra/agents").at("agents").as_array();
   auto find = [&](std::string_view name) -> json::object {
@@ -141,10 +150,11 @@ TEST_F(HydraMethodsTest, AgentsTellWhichAreAvailableWhereAndWhyNot) {
 // --- hydra/race and its notifications --------------------------------------------
 
 TEST_F(HydraMethodsTest, RaceAnswersAtOnceThenNotifiesEachAgentInOrderWithProgress) {
-  repo_.writeConfig(TestRepo::scoring() +
-                    TestRepo::agent("fixer", {"say", "looking at calc.py", "shout", "a warning",
-                                              "write", "calc.py", TestRepo::fixedCalc(), "say", "fixed"}) +
-                    TestRepo::agent("breaker", {"write", "calc.py", "def add(:", "say", "done"}));
+  repo_.writeConfig(
+      TestRepo::scoring() +
+      TestRepo::agent("fixer", {"say", "looking at calc.py", "shout", "a warning", "write",
+                                "calc.py", TestRepo::fixedCalc(), "say", "fixed"}) +
+      TestRepo::agent("breaker", {"write", "calc.py", "def add(:", "say", "done"}));
   start(json::object{{"window", json::object{{"workDoneProgress", true}}}});
 
   json::object started = race({"fixer", "breaker"});
@@ -212,7 +222,8 @@ TEST_F(HydraMethodsTest, RaceAnswersAtOnceThenNotifiesEachAgentInOrderWithProgre
   const json::value token = create.at("params").at("token");
   std::vector<json::object> progress;
   for (const auto& m : client().notifications("$/progress")) {
-    if (m.at("params").at("token") == token) progress.push_back(m.at("params").at("value").as_object());
+    if (m.at("params").at("token") == token)
+      progress.push_back(m.at("params").at("value").as_object());
   }
   ASSERT_EQ(progress.size(), 5u) << json::serialize(json::value_from(progress));
   EXPECT_EQ(progress[0].at("kind").as_string(), "begin");
@@ -220,7 +231,8 @@ TEST_F(HydraMethodsTest, RaceAnswersAtOnceThenNotifiesEachAgentInOrderWithProgre
   EXPECT_EQ(progress[0].at("cancellable").as_bool(), true);
   std::vector<std::string> reports{str(progress[1].at("message")), str(progress[2].at("message"))};
   std::sort(reports.begin(), reports.end());
-  EXPECT_EQ(reports, (std::vector<std::string>{"breaker finished (completed)", "fixer finished (completed)"}));
+  EXPECT_EQ(reports, (std::vector<std::string>{"breaker finished (completed)",
+                                               "fixer finished (completed)"}));
   EXPECT_EQ(progress[1].at("percentage").as_int64(), 50);
   EXPECT_EQ(progress[2].at("percentage").as_int64(), 100);
   EXPECT_EQ(progress[3].at("message").as_string(), "scoring the results");
@@ -241,7 +253,8 @@ TEST_F(HydraMethodsTest, AgentOutputCarriesTheEventsTheAdapterParsed) {
   EXPECT_THAT(kinds, ::testing::Contains("toolCall"));
   EXPECT_THAT(kinds, ::testing::Contains("text"));
   EXPECT_THAT(kinds, ::testing::Contains("summary"));
-  for (const auto& k : kinds) EXPECT_THAT(k, Not(HasSubstr("_"))) << "kinds are camelCase on the wire";
+  for (const auto& k : kinds)
+    EXPECT_THAT(k, Not(HasSubstr("_"))) << "kinds are camelCase on the wire";
   auto finished = client().notifications("hydra/agentFinished");
   ASSERT_EQ(finished.size(), 1u);
   EXPECT_TRUE(finished[0].at("params").as_object().contains("usage"));
@@ -250,7 +263,8 @@ TEST_F(HydraMethodsTest, AgentOutputCarriesTheEventsTheAdapterParsed) {
 // --- hydra/scores ----------------------------------------------------------------
 
 TEST_F(HydraMethodsTest, ScoresAfterRaceFinishedHoldTheRankingAndEveryCheck) {
-  repo_.writeConfig(TestRepo::scoring() + TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+  repo_.writeConfig(TestRepo::scoring() +
+                    TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
                     TestRepo::agent("breaker", {"write", "calc.py", "def add(:"}));
   start();
   std::string id = runRace({"fixer", "breaker"});
@@ -295,7 +309,8 @@ TEST_F(HydraMethodsTest, ScoresAfterRaceFinishedHoldTheRankingAndEveryCheck) {
 
 TEST_F(HydraMethodsTest, ScoresOfARaceStillRunningIsNotScoredUntilItFinishes) {
   const fs::path go = scratch("go");
-  repo_.writeConfig(TestRepo::agent("waiter", {"wait-for", go.string(), "write", "calc.py", TestRepo::fixedCalc()}));
+  repo_.writeConfig(TestRepo::agent(
+      "waiter", {"wait-for", go.string(), "write", "calc.py", TestRepo::fixedCalc()}));
   start();
   std::string id = str(race({"waiter"}).at("raceId"));
   client().waitFor("hydra/agentStarted", id);
@@ -307,7 +322,8 @@ TEST_F(HydraMethodsTest, ScoresOfARaceStillRunningIsNotScoredUntilItFinishes) {
 
   repo_.write("../scratch/go", "");
   raceFinished(id);
-  EXPECT_EQ(client().call("hydra/scores", json::object{{"raceId", id}}).at("winner").as_string(), "waiter");
+  EXPECT_EQ(client().call("hydra/scores", json::object{{"raceId", id}}).at("winner").as_string(),
+            "waiter");
 }
 
 // --- hydra/status, hydra/races ----------------------------------------------------
@@ -323,7 +339,8 @@ TEST_F(HydraMethodsTest, StatusListsRunningRacesFirstThenTheNewest) {
 
   json::array races = client().call("hydra/status").at("races").as_array();
   ASSERT_EQ(races.size(), 2u);
-  EXPECT_EQ(races[0].at("raceId").as_string(), slow) << "the running race comes first, although it is older";
+  EXPECT_EQ(races[0].at("raceId").as_string(), slow)
+      << "the running race comes first, although it is older";
   EXPECT_EQ(races[0].at("state").as_string(), "running");
   EXPECT_EQ(races[0].at("task").as_string(), "Fix add() in calc.py");
   const json::object& slowAgent = races[0].at("agents").at(0).as_object();
@@ -339,7 +356,8 @@ TEST_F(HydraMethodsTest, StatusListsRunningRacesFirstThenTheNewest) {
   EXPECT_EQ(quickAgent.at("exitCode").as_int64(), 0);
   EXPECT_EQ(races[1].at("baseCommit").as_string(), repo_.git("rev-parse HEAD"));
 
-  json::array one = client().call("hydra/status", json::object{{"raceId", quick}}).at("races").as_array();
+  json::array one =
+      client().call("hydra/status", json::object{{"raceId", quick}}).at("races").as_array();
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].at("raceId").as_string(), quick);
 
@@ -360,7 +378,8 @@ TEST_F(HydraMethodsTest, RacesPagesThroughEveryRaceNewestFirst) {
   EXPECT_EQ(first.at("races").at(1).at("raceId").as_string(), ids[1]);
   EXPECT_EQ(first.at("nextOffset").as_int64(), 2);
 
-  json::object last = client().call("hydra/races", json::object{{"offset", 2}, {"limit", 2}}).as_object();
+  json::object last =
+      client().call("hydra/races", json::object{{"offset", 2}, {"limit", 2}}).as_object();
   ASSERT_EQ(last.at("races").as_array().size(), 1u);
   EXPECT_EQ(last.at("races").at(0).at("raceId").as_string(), ids[0]);
   EXPECT_FALSE(last.contains("nextOffset"));
@@ -376,13 +395,15 @@ TEST_F(HydraMethodsTest, CancelStopsOneAgentThenTheWholeRace) {
   start();
   std::string id = str(race({"w", "w", "w"}).at("raceId"));
   for (std::string agent : {"w-1", "w-2", "w-3"}) {
-    client().waitFor(
-        [&](const json::object& m) {
-          return methodIs(m, "hydra/agentStarted") && m.at("params").at("agentId").as_string() == agent;
-        });
+    client().waitFor([&](const json::object& m) {
+      return methodIs(m, "hydra/agentStarted") && m.at("params").at("agentId").as_string() == agent;
+    });
   }
 
-  EXPECT_EQ(client().call("hydra/cancel", json::object{{"raceId", id}, {"agentId", "w-1"}}).at("cancelled"), true);
+  EXPECT_EQ(client()
+                .call("hydra/cancel", json::object{{"raceId", id}, {"agentId", "w-1"}})
+                .at("cancelled"),
+            true);
   std::size_t cancelled = client().waitFor([](const json::object& m) {
     return methodIs(m, "hydra/agentFinished") && m.at("params").at("agentId").as_string() == "w-1";
   });
@@ -399,7 +420,8 @@ TEST_F(HydraMethodsTest, CancelStopsOneAgentThenTheWholeRace) {
   EXPECT_TRUE(finished.at("winner").is_null());
   json::object record = repo_.raceRecord(id);
   EXPECT_EQ(record.at("status").as_string(), "cancelled");
-  for (const auto& a : record.at("agents").as_array()) EXPECT_EQ(a.at("status").as_string(), "cancelled");
+  for (const auto& a : record.at("agents").as_array())
+    EXPECT_EQ(a.at("status").as_string(), "cancelled");
 
   EXPECT_EQ(client().call("hydra/cancel", json::object{{"raceId", id}}).at("cancelled"), false)
       << "a finished race has nothing to cancel";
@@ -420,19 +442,22 @@ TEST_F(HydraMethodsTest, CancellingTheRacesProgressCancelsTheRace) {
     return methodIs(m, "$/progress") && m.at("params").at("token") == "race-progress" &&
            m.at("params").at("value").at("kind") == "end";
   });
-  EXPECT_THAT(str(client().notifications()[end].at("params").at("value").at("message")), HasSubstr("cancelled"));
-  EXPECT_TRUE(client().serverRequests().empty()) << "the client's own token needs no window/workDoneProgress/create";
+  EXPECT_THAT(str(client().notifications()[end].at("params").at("value").at("message")),
+              HasSubstr("cancelled"));
+  EXPECT_TRUE(client().serverRequests().empty())
+      << "the client's own token needs no window/workDoneProgress/create";
 }
 
 // --- hydra/diff ------------------------------------------------------------------
 
 TEST_F(HydraMethodsTest, DiffListsTheChangesWithThePatchAndBothVersionsOfAFile) {
-  repo_.writeConfig(TestRepo::agent("a", {"write", "calc.py", TestRepo::fixedCalc(), "write", "notes/new.txt",
-                                          "new file", "delete", "README.md"}));
+  repo_.writeConfig(TestRepo::agent("a", {"write", "calc.py", TestRepo::fixedCalc(), "write",
+                                          "notes/new.txt", "new file", "delete", "README.md"}));
   start();
   std::string id = runRace({"a"});
 
-  json::object diff = client().call("hydra/diff", json::object{{"raceId", id}, {"agentId", "a"}}).as_object();
+  json::object diff =
+      client().call("hydra/diff", json::object{{"raceId", id}, {"agentId", "a"}}).as_object();
   json::array files = diff.at("files").as_array();
   ASSERT_EQ(files.size(), 3u) << json::serialize(files);
   EXPECT_EQ(files[0].at("path").as_string(), "README.md");
@@ -449,7 +474,9 @@ TEST_F(HydraMethodsTest, DiffListsTheChangesWithThePatchAndBothVersionsOfAFile) 
   EXPECT_THAT(patch, HasSubstr("-    return a - b\n+    return a + b"));
 
   json::object calc =
-      client().call("hydra/diff", json::object{{"raceId", id}, {"agentId", "a"}, {"path", "calc.py"}}).as_object();
+      client()
+          .call("hydra/diff", json::object{{"raceId", id}, {"agentId", "a"}, {"path", "calc.py"}})
+          .as_object();
   EXPECT_EQ(calc.at("path").as_string(), "calc.py");
   EXPECT_EQ(str(calc.at("base")), repo_.read("calc.py"));
   EXPECT_EQ(str(calc.at("agent")), TestRepo::fixedCalc() + "\n");
@@ -457,30 +484,43 @@ TEST_F(HydraMethodsTest, DiffListsTheChangesWithThePatchAndBothVersionsOfAFile) 
   EXPECT_EQ(calc.at("encoding").as_string(), "utf-8");
 
   json::object added =
-      client().call("hydra/diff", json::object{{"raceId", id}, {"agentId", "a"}, {"path", "notes/new.txt"}}).as_object();
+      client()
+          .call("hydra/diff",
+                json::object{{"raceId", id}, {"agentId", "a"}, {"path", "notes/new.txt"}})
+          .as_object();
   EXPECT_TRUE(added.at("base").is_null());
   EXPECT_EQ(added.at("agent").as_string(), "new file\n");
   json::object deleted =
-      client().call("hydra/diff", json::object{{"raceId", id}, {"agentId", "a"}, {"path", "README.md"}}).as_object();
+      client()
+          .call("hydra/diff", json::object{{"raceId", id}, {"agentId", "a"}, {"path", "README.md"}})
+          .as_object();
   EXPECT_EQ(deleted.at("base").as_string(), "# calc\n");
   EXPECT_TRUE(deleted.at("agent").is_null());
 
-  EXPECT_EQ(error("hydra/diff", json::object{{"raceId", id}, {"agentId", "b"}}).at("code").as_int64(), kUnknownAgent);
+  EXPECT_EQ(
+      error("hydra/diff", json::object{{"raceId", id}, {"agentId", "b"}}).at("code").as_int64(),
+      kUnknownAgent);
 }
 
 TEST_F(HydraMethodsTest, DiffNeverReadsAnythingOutsideTheAgentsChanges) {
-  repo_.writeConfig(TestRepo::agent("a", {"write", "calc.py", TestRepo::fixedCalc(), "symlink", "/etc", "escape",
-                                          "symlink", "/etc/passwd", "passwd-link"}));
+  repo_.writeConfig(
+      TestRepo::agent("a", {"write", "calc.py", TestRepo::fixedCalc(), "symlink", "/etc", "escape",
+                            "symlink", "/etc/passwd", "passwd-link"}));
   start();
   std::string id = runRace({"a"});
   // It is a real change the agent made: the diff lists it.
-  json::array files = client().call("hydra/diff", json::object{{"raceId", id}, {"agentId", "a"}}).at("files").as_array();
+  json::array files = client()
+                          .call("hydra/diff", json::object{{"raceId", id}, {"agentId", "a"}})
+                          .at("files")
+                          .as_array();
   EXPECT_EQ(files.size(), 3u) << json::serialize(files);
 
-  for (std::string path : {"../calc.py", "/etc/passwd", "escape/passwd", "passwd-link", "escape", "test_calc.py",
-                           "calc.py/../../../etc/passwd", "./calc.py", "", ".git/config"}) {
+  for (std::string path :
+       {"../calc.py", "/etc/passwd", "escape/passwd", "passwd-link", "escape", "test_calc.py",
+        "calc.py/../../../etc/passwd", "./calc.py", "", ".git/config"}) {
     SCOPED_TRACE("path '" + path + "'");
-    json::object e = error("hydra/diff", json::object{{"raceId", id}, {"agentId", "a"}, {"path", path}});
+    json::object e =
+        error("hydra/diff", json::object{{"raceId", id}, {"agentId", "a"}, {"path", path}});
     EXPECT_EQ(e.at("code").as_int64(), kPathOutsideChanges);
     EXPECT_EQ(e.at("data").at("path").as_string(), path);
     EXPECT_THAT(json::serialize(e), Not(HasSubstr("root:"))) << "the contents of /etc/passwd";
@@ -490,14 +530,16 @@ TEST_F(HydraMethodsTest, DiffNeverReadsAnythingOutsideTheAgentsChanges) {
 // --- hydra/merge -----------------------------------------------------------------
 
 TEST_F(HydraMethodsTest, MergeDryRunChangesNothingThenMergingTheWinnerFastForwards) {
-  repo_.writeConfig(TestRepo::scoring() + TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+  repo_.writeConfig(TestRepo::scoring() +
+                    TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
                     TestRepo::agent("breaker", {"write", "calc.py", "def add(:"}));
   start();
   std::string id = runRace({"fixer", "breaker"});
   const std::string head = repo_.git("rev-parse HEAD");
   const std::string original = repo_.read("calc.py");
 
-  json::object dry = client().call("hydra/merge", json::object{{"raceId", id}, {"dryRun", true}}).as_object();
+  json::object dry =
+      client().call("hydra/merge", json::object{{"raceId", id}, {"dryRun", true}}).as_object();
   EXPECT_EQ(dry.at("outcome").as_string(), "fastForward");
   EXPECT_EQ(dry.at("agentId").as_string(), "fixer") << "without agentId, the winner";
   EXPECT_EQ(dry.at("files"), (json::array{"calc.py"}));
@@ -521,12 +563,14 @@ TEST_F(HydraMethodsTest, MergeConflictIsAnOutcomeThatLeavesTheRepositoryAsItWas)
   start();
   std::string id = runRace({"a"});
   // Meanwhile the user changed the same line differently.
-  repo_.write("calc.py", "def add(a, b):\n    return b + a\n\n\ndef sub(a, b):\n    return a - b\n");
+  repo_.write("calc.py",
+              "def add(a, b):\n    return b + a\n\n\ndef sub(a, b):\n    return a - b\n");
   repo_.git("commit -q -am 'my own fix'");
   const std::string head = repo_.git("rev-parse HEAD");
   std::size_t before = client().notifications().size();
 
-  json::object r = client().call("hydra/merge", json::object{{"raceId", id}, {"agentId", "a"}}).as_object();
+  json::object r =
+      client().call("hydra/merge", json::object{{"raceId", id}, {"agentId", "a"}}).as_object();
   EXPECT_EQ(r.at("outcome").as_string(), "conflict");
   EXPECT_EQ(r.at("conflicts"), (json::array{"calc.py"}));
   EXPECT_FALSE(r.contains("commit"));
@@ -534,7 +578,8 @@ TEST_F(HydraMethodsTest, MergeConflictIsAnOutcomeThatLeavesTheRepositoryAsItWas)
   EXPECT_EQ(repo_.git("status --porcelain --untracked-files=no"), "");
   EXPECT_FALSE(fs::exists(repo_.root() / ".git" / "MERGE_HEAD"));
 
-  std::size_t shown = client().waitFor([](const json::object& m) { return methodIs(m, "window/showMessage"); }, before);
+  std::size_t shown = client().waitFor(
+      [](const json::object& m) { return methodIs(m, "window/showMessage"); }, before);
   const json::object& message = client().notifications()[shown].at("params").as_object();
   EXPECT_EQ(message.at("type").as_int64(), 2);
   EXPECT_THAT(str(message.at("message")), HasSubstr("conflicts in 1 file(s): calc.py"));
@@ -553,10 +598,41 @@ TEST_F(HydraMethodsTest, MergeIntoADirtyWorkingTreeIsRefusedNamingTheFiles) {
   EXPECT_THAT(str(e.at("message")), StartsWith("merge refused: "));
   EXPECT_EQ(repo_.read("calc.py"), "# work in progress\n");
 
-  std::size_t shown = client().waitFor([](const json::object& m) { return methodIs(m, "window/showMessage"); }, before);
+  std::size_t shown = client().waitFor(
+      [](const json::object& m) { return methodIs(m, "window/showMessage"); }, before);
   const json::object& message = client().notifications()[shown].at("params").as_object();
   EXPECT_EQ(message.at("type").as_int64(), 1);
   EXPECT_THAT(str(message.at("message")), StartsWith("merge refused: "));
+}
+
+TEST_F(HydraMethodsTest, MergeOntoADetachedHeadIsRefusedAndSaysWhy) {
+  repo_.writeConfig(TestRepo::agent("a", {"write", "calc.py", TestRepo::fixedCalc()}));
+  start();
+  std::string id = runRace({"a"});
+  repo_.git("checkout -q --detach");
+  const std::string head = repo_.git("rev-parse HEAD");
+  std::size_t before = client().notifications().size();
+
+  json::object e = error("hydra/merge", json::object{{"raceId", id}, {"agentId", "a"}});
+  EXPECT_EQ(e.at("code").as_int64(), kMergeRefused);
+  EXPECT_EQ(e.at("data").at("reason").as_string(), "detachedHead");
+  EXPECT_EQ(repo_.git("rev-parse HEAD"), head);
+  std::size_t shown = client().waitFor(
+      [](const json::object& m) { return methodIs(m, "window/showMessage"); }, before);
+  EXPECT_EQ(client().notifications()[shown].at("params").at("type").as_int64(), 1);
+}
+
+TEST_F(HydraMethodsTest, MergingARaceThatStillRunsIsRefused) {
+  const fs::path go = scratch("go");
+  repo_.writeConfig(TestRepo::agent("slow", {"wait-for", go.string(), "write", "s.txt", "s"}));
+  start();
+  std::string id = str(race({"slow"}).at("raceId"));
+  client().waitFor("hydra/agentStarted", id);
+  json::object e = error("hydra/merge", json::object{{"raceId", id}, {"agentId", "slow"}});
+  EXPECT_EQ(e.at("code").as_int64(), kRaceRunning);
+  EXPECT_EQ(e.at("data").at("raceId").as_string(), id);
+  repo_.write("../scratch/go", "");
+  raceFinished(id);
 }
 
 // --- hydra/log -------------------------------------------------------------------
@@ -572,10 +648,12 @@ TEST_F(HydraMethodsTest, LogReadsAnAgentsWholeOutputPageByPage) {
   std::uint64_t offset = 0;
   int pages = 0;
   for (;;) {
-    json::object page = client()
-                            .call("hydra/log", json::object{{"raceId", id}, {"agentId", "a"}, {"offset", offset},
-                                                            {"limit", 5000}})
-                            .as_object();
+    json::object page =
+        client()
+            .call(
+                "hydra/log",
+                json::object{{"raceId", id}, {"agentId", "a"}, {"offset", offset}, {"limit", 5000}})
+            .as_object();
     ++pages;
     EXPECT_EQ(page.at("offset").to_number<std::uint64_t>(), offset);
     EXPECT_EQ(page.at("totalSize").to_number<std::uint64_t>(), expected.size());
@@ -586,13 +664,17 @@ TEST_F(HydraMethodsTest, LogReadsAnAgentsWholeOutputPageByPage) {
   EXPECT_EQ(read, expected);
   EXPECT_EQ(pages, static_cast<int>((expected.size() + 4999) / 5000));
 
-  json::object err = client()
-                         .call("hydra/log", json::object{{"raceId", id}, {"agentId", "a"}, {"stream", "stderr"}})
-                         .as_object();
+  json::object err =
+      client()
+          .call("hydra/log", json::object{{"raceId", id}, {"agentId", "a"}, {"stream", "stderr"}})
+          .as_object();
   EXPECT_EQ(err.at("data").as_string(), "on stderr\n");
 
-  EXPECT_EQ(error("hydra/log", json::object{{"raceId", id}, {"agentId", "b"}}).at("code").as_int64(), kUnknownAgent);
-  json::object badStream = error("hydra/log", json::object{{"raceId", id}, {"agentId", "a"}, {"stream", "both"}});
+  EXPECT_EQ(
+      error("hydra/log", json::object{{"raceId", id}, {"agentId", "b"}}).at("code").as_int64(),
+      kUnknownAgent);
+  json::object badStream =
+      error("hydra/log", json::object{{"raceId", id}, {"agentId", "a"}, {"stream", "both"}});
   EXPECT_EQ(badStream.at("code").as_int64(), kInvalidParams);
   EXPECT_EQ(badStream.at("data").at("path").as_string(), "params.stream");
 }
@@ -623,12 +705,49 @@ TEST_F(HydraMethodsTest, CleanupRemovesTheWorktreesOfFinishedRacesOnly) {
   EXPECT_EQ(raceFinished(slow).at("status").as_string(), "completed");
 }
 
+// --- several races ---------------------------------------------------------------
+
+TEST_F(HydraMethodsTest, RacesRunAtOnceWithinOneAgentLimitAndAnAgentThatNeverRanHasNoResult) {
+  const fs::path go = scratch("go");
+  const fs::path never = scratch("never");
+  repo_.writeConfig("[general]\nmax_concurrent_agents = 1\n\n" +
+                    TestRepo::agent("first", {"wait-for", go.string(), "write", "f.txt", "f"}) +
+                    TestRepo::agent("stuck", {"wait-for", never.string()}));
+  start();
+  std::string one = str(race({"first"}).at("raceId"));
+  client().waitFor("hydra/agentStarted", one);
+  std::string two = str(race({"stuck", "stuck"}).at("raceId"));
+
+  // One agent runs; the second race's wait for the slot.
+  json::array races = client().call("hydra/status").at("races").as_array();
+  ASSERT_EQ(races.size(), 2u);
+  for (const auto& r : races) {
+    EXPECT_EQ(r.at("state").as_string(), "running");
+    if (r.at("raceId").as_string() != two) continue;
+    for (const auto& a : r.at("agents").as_array()) EXPECT_EQ(a.at("state").as_string(), "queued");
+  }
+
+  // When the first race ends, stuck-1 takes the slot and stuck-2 still waits.
+  repo_.write("../scratch/go", "");
+  raceFinished(one);
+  std::size_t started = client().waitFor("hydra/agentStarted", two);
+  EXPECT_EQ(client().notifications()[started].at("params").at("agentId").as_string(), "stuck-1");
+  EXPECT_EQ(client().call("hydra/cancel", json::object{{"raceId", two}}).at("cancelled"), true);
+  raceFinished(two);
+  EXPECT_EQ(client().notifications("hydra/agentStarted").size(), 2u) << "stuck-2 never ran";
+
+  json::object e = error("hydra/diff", json::object{{"raceId", two}, {"agentId", "stuck-2"}});
+  EXPECT_EQ(e.at("code").as_int64(), kNoResult);
+  EXPECT_EQ(e.at("data").at("agentId").as_string(), "stuck-2");
+}
+
 // --- hydra.toml ------------------------------------------------------------------
 
 TEST_F(HydraMethodsTest, EditsToHydraTomlApplyToTheNextRace) {
   repo_.writeConfig(TestRepo::agent("a", {"say", "a"}));
   start();
-  json::object unknown = error("hydra/race", json::object{{"task", "t"}, {"agents", json::array{"b"}}});
+  json::object unknown =
+      error("hydra/race", json::object{{"task", "t"}, {"agents", json::array{"b"}}});
   EXPECT_EQ(unknown.at("code").as_int64(), kUnknownAgentName);
   EXPECT_THAT(str(unknown.at("message")), HasSubstr("known: a, "));
 
@@ -661,14 +780,20 @@ TEST_F(HydraMethodsTest, SlowClientNeverStallsAnAgentAndLearnsWhatItMissed) {
   std::uint64_t lines = 0, dropped = 0;
   for (const auto& m : client().notifications("hydra/agentOutput")) {
     lines += m.at("params").at("lines").as_array().size();
-    if (const auto* d = m.at("params").as_object().if_contains("droppedLines")) dropped += d->to_number<std::uint64_t>();
+    if (const auto* d = m.at("params").as_object().if_contains("droppedLines"))
+      dropped += d->to_number<std::uint64_t>();
   }
   EXPECT_GT(dropped, 0u) << "hydra did not leave anything out for a client that was not reading";
-  EXPECT_EQ(lines + dropped, static_cast<std::uint64_t>(kLines)) << "every line is either sent or counted";
+  EXPECT_EQ(lines + dropped, static_cast<std::uint64_t>(kLines))
+      << "every line is either sent or counted";
   ASSERT_EQ(client().notifications("hydra/agentFinished").size(), 1u);
   // The log has all of it.
-  json::object log = client().call("hydra/log", json::object{{"raceId", id}, {"agentId", "flood"}, {"limit", 1}}).as_object();
-  EXPECT_GE(log.at("totalSize").to_number<std::uint64_t>(), static_cast<std::uint64_t>(kLines) * 100);
+  json::object log =
+      client()
+          .call("hydra/log", json::object{{"raceId", id}, {"agentId", "flood"}, {"limit", 1}})
+          .as_object();
+  EXPECT_GE(log.at("totalSize").to_number<std::uint64_t>(),
+            static_cast<std::uint64_t>(kLines) * 100);
 }
 
 TEST_F(HydraMethodsTest, ClientGoneMidRaceKillsItsAgentsMarksTheRaceInterruptedAndExits) {
@@ -687,12 +812,14 @@ TEST_F(HydraMethodsTest, ClientGoneMidRaceKillsItsAgentsMarksTheRaceInterruptedA
   auto closed = Clock::now();
   client().process().closeStdin();
   auto code = client().process().waitExit(3s);
-  ASSERT_TRUE(code) << "hydra kept running after its client left; its log:\n" << client().process().stderrText();
+  ASSERT_TRUE(code) << "hydra kept running after its client left; its log:\n"
+                    << client().process().stderrText();
   EXPECT_EQ(*code, 1);
   EXPECT_LT(Clock::now() - closed, 3s);
 
   EXPECT_TRUE(eventually([&] { return processGone(agentPid); }, 5s)) << "the agent outlived hydra";
-  EXPECT_TRUE(eventually([&] { return processGone(sleeperPid); }, 5s)) << "the agent's child outlived hydra";
+  EXPECT_TRUE(eventually([&] { return processGone(sleeperPid); }, 5s))
+      << "the agent's child outlived hydra";
   json::object record = repo_.raceRecord(id);
   EXPECT_EQ(record.at("status").as_string(), "interrupted");
   EXPECT_EQ(record.at("agents").at(0).at("status").as_string(), "interrupted");
@@ -731,7 +858,8 @@ TEST_F(HydraMethodsTest, UnknownIdsGetTheirOwnErrors) {
   EXPECT_EQ(merge.at("code").as_int64(), kUnknownAgent);
   for (std::string method : {"hydra/scores", "hydra/status", "hydra/cleanup"}) {
     SCOPED_TRACE(method);
-    EXPECT_EQ(error(method, json::object{{"raceId", "20990101-000000-dead"}}).at("code").as_int64(), kUnknownRace);
+    EXPECT_EQ(error(method, json::object{{"raceId", "20990101-000000-dead"}}).at("code").as_int64(),
+              kUnknownRace);
   }
 }
 

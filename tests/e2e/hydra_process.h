@@ -21,7 +21,9 @@ namespace hydra::test {
 
 class HydraProcess {
  public:
-  explicit HydraProcess(std::vector<std::string> args, std::filesystem::path cwd = std::filesystem::current_path(),
+  // The default working directory is outside any repository, so that the
+  // server never touches one the test did not make for it.
+  explicit HydraProcess(std::vector<std::string> args, std::filesystem::path cwd = std::filesystem::temp_directory_path(),
                         std::vector<std::string> extraEnv = {});
   ~HydraProcess();
   HydraProcess(const HydraProcess&) = delete;

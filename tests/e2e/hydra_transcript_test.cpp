@@ -38,9 +38,14 @@ std::string unescape(std::string_view s) {
       continue;
     }
     switch (char c = s[++i]) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      default: out += c;
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -54,7 +59,8 @@ void replaceAll(std::string& s, std::string_view from, const std::string& to) {
 
 std::vector<fs::path> transcripts() {
   std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(fs::path(HYDRA_TEST_DATA_DIR) / "transcripts" / "hydra")) {
+  for (const auto& e :
+       fs::directory_iterator(fs::path(HYDRA_TEST_DATA_DIR) / "transcripts" / "hydra")) {
     if (e.path().extension() == ".rpc") out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
@@ -75,7 +81,8 @@ TEST_P(HydraTranscriptTest, Replays) {
     if (line.rfind("file: ", 0) == 0) {
       std::string rest = line.substr(6);
       auto space = rest.find(' ');
-      repo.write(rest.substr(0, space), space == std::string::npos ? "" : unescape(rest.substr(space + 1)));
+      repo.write(rest.substr(0, space),
+                 space == std::string::npos ? "" : unescape(rest.substr(space + 1)));
     }
   }
   auto substitute = [&](std::string text) {
@@ -89,8 +96,10 @@ TEST_P(HydraTranscriptTest, Replays) {
   int lineNo = 0;
   for (const auto& line : lines) {
     ++lineNo;
-    SCOPED_TRACE(GetParam().filename().string() + ":" + std::to_string(lineNo) + ": " + line.substr(0, 120));
-    if (line.empty() || line[0] == '#' || line == "repo: none" || line.rfind("file: ", 0) == 0) continue;
+    SCOPED_TRACE(GetParam().filename().string() + ":" + std::to_string(lineNo) + ": " +
+                 line.substr(0, 120));
+    if (line.empty() || line[0] == '#' || line == "repo: none" || line.rfind("file: ", 0) == 0)
+      continue;
     if (line.rfind("--> ", 0) == 0) {
       ASSERT_TRUE(hydra.send(json::parse(substitute(line.substr(4)))));
     } else if (line.rfind("<-- ", 0) == 0) {

@@ -6,7 +6,8 @@ namespace hydra::test {
 
 namespace json = boost::json;
 
-std::string mismatch(const json::value& expected, const json::value& actual, const std::string& path) {
+std::string mismatch(const json::value& expected, const json::value& actual,
+                     const std::string& path) {
   if (expected.is_object()) {
     if (!actual.is_object()) return path + ": expected an object, got " + json::serialize(actual);
     for (const auto& [key, value] : expected.get_object()) {
@@ -19,11 +20,12 @@ std::string mismatch(const json::value& expected, const json::value& actual, con
   }
   if (expected.is_array()) {
     if (!actual.is_array() || actual.get_array().size() != expected.get_array().size()) {
-      return path + ": expected an array of " + std::to_string(expected.get_array().size()) + ", got " +
-             json::serialize(actual);
+      return path + ": expected an array of " + std::to_string(expected.get_array().size()) +
+             ", got " + json::serialize(actual);
     }
     for (std::size_t i = 0; i < expected.get_array().size(); ++i) {
-      auto m = mismatch(expected.get_array()[i], actual.get_array()[i], path + "[" + std::to_string(i) + "]");
+      auto m = mismatch(expected.get_array()[i], actual.get_array()[i],
+                        path + "[" + std::to_string(i) + "]");
       if (!m.empty()) return m;
     }
     return "";

@@ -4,9 +4,8 @@
 // actual one has every expected member (extra members are fine), arrays
 // element by element, everything else by value.
 
-#include <string>
-
 #include <boost/json/value.hpp>
+#include <string>
 
 namespace hydra::test {
 

@@ -12,21 +12,25 @@ RpcClient::RpcClient(const std::filesystem::path& cwd, std::vector<std::string> 
     : hydra_({"serve", "--log-level", "debug"}, cwd, std::move(extraEnv)) {}
 
 json::object RpcClient::initialize(const std::string& rootUri, json::object capabilities) {
-  json::value result = call("initialize", json::object{{"processId", nullptr},
-                                                       {"rootUri", rootUri},
-                                                       {"clientInfo", json::object{{"name", "e2e"}}},
-                                                       {"capabilities", std::move(capabilities)}});
+  json::value result =
+      call("initialize", json::object{{"processId", nullptr},
+                                      {"rootUri", rootUri},
+                                      {"clientInfo", json::object{{"name", "e2e"}}},
+                                      {"capabilities", std::move(capabilities)}});
   notify("initialized");
   return result.as_object();
 }
 
 std::int64_t RpcClient::send(std::string_view method, json::value params) {
   std::int64_t id = nextId_++;
-  if (!hydra_.request(id, method, std::move(params))) throw std::runtime_error("hydra stopped reading");
+  if (!hydra_.request(id, method, std::move(params)))
+    throw std::runtime_error("hydra stopped reading");
   return id;
 }
 
-void RpcClient::notify(std::string_view method, json::value params) { hydra_.notify(method, std::move(params)); }
+void RpcClient::notify(std::string_view method, json::value params) {
+  hydra_.notify(method, std::move(params));
+}
 
 bool RpcClient::readOne(std::chrono::milliseconds timeout) {
   auto message = hydra_.receive(timeout);
@@ -63,7 +67,8 @@ json::value RpcClient::call(std::string_view method, json::value params) {
   json::value sent = params;
   auto r = response(send(method, std::move(params)));
   if (!r.contains("result")) {
-    throw std::runtime_error(std::string(method) + " " + json::serialize(sent) + " failed: " + json::serialize(r));
+    throw std::runtime_error(std::string(method) + " " + json::serialize(sent) +
+                             " failed: " + json::serialize(r));
   }
   return r.at("result");
 }
@@ -76,13 +81,15 @@ json::object RpcClient::callError(std::string_view method, json::value params) {
   return r.at("error").as_object();
 }
 
-std::size_t RpcClient::waitFor(const Predicate& pred, std::size_t from, std::chrono::milliseconds timeout) {
+std::size_t RpcClient::waitFor(const Predicate& pred, std::size_t from,
+                               std::chrono::milliseconds timeout) {
   auto deadline = Clock::now() + timeout;
   for (std::size_t i = from;; ++i) {
     while (i >= notifications_.size()) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left.count() <= 0 || !readOne(left)) {
-        throw std::runtime_error("the awaited notification did not come; hydra's log:\n" + hydra_.stderrText());
+        throw std::runtime_error("the awaited notification did not come; hydra's log:\n" +
+                                 hydra_.stderrText());
       }
     }
     if (pred(notifications_[i])) return i;
@@ -93,7 +100,8 @@ std::size_t RpcClient::waitFor(std::string_view method, const std::string& raceI
                                std::chrono::milliseconds timeout) {
   return waitFor(
       [&](const json::object& m) {
-        return m.at("method").as_string() == method && m.at("params").at("raceId").as_string() == raceId;
+        return m.at("method").as_string() == method &&
+               m.at("params").at("raceId").as_string() == raceId;
       },
       from, timeout);
 }

@@ -5,6 +5,8 @@
 // order, and the server's own requests (window/workDoneProgress/create)
 // answered as an editor would.
 
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -14,9 +16,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/object.hpp>
-#include <boost/json/value.hpp>
 
 #include "tests/e2e/hydra_process.h"
 
@@ -36,11 +35,14 @@ class RpcClient {
   std::int64_t send(std::string_view method, boost::json::value params = boost::json::object{});
   void notify(std::string_view method, boost::json::value params = boost::json::object{});
   // The response to `id` (with `result` or `error`); reads and handles whatever comes first.
-  boost::json::object response(std::int64_t id, std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  boost::json::object response(std::int64_t id,
+                               std::chrono::milliseconds timeout = std::chrono::seconds(60));
   // send + response; throws unless the answer is a result.
-  boost::json::value call(std::string_view method, boost::json::value params = boost::json::object{});
+  boost::json::value call(std::string_view method,
+                          boost::json::value params = boost::json::object{});
   // send + response; throws unless the answer is an error, which it returns.
-  boost::json::object callError(std::string_view method, boost::json::value params = boost::json::object{});
+  boost::json::object callError(std::string_view method,
+                                boost::json::value params = boost::json::object{});
 
   // Reads until a notification matching `pred` has arrived (it may have
   // arrived already, at or after `from`); its index in notifications().

@@ -106,7 +106,8 @@ std::string TestRepo::uri() const {
 }
 
 std::string TestRepo::git(const std::string& args) const {
-  return sh("GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -C " + shellQuote(root_.string()) + " " + args);
+  return sh("GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -C " +
+            shellQuote(root_.string()) + " " + args);
 }
 
 void TestRepo::write(const fs::path& relative, const std::string& content) const {
@@ -138,8 +139,8 @@ std::string TestRepo::agent(const std::string& name, const std::vector<std::stri
     }
     args += (args.empty() ? "\"" : ", \"") + escaped + "\"";
   }
-  return "[agents." + name + "]\nadapter = \"" + adapter + "\"\nbinary = \"" + stepsScript().string() +
-         "\"\nargs = [" + args + "]\n\n";
+  return "[agents." + name + "]\nadapter = \"" + adapter + "\"\nbinary = \"" +
+         stepsScript().string() + "\"\nargs = [" + args + "]\n\n";
 }
 
 std::string TestRepo::scoring() {

@@ -5,11 +5,10 @@
 // directory whose name has a space (so rootUri must be percent-decoded).
 // Agents are played by tests/e2e/agents/steps.sh.
 
+#include <boost/json/object.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 namespace hydra::test {
 

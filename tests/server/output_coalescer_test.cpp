@@ -103,7 +103,8 @@ TEST(OutputCoalescerTest, EventsOnlyOutputAddsNoLineButAnEmptyLineIsALine) {
 
 TEST(OutputCoalescerTest, ARawEventThatOnlyRepeatsItsLineIsNotSentTwice) {
   OutputCoalescer c;
-  c.add("r", "a", OutputStream::Stdout, "plain text", {event(core::EventKind::Raw, "plain text")}, t0);
+  c.add("r", "a", OutputStream::Stdout, "plain text", {event(core::EventKind::Raw, "plain text")},
+        t0);
   c.add("r", "a", OutputStream::Stdout, "said", {event(core::EventKind::Text, "said")}, t0);
   auto all = c.takeAll();
   ASSERT_EQ(all.size(), 1u);

@@ -8,8 +8,10 @@ namespace hydra::server {
 namespace {
 
 TEST(WorkspaceTest, FileUrisBecomeLocalPathsWithEscapesDecoded) {
-  EXPECT_EQ(pathFromFileUri("file:///home/ana/my%20repo"), std::filesystem::path("/home/ana/my repo"));
-  EXPECT_EQ(pathFromFileUri("file://localhost/srv/r%C3%A9po"), std::filesystem::path("/srv/r\xC3\xA9po"));
+  EXPECT_EQ(pathFromFileUri("file:///home/ana/my%20repo"),
+            std::filesystem::path("/home/ana/my repo"));
+  EXPECT_EQ(pathFromFileUri("file://localhost/srv/r%C3%A9po"),
+            std::filesystem::path("/srv/r\xC3\xA9po"));
   EXPECT_EQ(pathFromFileUri("FILE:///tmp/x"), std::filesystem::path("/tmp/x"));
   EXPECT_EQ(pathFromFileUri("file:///tmp/x?query#fragment"), std::filesystem::path("/tmp/x"));
 }
