@@ -1,0 +1,132 @@
+// Time from hydra/race to hydra/raceFinished through the real `hydra serve`,
+// for 8 agents that do nothing on a 10,000-file repository, split into
+// worktree setup, agents, scoring and hydra's own overhead (the rest).
+//
+//   race_bench [--repetitions R] [--files N] [--agents A]
+//
+// The split comes from the race's events.jsonl (raceStarted, agentStarted,
+// agentFinished, scoringStarted, raceFinished); the total is measured by the
+// client, from sending hydra/race to receiving hydra/raceFinished.
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <boost/json/parse.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/hydra_process.h"
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+void shell(const std::string& command) {
+  if (std::system(command.c_str()) != 0) throw std::runtime_error("failed: " + command);
+}
+
+// Milliseconds since the epoch of an ISO 8601 UTC timestamp with milliseconds.
+double epochMs(const std::string& iso) {
+  std::tm tm{};
+  int ms = 0;
+  std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+              &tm.tm_sec, &ms);
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<double>(timegm(&tm)) * 1000.0 + ms;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"hydra/race to hydra/raceFinished for no-op agents"};
+  int repetitions = 5, files = 10000, agents = 8;
+  app.add_option("--repetitions", repetitions)->check(CLI::PositiveNumber);
+  app.add_option("--files", files)->check(CLI::PositiveNumber);
+  app.add_option("--agents", agents)->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
+
+  fs::path repo = fs::temp_directory_path() / ("hydra-race-bench-" + std::to_string(::getpid()));
+  fs::create_directories(repo);
+  shell("cd " + repo.string() + " && git init -q && for d in $(seq 1 " + std::to_string((files + 99) / 100) +
+        "); do mkdir -p src/d$d; for f in $(seq 1 100); do echo \"file $d/$f\" > src/d$d/f$f.txt; done; done"
+        " && git add -A && git -c user.name=b -c user.email=b@b commit -qm files");
+  std::ofstream(repo / "hydra.toml") << "[general]\nmax_concurrent_agents = " << agents
+                                     << "\n[agents.noop]\nadapter = \"command\"\nbinary = \"/bin/true\"\n";
+
+  hydra::test::HydraProcess hydra({"serve", "--log-level", "warn"}, repo);
+  hydra.request(0, "initialize", json::object{{"rootUri", "file://" + repo.string()}, {"capabilities", json::object{}}});
+  if (!hydra.responseTo(0)) {
+    std::fprintf(stderr, "no answer to initialize\n%s", hydra.stderrText().c_str());
+    return 1;
+  }
+
+  std::vector<double> totals, setups, runs, scorings, overheads;
+  for (int i = 0; i < repetitions; ++i) {
+    json::array names;
+    for (int a = 0; a < agents; ++a) names.emplace_back("noop");
+    auto sent = Clock::now();
+    hydra.request(100 + i, "hydra/race", json::object{{"task", "nothing"}, {"agents", names}});
+    auto answer = hydra.responseTo(100 + i, std::chrono::minutes(5));
+    if (!answer || !answer->contains("result")) {
+      std::fprintf(stderr, "hydra/race failed\n%s", hydra.stderrText().c_str());
+      return 1;
+    }
+    std::string raceId(answer->at("result").at("raceId").as_string());
+    for (;;) {
+      auto m = hydra.receive(std::chrono::minutes(5));
+      if (!m) {
+        std::fprintf(stderr, "no raceFinished\n");
+        return 1;
+      }
+      if (m->contains("method") && m->at("method").as_string() == "hydra/raceFinished" &&
+          m->at("params").at("raceId").as_string() == raceId) {
+        break;
+      }
+    }
+    double total = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
+
+    double raceStarted = 0, firstAgent = 1e300, lastAgent = 0, scoring = 0, finished = 0;
+    std::ifstream events(repo / ".hydra/races" / raceId / "events.jsonl");
+    for (std::string line; std::getline(events, line);) {
+      auto e = json::parse(line).as_object();
+      std::string type(e.at("type").as_string());
+      double t = epochMs(std::string(e.at("time").as_string()));
+      if (type == "raceStarted") raceStarted = t;
+      if (type == "agentStarted") firstAgent = std::min(firstAgent, t);
+      if (type == "agentFinished") lastAgent = std::max(lastAgent, t);
+      if (type == "scoringStarted") scoring = t;
+      if (type == "raceFinished") finished = t;
+    }
+    double setup = firstAgent - raceStarted, run = lastAgent - firstAgent, score = finished - scoring;
+    totals.push_back(total);
+    setups.push_back(setup);
+    runs.push_back(run);
+    scorings.push_back(score);
+    overheads.push_back(total - setup - run - score);
+    std::printf("run %d: total %.0f ms = worktrees %.0f + agents %.0f + scoring %.0f + hydra %.0f\n", i + 1, total,
+                setup, run, score, total - setup - run - score);
+    hydra.request(200 + i, "hydra/cleanup", json::object{{"raceId", raceId}});
+    hydra.responseTo(200 + i, std::chrono::minutes(5));
+  }
+  std::printf("median of %d: total %.0f ms = worktrees %.0f + agents %.0f + scoring %.0f + hydra %.0f  (%d agents, %d files)\n",
+              repetitions, median(totals), median(setups), median(runs), median(scorings), median(overheads), agents,
+              files);
+  hydra.request(9999, "shutdown", nullptr);
+  hydra.responseTo(9999);
+  hydra.notify("exit", nullptr);
+  hydra.waitExit();
+  fs::remove_all(repo);
+  return 0;
+}

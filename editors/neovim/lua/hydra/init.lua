@@ -1,0 +1,594 @@
+-- hydra for Neovim: race coding agents on the current repository, watch them,
+-- read the scoreboard, review each agent's diff and merge the one you want.
+-- Everything that decides anything happens in `hydra serve`; this plugin asks
+-- and shows (docs/protocol.md describes every request used here).
+
+local client = require('hydra.client')
+local config = require('hydra.config')
+local protocol = require('hydra.protocol')
+local race = require('hydra.race')
+local ui = require('hydra.ui')
+
+local M = {}
+
+-- The adapters hydra has built in: agents that can be raced without being in hydra.toml.
+local builtin_agents = { 'claude', 'codex', 'cursor', 'gemini', 'opencode', 'aider' }
+
+ui.define_highlights()
+local group = vim.api.nvim_create_augroup('hydra', { clear = true })
+-- A colour scheme clears every group first; put the defaults back after it.
+vim.api.nvim_create_autocmd('ColorScheme', { group = group, callback = ui.define_highlights })
+
+--- Configures the plugin; see :help hydra-setup. Returns true when every
+--- option was valid (problems are reported through vim.notify).
+function M.setup(options)
+  return config.setup(options)
+end
+
+local function present(v)
+  return v ~= nil and v ~= vim.NIL
+end
+
+local function repository_root()
+  local root = client.find_root()
+  if not root then
+    vim.notify('hydra: not inside a git repository (hydra races agents on a repository)', vim.log.levels.ERROR)
+  end
+  return root
+end
+
+-- Calls fn(root, race) with the race a command acts on: `target.race` when
+-- given, else the current one (race.current).
+local function with_race(target, fn)
+  local root = target.root or repository_root()
+  if not root then
+    return
+  end
+  local got = function(err, r)
+    if err then
+      client.notify_error(err)
+    else
+      race.set_latest(root, r.id)
+      fn(root, r)
+    end
+  end
+  if target.race then
+    race.lookup(root, target.race, got)
+  else
+    race.current(root, got)
+  end
+end
+
+local function buffer_agent(r)
+  local ok_race, buf_race = pcall(vim.api.nvim_buf_get_var, 0, 'hydra_race')
+  local ok_agent, buf_agent = pcall(vim.api.nvim_buf_get_var, 0, 'hydra_agent')
+  if ok_race and ok_agent and buf_race == r.id then
+    return buf_agent
+  end
+  return nil
+end
+
+-- Calls fn(agentId) with the agent a review command is about: the one named,
+-- else the one whose output buffer is current, else the winner, else the
+-- only agent, else the one the user picks.
+local function with_agent(root, r, explicit, fn)
+  if explicit then
+    return fn(explicit)
+  end
+  local agent = buffer_agent(r)
+  if agent then
+    return fn(agent)
+  end
+  local function pick()
+    if r.winner then
+      return fn(r.winner)
+    end
+    if #r.order == 1 then
+      return fn(r.order[1])
+    end
+    if #r.order == 0 then
+      return vim.notify('hydra: race ' .. r.id .. ' has no agents', vim.log.levels.ERROR)
+    end
+    vim.ui.select(r.order, { prompt = 'Agent of race ' .. r.id .. ':' }, function(choice)
+      if choice then
+        fn(choice)
+      end
+    end)
+  end
+  if r.winner or r.state ~= 'completed' or r.scores_asked then
+    return pick()
+  end
+  -- A race this editor did not see finish: its winner is in its scores.
+  r.scores_asked = true
+  client.request(root, protocol.scores, { raceId = r.id }, function(err, result)
+    if not err and present(result.winner) then
+      r.winner = result.winner
+    end
+    pick()
+  end)
+end
+
+--- Splits :HydraRace's arguments, "claude codex -- fix the flaky test", into
+--- agent names and a task (nil when there is no task after "--").
+function M.parse_race_args(args)
+  local padded = ' ' .. (args or '') .. ' '
+  local s, e = padded:find('%s%-%-%s')
+  local names, task = padded, nil
+  if s then
+    names = padded:sub(1, s)
+    task = vim.trim(padded:sub(e + 1))
+    if task == '' then
+      task = nil
+    end
+  end
+  return vim.split(vim.trim(names), '%s+', { trimempty = true }), task
+end
+
+-- Asks the user for agents, one at a time, from hydra/agents (available ones first).
+local function pick_agents(root, fn)
+  client.request(root, protocol.agents, vim.empty_dict(), function(err, result)
+    if err then
+      return client.notify_error(err, 'could not list the agents')
+    end
+    local agents = {}
+    for i, a in ipairs(result.agents or {}) do
+      a.order = i
+      table.insert(agents, a)
+    end
+    table.sort(agents, function(a, b)
+      if a.available ~= b.available then
+        return a.available
+      end
+      return a.order < b.order
+    end)
+    local chosen = {}
+    local function ask()
+      local items = {}
+      if #chosen > 0 then
+        table.insert(items, { start = true })
+      end
+      vim.list_extend(items, agents)
+      local prompt = #chosen == 0 and 'Agent to race:'
+        or ('Racing ' .. table.concat(chosen, ', ') .. ': add an agent, or start')
+      vim.ui.select(items, {
+        prompt = prompt,
+        kind = 'hydra_agent',
+        format_item = function(item)
+          if item.start then
+            return 'Start the race with ' .. table.concat(chosen, ', ')
+          end
+          if not item.available then
+            -- "'claude' not found on PATH (<the whole PATH>)": the first part says it.
+            local why = present(item.problem) and item.problem:gsub(' %(.*$', '') or nil
+            return item.name .. '  (not available' .. (why and (': ' .. why) or '') .. ')'
+          end
+          return item.name .. (present(item.version) and ('  ' .. item.version) or '')
+        end,
+      }, function(item)
+        if item == nil then
+          return
+        end
+        if item.start then
+          return fn(chosen)
+        end
+        table.insert(chosen, item.name)
+        ask()
+      end)
+    end
+    ask()
+  end)
+end
+
+--- Starts a race. `opts.agents` (names) and `opts.task` are asked for when
+--- missing (the agents only when setup() gave no default ones).
+--- opts.callback(err, race) runs once hydra answered.
+function M.race(opts)
+  opts = opts or {}
+  local root = opts.root or repository_root()
+  if not root then
+    return
+  end
+  local function with_agents(fn)
+    if opts.agents and #opts.agents > 0 then
+      return fn(opts.agents)
+    end
+    if #config.options.agents > 0 then
+      return fn(config.options.agents)
+    end
+    pick_agents(root, fn)
+  end
+  local function with_task(fn)
+    if opts.task and vim.trim(opts.task) ~= '' then
+      return fn(opts.task)
+    end
+    vim.ui.input({ prompt = 'Task for the agents: ' }, function(input)
+      if input and vim.trim(input) ~= '' then
+        fn(input)
+      end
+    end)
+  end
+  with_task(function(task)
+    with_agents(function(agents)
+      race.start(root, task, agents, opts.callback)
+    end)
+  end)
+end
+
+--- :HydraRace [agent ...] [-- task]
+function M.race_command(args)
+  local agents, task = M.parse_race_args(args)
+  M.race({ agents = agents, task = task })
+end
+
+--- :HydraStatus: every race of the repository in a floating window.
+function M.status(opts)
+  opts = opts or {}
+  local root = opts.root or repository_root()
+  if not root then
+    return
+  end
+  client.request(root, protocol.status, vim.empty_dict(), function(err, result)
+    if err then
+      return client.notify_error(err)
+    end
+    local lines, highlights, race_at = ui.race_list(root, result.races or {})
+    local buf = ui.open_float('hydra://' .. root .. '/status', lines, highlights, 'hydrastatus')
+    local function at_cursor(fn)
+      return function()
+        local id = race_at[vim.api.nvim_win_get_cursor(0)[1]]
+        if id then
+          ui.close_window()
+          fn(id)
+        end
+      end
+    end
+    ui.map(buf, config.options.keymaps.scores, at_cursor(function(id)
+      M.scores({ root = root, race = id })
+    end), 'Scores of this race')
+    ui.map(buf, '<CR>', at_cursor(function(id)
+      race.lookup(root, id, function(lookup_err, r)
+        if lookup_err then
+          return client.notify_error(lookup_err)
+        end
+        race.set_latest(root, id)
+        race.show(r, 'tab')
+      end)
+    end), 'Output of this race')
+    if opts.callback then
+      opts.callback(buf, result)
+    end
+  end)
+end
+
+--- :HydraCancel [agent]: cancels the current race, or one of its agents.
+function M.cancel(target)
+  target = target or {}
+  with_race(target, function(root, r)
+    local params = { raceId = r.id, agentId = target.agent }
+    client.request(root, protocol.cancel, params, function(err, result)
+      if err then
+        return client.notify_error(err)
+      end
+      local what = target.agent and (target.agent .. ' of race ' .. r.id) or ('race ' .. r.id)
+      if result.cancelled then
+        vim.notify('hydra: cancelled ' .. what, vim.log.levels.INFO)
+      else
+        vim.notify('hydra: nothing to cancel: ' .. what .. ' had already finished', vim.log.levels.INFO)
+      end
+      if target.callback then
+        target.callback(result)
+      end
+    end)
+  end)
+end
+
+--- Opens the scoreboard of race record `r` from `model` (race.score_model).
+function M.show_scores(r, model)
+  local lines, highlights, agent_at = ui.scoreboard(model)
+  local buf, win = ui.open_float('hydra://' .. r.id .. '/scores', lines, highlights, 'hydrascores')
+  for line, _ in pairs(agent_at) do
+    if agent_at[line] == (model.rankings[1] and model.rankings[1].agentId) then
+      vim.api.nvim_win_set_cursor(win, { line, 0 })
+    end
+  end
+  local keys = config.options.keymaps
+  local function at_cursor(fn)
+    return function()
+      local agent = agent_at[vim.api.nvim_win_get_cursor(0)[1]]
+      if not agent then
+        return vim.notify("hydra: put the cursor on an agent's line", vim.log.levels.WARN)
+      end
+      ui.close_window()
+      fn({ root = r.root, race = r.id, agent = agent })
+    end
+  end
+  ui.map(buf, keys.diff, at_cursor(M.diff), "Review this agent's diff")
+  ui.map(buf, keys.merge, at_cursor(M.merge), "Merge this agent's branch")
+  ui.map(buf, keys.log, at_cursor(M.log), "This agent's full log")
+  return buf, win, agent_at
+end
+
+--- :HydraScores: the scoreboard of the current race.
+function M.scores(target)
+  target = target or {}
+  with_race(target, function(root, r)
+    client.request(root, protocol.scores, { raceId = r.id }, function(err, result)
+      if err then
+        return client.notify_error(err)
+      end
+      r.winner = present(result.winner) and result.winner or nil
+      local buf, win = M.show_scores(r, race.score_model(r, result))
+      if target.callback then
+        target.callback(buf, win, result)
+      end
+    end)
+  end)
+end
+
+--- :HydraDiff [agent]: the agent's changed files in the quickfix list and a
+--- review tab with base and agent versions side by side.
+function M.diff(target)
+  target = target or {}
+  with_race(target, function(root, r)
+    with_agent(root, r, target.agent, function(agent)
+      require('hydra.diff').open(root, r.id, agent, target.callback)
+    end)
+  end)
+end
+
+local function resolved(path)
+  return vim.fn.resolve(vim.fn.fnamemodify(path, ':p'))
+end
+
+-- The loaded buffers of files under `root` among `files` (relative paths).
+local function buffers_of(root, files)
+  local wanted = {}
+  for _, f in ipairs(files) do
+    wanted[resolved(root .. '/' .. f)] = true
+  end
+  local out = {}
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(buf)
+    if vim.api.nvim_buf_is_loaded(buf) and name ~= '' and vim.bo[buf].buftype == '' and wanted[resolved(name)] then
+      table.insert(out, buf)
+    end
+  end
+  return out
+end
+
+local function reload(bufs)
+  for _, buf in ipairs(bufs) do
+    if not vim.bo[buf].modified then
+      vim.api.nvim_buf_call(buf, function()
+        vim.cmd('silent edit')
+      end)
+    end
+  end
+end
+
+local function list_conflicts(root, result)
+  local items = {}
+  for _, f in ipairs(result.conflicts or {}) do
+    table.insert(items, { filename = root .. '/' .. f, lnum = 1, text = 'conflicts with ' .. result.branch })
+  end
+  vim.fn.setqflist({}, ' ', {
+    title = string.format('hydra: merging %s into %s would conflict; nothing was changed', result.branch, result.targetBranch),
+    items = items,
+  })
+end
+
+-- hydra tells the user itself (window/showMessage) why it refused a merge.
+local shown_by_server = {
+  [protocol.errors.dirty_working_tree] = true,
+  [protocol.errors.merge_refused] = true,
+}
+
+local function merge_error(err)
+  if not (type(err) == 'table' and shown_by_server[err.code]) then
+    client.notify_error(err, 'merge')
+  end
+end
+
+local outcomes = {
+  fastForward = 'fast-forward',
+  merged = 'merge commit',
+  upToDate = 'already up to date',
+  conflict = 'conflict',
+}
+
+--- :HydraMerge [agent]: shows what merging the agent (default: the winner)
+--- would do, asks, then merges and reloads the buffers of changed files.
+function M.merge(target)
+  target = target or {}
+  local done = target.callback or function() end
+  with_race(target, function(root, r)
+    local params = { raceId = r.id, agentId = target.agent, dryRun = true }
+    client.request(root, protocol.merge, params, function(err, dry)
+      if err then
+        merge_error(err)
+        return done(err, nil)
+      end
+      if dry.outcome == 'conflict' then
+        list_conflicts(root, dry)
+        vim.notify(
+          string.format(
+            'hydra: merging %s into %s would conflict in %s; nothing was changed',
+            dry.branch,
+            dry.targetBranch,
+            table.concat(dry.conflicts, ', ')
+          ),
+          vim.log.levels.WARN
+        )
+        return done(nil, dry)
+      end
+      if dry.outcome == 'upToDate' then
+        vim.notify('hydra: ' .. dry.targetBranch .. ' already has ' .. dry.branch, vim.log.levels.INFO)
+        return done(nil, dry)
+      end
+      local unsaved = vim.tbl_filter(function(buf)
+        return vim.bo[buf].modified
+      end, buffers_of(root, dry.files))
+      if #unsaved > 0 then
+        local names = vim.tbl_map(function(buf)
+          return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ':.')
+        end, unsaved)
+        vim.notify(
+          'hydra: the merge would change files with unsaved changes: ' .. table.concat(names, ', ') .. '; save or undo them first',
+          vim.log.levels.ERROR
+        )
+        return done({ message = 'unsaved changes' }, nil)
+      end
+      local prompt = string.format(
+        'Merge %s (%s) into %s as a %s, changing %d file(s): %s?',
+        dry.agentId,
+        dry.branch,
+        dry.targetBranch,
+        outcomes[dry.outcome] or dry.outcome,
+        #dry.files,
+        table.concat(dry.files, ', ')
+      )
+      vim.ui.select({ 'Merge', 'Cancel' }, { prompt = prompt, kind = 'hydra_merge' }, function(choice)
+        if choice ~= 'Merge' then
+          vim.notify('hydra: merge cancelled; nothing was changed', vim.log.levels.INFO)
+          return done(nil, nil)
+        end
+        local real = { raceId = r.id, agentId = dry.agentId }
+        client.request(root, protocol.merge, real, function(merge_err, result)
+          if merge_err then
+            merge_error(merge_err)
+            return done(merge_err, nil)
+          end
+          if result.outcome == 'conflict' then
+            list_conflicts(root, result)
+            return done(nil, result)
+          end
+          reload(buffers_of(root, result.files))
+          vim.notify(
+            string.format(
+              'hydra: merged %s into %s (%s%s): %d file(s)',
+              result.branch,
+              result.targetBranch,
+              outcomes[result.outcome] or result.outcome,
+              present(result.commit) and (', now at ' .. result.commit:sub(1, 12)) or '',
+              #result.files
+            ),
+            vim.log.levels.INFO
+          )
+          done(nil, result)
+        end)
+      end)
+    end)
+  end)
+end
+
+-- Reads a whole log, a range at a time: callback(err, text).
+local function read_log(root, race_id, agent_id, stream, callback)
+  local chunks = {}
+  local function step(offset)
+    local params = { raceId = race_id, agentId = agent_id, offset = offset, stream = stream }
+    client.request(root, protocol.log, params, function(err, result)
+      if err then
+        return callback(err, nil)
+      end
+      table.insert(chunks, result.data)
+      if result.nextOffset < result.totalSize and result.nextOffset > offset then
+        step(result.nextOffset)
+      else
+        callback(nil, table.concat(chunks))
+      end
+    end)
+  end
+  step(0)
+end
+
+local function text_lines(text)
+  local lines = vim.split(text, '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  return lines
+end
+
+--- :HydraLog [agent]: an agent's complete output (stdout, then stderr).
+function M.log(target)
+  target = target or {}
+  with_race(target, function(root, r)
+    with_agent(root, r, target.agent, function(agent)
+      read_log(root, r.id, agent, 'stdout', function(err, stdout)
+        if err then
+          return client.notify_error(err)
+        end
+        read_log(root, r.id, agent, 'stderr', function(err2, stderr)
+          if err2 then
+            return client.notify_error(err2)
+          end
+          local lines = text_lines(stdout)
+          local highlights = {}
+          if stderr ~= '' then
+            table.insert(lines, '')
+            table.insert(lines, '── stderr ──')
+            table.insert(highlights, { #lines - 1, 0, -1, 'HydraHeader' })
+            vim.list_extend(lines, text_lines(stderr))
+          end
+          local name = 'hydra://' .. r.id .. '/' .. agent .. '~log'
+          local buf = ui.find_buffer(name) or ui.scratch_buffer(name, 'hydralog')
+          ui.fill(buf, lines, highlights)
+          vim.api.nvim_buf_set_var(buf, 'hydra_root', root)
+          ui.map(buf, config.options.keymaps.close, ui.close_window, 'Close')
+          local wins = vim.fn.win_findbuf(buf)
+          if #wins > 0 then
+            vim.api.nvim_set_current_win(wins[1])
+          else
+            vim.cmd('botright split')
+            vim.api.nvim_win_set_buf(0, buf)
+          end
+          if target.callback then
+            target.callback(buf)
+          end
+        end)
+      end)
+    end)
+  end)
+end
+
+--- Completion for :HydraRace: the agents hydra.toml configures (once the
+--- server runs), the default ones and the built-in adapters.
+function M.complete_agents(arglead, cmdline)
+  if cmdline:find('%s%-%-%s') then
+    return {}
+  end
+  local names = vim.deepcopy(config.options.agents)
+  local root = client.find_root()
+  local caps = root and client.capabilities(root)
+  if caps and type(caps.agents) == 'table' then
+    vim.list_extend(names, caps.agents)
+  end
+  vim.list_extend(names, builtin_agents)
+  local seen, out = {}, {}
+  for _, n in ipairs(names) do
+    if not seen[n] and vim.startswith(n, arglead) then
+      seen[n] = true
+      table.insert(out, n)
+    end
+  end
+  return out
+end
+
+--- Completion for the commands that take one agent of the current race.
+function M.complete_race_agents(arglead)
+  local root = client.find_root()
+  local out = {}
+  for _, r in pairs(race.races) do
+    if r.root == root then
+      for _, id in ipairs(r.order) do
+        if vim.startswith(id, arglead) and not vim.tbl_contains(out, id) then
+          table.insert(out, id)
+        end
+      end
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+return M

@@ -1,0 +1,63 @@
+-- Every method and notification name hydra speaks, declared once on this side.
+-- Mirrors protocol/methods.h (and editors/vscode/src/protocol.ts); the shapes
+-- of params and results are documented in docs/protocol.md.
+
+local M = {}
+
+-- LSP lifecycle and base protocol (the LSP client in Neovim speaks these itself;
+-- listed so that the names the plugin handles come from one place).
+M.initialize = 'initialize'
+M.initialized = 'initialized'
+M.shutdown = 'shutdown'
+M.exit = 'exit'
+M.cancel_request = '$/cancelRequest'
+M.progress = '$/progress'
+M.set_trace = '$/setTrace'
+M.work_done_progress_create = 'window/workDoneProgress/create'
+M.work_done_progress_cancel = 'window/workDoneProgress/cancel'
+M.show_message = 'window/showMessage'
+M.log_message = 'window/logMessage'
+
+-- hydra's own requests.
+M.ping = 'hydra/ping'
+M.agents = 'hydra/agents'
+M.race = 'hydra/race'
+M.status = 'hydra/status'
+M.cancel = 'hydra/cancel'
+M.scores = 'hydra/scores'
+M.diff = 'hydra/diff'
+M.merge = 'hydra/merge'
+M.log = 'hydra/log'
+M.races = 'hydra/races'
+M.cleanup = 'hydra/cleanup'
+
+-- hydra's notifications while a race runs.
+M.agent_started = 'hydra/agentStarted'
+M.agent_output = 'hydra/agentOutput'
+M.agent_finished = 'hydra/agentFinished'
+M.scoring_started = 'hydra/scoringStarted'
+M.race_finished = 'hydra/raceFinished'
+
+-- Application error codes (docs/protocol.md, "Error codes").
+M.errors = {
+  request_cancelled = -32800,
+  unknown_race = -32010,
+  unknown_agent = -32011,
+  unknown_agent_name = -32012,
+  path_outside_changes = -32013,
+  dirty_working_tree = -32014,
+  merge_refused = -32015,
+  not_scored = -32016,
+  no_result = -32017,
+  race_running = -32018,
+  config_error = -32019,
+  not_a_repository = -32020,
+  race_refused = -32021,
+}
+
+-- A race's and an agent's states that will not change any more.
+M.finished_race_states = { completed = true, cancelled = true, interrupted = true, failed = true }
+M.finished_agent_states =
+  { completed = true, failed = true, timedOut = true, cancelled = true, interrupted = true }
+
+return M

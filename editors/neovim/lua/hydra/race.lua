@@ -1,0 +1,561 @@
+-- The races this editor knows about, and one output buffer per agent that
+-- fills live from hydra/agentOutput. Output is queued as it arrives and
+-- written to the buffers in batches on a timer, so that an agent printing
+-- thousands of lines a second costs the editor one buffer update per tick.
+
+local client = require('hydra.client')
+local config = require('hydra.config')
+local protocol = require('hydra.protocol')
+local ui = require('hydra.ui')
+
+local M = {}
+
+-- raceId -> race: { id, root, task, state, agents = {agentId -> agent}, order = {agentId},
+--                   rankings, winner, allFailed, autoMergeEligible, started_here }
+-- agent: { id, name, branch, worktree, state, buf, pending = {lines, groups} }
+M.races = {}
+-- root -> the raceId commands act on by default: the last one started or looked at.
+local latest = {}
+
+-- The lines at the top of an output buffer that say which agent it is and how it is doing.
+local HEADER_LINES = 5
+local output_ns = vim.api.nvim_create_namespace('hydra-output')
+
+local function present(v)
+  return v ~= nil and v ~= vim.NIL
+end
+
+--- The name of an agent's output buffer.
+function M.output_name(race_id, agent_id)
+  return 'hydra://' .. race_id .. '/' .. agent_id
+end
+
+local function ensure_race(root, race_id)
+  local race = M.races[race_id]
+  if not race then
+    race = { id = race_id, root = root, state = 'running', agents = {}, order = {} }
+    M.races[race_id] = race
+  end
+  return race
+end
+
+local function ensure_agent(race, agent_id, info)
+  local agent = race.agents[agent_id]
+  if not agent then
+    agent = { id = agent_id, name = agent_id, state = 'queued', pending = { lines = {}, groups = {} } }
+    race.agents[agent_id] = agent
+    table.insert(race.order, agent_id)
+  end
+  if info then
+    agent.name = info.agent or agent.name
+    agent.branch = info.branch or agent.branch
+    agent.worktree = info.worktree or agent.worktree
+    agent.state = info.state or agent.state
+  end
+  return agent
+end
+
+local function header(race, agent)
+  local b = ui.builder()
+  b:add('hydra · ', 'HydraHeader'):add(agent.id, 'HydraTitle'):add(' · ', 'HydraHeader')
+  b:add(agent.state, 'HydraAgentState')
+  if race.state ~= 'running' then
+    b:add(' · race ' .. race.state, 'HydraHeader')
+  end
+  b:newline()
+  b:line('task: ' .. ((race.task or ''):match('^[^\n]*')), 'HydraHeader')
+  b:line('branch: ' .. (agent.branch or '?'), 'HydraHeader')
+  b:line('worktree: ' .. (agent.worktree or '?'), 'HydraHeader')
+  b:line(string.rep('─', 40), 'HydraHeader')
+  return b.lines, b.highlights
+end
+
+local function update_header(race, agent)
+  local buf = agent.buf
+  if not (buf and vim.api.nvim_buf_is_valid(buf)) then
+    return
+  end
+  local lines, highlights = header(race, agent)
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, HEADER_LINES, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+  vim.api.nvim_buf_clear_namespace(buf, ui.ns, 0, HEADER_LINES)
+  for _, h in ipairs(highlights) do
+    vim.api.nvim_buf_add_highlight(buf, ui.ns, h[4], h[1], h[2], h[3])
+  end
+end
+
+local function update_headers(race)
+  for _, id in ipairs(race.order) do
+    update_header(race, race.agents[id])
+  end
+end
+
+local function set_keymaps(buf, race, agent)
+  local keys = config.options.keymaps
+  local hydra = function()
+    return require('hydra')
+  end
+  local target = { race = race.id, root = race.root, agent = agent.id }
+  ui.map(buf, keys.close, ui.close_window, 'Close')
+  ui.map(buf, keys.diff, function()
+    hydra().diff(target)
+  end, 'Review this agent\'s diff')
+  ui.map(buf, keys.merge, function()
+    hydra().merge(target)
+  end, 'Merge this agent\'s branch')
+  ui.map(buf, keys.log, function()
+    hydra().log(target)
+  end, 'This agent\'s full log')
+  ui.map(buf, keys.cancel, function()
+    hydra().cancel(target)
+  end, 'Cancel this agent')
+  ui.map(buf, keys.scores, function()
+    hydra().scores({ race = race.id, root = race.root })
+  end, 'The scoreboard')
+end
+
+--- The output buffer of an agent, created on first use.
+function M.output_buffer(race, agent)
+  if agent.buf and vim.api.nvim_buf_is_valid(agent.buf) then
+    return agent.buf
+  end
+  local name = M.output_name(race.id, agent.id)
+  local buf = ui.find_buffer(name) or ui.scratch_buffer(name, 'hydra')
+  vim.bo[buf].modifiable = false
+  vim.api.nvim_buf_set_var(buf, 'hydra_race', race.id)
+  vim.api.nvim_buf_set_var(buf, 'hydra_agent', agent.id)
+  vim.api.nvim_buf_set_var(buf, 'hydra_root', race.root)
+  agent.buf = buf
+  -- The header replaces the empty first line a new buffer has.
+  vim.bo[buf].modifiable = true
+  local blank = {}
+  for i = 1, HEADER_LINES do
+    blank[i] = ''
+  end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, blank)
+  vim.bo[buf].modifiable = false
+  update_header(race, agent)
+  set_keymaps(buf, race, agent)
+  return buf
+end
+
+-- Output waiting for the next batch: agents with pending lines.
+local dirty = {}
+local flush_timer = nil
+local flush_scheduled = false
+
+local function flush()
+  flush_scheduled = false
+  local follow = config.options.window.follow
+  local agents = dirty
+  dirty = {}
+  for agent, race in pairs(agents) do
+    local pending = agent.pending
+    agent.pending = { lines = {}, groups = {} }
+    local buf = M.output_buffer(race, agent)
+    local count = vim.api.nvim_buf_line_count(buf)
+    local followers = {}
+    if follow then
+      for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+        if vim.api.nvim_win_get_cursor(win)[1] >= count then
+          table.insert(followers, win)
+        end
+      end
+    end
+    vim.bo[buf].modifiable = true
+    vim.api.nvim_buf_set_lines(buf, count, count, false, pending.lines)
+    vim.bo[buf].modifiable = false
+    vim.bo[buf].modified = false
+    for i, group in pairs(pending.groups) do
+      vim.api.nvim_buf_add_highlight(buf, output_ns, group, count + i - 1, 0, -1)
+    end
+    local last = count + #pending.lines
+    for _, win in ipairs(followers) do
+      vim.api.nvim_win_set_cursor(win, { last, 0 })
+    end
+  end
+end
+
+--- Writes every queued line now (the timer does it otherwise).
+function M.flush()
+  flush()
+end
+
+local function schedule_flush()
+  if flush_scheduled then
+    return
+  end
+  flush_scheduled = true
+  flush_timer = flush_timer or (vim.uv or vim.loop).new_timer()
+  flush_timer:start(
+    config.options.output.update_interval_ms,
+    0,
+    vim.schedule_wrap(function()
+      client.guarded(flush)
+    end)
+  )
+end
+
+local function queue(race, agent, text, group)
+  -- A buffer line cannot hold a newline: a multi-line message becomes several lines.
+  for _, line in ipairs(vim.split(text, '\n', { plain = true })) do
+    table.insert(agent.pending.lines, line)
+    if group then
+      agent.pending.groups[#agent.pending.lines] = group
+    end
+  end
+  dirty[agent] = race
+  schedule_flush()
+end
+
+local function first_line(text)
+  return ((text or ''):match('^[^\n]*'))
+end
+
+local function usage_text(usage)
+  if not present(usage) then
+    return nil
+  end
+  local parts = {}
+  if present(usage.inputTokens) then
+    table.insert(parts, usage.inputTokens .. ' in')
+  end
+  if present(usage.outputTokens) then
+    table.insert(parts, usage.outputTokens .. ' out')
+  end
+  if present(usage.cachedInputTokens) then
+    table.insert(parts, usage.cachedInputTokens .. ' cached')
+  end
+  local text = #parts > 0 and ('tokens: ' .. table.concat(parts, ', ')) or nil
+  if present(usage.costUsd) then
+    text = (text and (text .. ' · ') or '') .. string.format('$%.4f', usage.costUsd)
+  end
+  return text
+end
+
+local function opt(v, prefix)
+  return present(v) and v ~= '' and ((prefix or '') .. v) or ''
+end
+
+--- One parsed event as (text, highlight group), the way a person reads an
+--- agent's log; nil when it adds nothing worth a line.
+function M.render_event(event)
+  local kind = event.kind
+  if kind == 'text' then
+    return event.text or '', nil
+  elseif kind == 'toolCall' then
+    return '→ ' .. opt(event.tool) .. opt(first_line(event.detail), ' '), 'HydraToolCall'
+  elseif kind == 'toolResult' then
+    local text = '  ← ' .. (present(event.tool) and event.tool or 'result') .. opt(first_line(event.detail), ': ')
+    if event.isError == true then
+      return text .. ' (error)', 'HydraError'
+    end
+    return text, 'HydraToolResult'
+  elseif kind == 'fileChange' then
+    return '✎ ' .. (present(event.change) and event.change or 'change') .. ' ' .. opt(event.path), 'HydraFileChange'
+  elseif kind == 'usage' then
+    return '· ' .. (usage_text(event.usage) or 'usage'), 'HydraMuted'
+  elseif kind == 'error' then
+    return '✗ ' .. opt(event.text), 'HydraError'
+  elseif kind == 'summary' then
+    if not (present(event.turns) or usage_text(event.usage) or opt(event.text) ~= '' or event.isError == true) then
+      -- Nothing beyond "it ended", which hydra/agentFinished says anyway.
+      return nil, nil
+    end
+    local parts = { '■ ' .. (event.isError == true and 'ended with an error' or 'done') }
+    if present(event.turns) then
+      table.insert(parts, event.turns .. ' turns')
+    end
+    table.insert(parts, usage_text(event.usage))
+    local text = table.concat(vim.tbl_filter(function(p)
+      return p ~= nil
+    end, parts), ' · ')
+    if present(event.text) and event.text ~= '' then
+      text = text .. '\n' .. event.text
+    end
+    return text, event.isError == true and 'HydraError' or 'HydraSummary'
+  end
+  -- raw, and kinds a newer hydra may add: the text as it came.
+  return opt(event.text) ~= '' and event.text or opt(event.detail), nil
+end
+
+--- Whether an output line is a JSON object (one record of a CLI's stream format).
+function M.looks_like_json(line)
+  return line:match('^%s*{') ~= nil and line:match('}%s*$') ~= nil
+end
+
+local function on_agent_started(p, root)
+  local race = ensure_race(root, p.raceId)
+  local agent = ensure_agent(race, p.agentId, p)
+  agent.state = 'running'
+  update_header(race, agent)
+end
+
+local function on_agent_output(p, root)
+  local race = ensure_race(root, p.raceId)
+  local agent = ensure_agent(race, p.agentId)
+  local stderr = p.stream == 'stderr'
+  local events = p.events or {}
+  -- `lines` holds everything the agent printed, `events` what its adapter
+  -- read from it. A JSON line (a CLI's stream format) is shown through its
+  -- events; a line an event already repeats is shown once; any other line
+  -- (the adapter could not read it) is shown as printed.
+  local repeated = {}
+  for _, event in ipairs(events) do
+    if (event.kind == 'text' or event.kind == 'raw') and present(event.text) then
+      repeated[event.text] = true
+    end
+  end
+  for _, line in ipairs(p.lines or {}) do
+    if not repeated[line] and not M.looks_like_json(line) then
+      queue(race, agent, line, stderr and 'HydraStderr' or nil)
+    end
+  end
+  for _, event in ipairs(events) do
+    if event.kind == 'summary' and present(event.text) and event.text == agent.last_text then
+      -- CLIs repeat their final message in the summary: say it once.
+      event = vim.tbl_extend('force', event, { text = vim.NIL })
+    elseif event.kind == 'text' then
+      agent.last_text = event.text
+    end
+    local text, group = M.render_event(event)
+    if text then
+      queue(race, agent, text, group or (stderr and 'HydraStderr' or nil))
+    end
+  end
+  if present(p.droppedLines) and p.droppedLines > 0 then
+    queue(race, agent, string.format('… %d line(s) left out here; :HydraLog has them', p.droppedLines), 'HydraMuted')
+  end
+end
+
+local function on_agent_finished(p, root)
+  local race = ensure_race(root, p.raceId)
+  local agent = ensure_agent(race, p.agentId)
+  agent.state = p.status
+  local parts = { '■ ' .. p.status }
+  if present(p.exitCode) then
+    table.insert(parts, 'exit ' .. p.exitCode)
+  end
+  table.insert(parts, string.format('%.1f s', (p.durationMs or 0) / 1000))
+  table.insert(parts, usage_text(p.usage))
+  local group = p.status == 'completed' and 'HydraSummary' or 'HydraError'
+  queue(race, agent, '', nil)
+  queue(race, agent, table.concat(vim.tbl_filter(function(x)
+    return x ~= nil
+  end, parts), ' · '), group)
+  if present(p.error) then
+    queue(race, agent, p.error, 'HydraError')
+  end
+  update_header(race, agent)
+end
+
+local function on_scoring_started(p, root)
+  local race = ensure_race(root, p.raceId)
+  race.state = 'scoring'
+  update_headers(race)
+end
+
+local function score_model(race, result)
+  local branches = {}
+  for id, agent in pairs(race.agents) do
+    branches[id] = agent.branch
+  end
+  return {
+    raceId = race.id,
+    task = race.task,
+    rankings = result.rankings or {},
+    winner = present(result.winner) and result.winner or nil,
+    allFailed = result.allFailed,
+    autoMergeEligible = result.autoMergeEligible,
+    branches = branches,
+  }
+end
+M.score_model = score_model
+
+local function on_race_finished(p, root)
+  local race = ensure_race(root, p.raceId)
+  race.state = p.status
+  race.rankings = p.rankings or {}
+  race.winner = present(p.winner) and p.winner or nil
+  race.allFailed = p.allFailed
+  race.autoMergeEligible = p.autoMergeEligible
+  update_headers(race)
+  local message = 'hydra: race ' .. race.id .. ' ' .. p.status
+  local level = vim.log.levels.INFO
+  if race.winner then
+    local total = race.rankings[1] and race.rankings[1].total
+    message = message .. '; winner: ' .. race.winner .. (total and string.format(' (%.1f)', total) or '')
+  end
+  if p.allFailed then
+    message = message .. '; all agents failed'
+    level = vim.log.levels.WARN
+  end
+  local show = race.started_here and config.options.window.scores_on_finish and #race.rankings > 0
+  -- The scoreboard takes the focus: never in the middle of typing.
+  local typing = vim.api.nvim_get_mode().mode:sub(1, 1) ~= 'n'
+  if show and typing then
+    message = message .. ' (:HydraScores)'
+  end
+  vim.notify(message, level)
+  if show and not typing then
+    require('hydra').show_scores(race, score_model(race, p))
+  end
+end
+
+local function on_server_exited(_, root)
+  for _, race in pairs(M.races) do
+    if race.root == root and not protocol.finished_race_states[race.state] then
+      race.state = 'interrupted'
+      for _, agent in pairs(race.agents) do
+        if not protocol.finished_agent_states[agent.state] then
+          agent.state = 'interrupted'
+        end
+      end
+      update_headers(race)
+    end
+  end
+end
+
+client.on(protocol.agent_started, on_agent_started)
+client.on(protocol.agent_output, on_agent_output)
+client.on(protocol.agent_finished, on_agent_finished)
+client.on(protocol.scoring_started, on_scoring_started)
+client.on(protocol.race_finished, on_race_finished)
+client.on(client.server_exited, on_server_exited)
+
+local function set_window_options(win)
+  -- At the end, so that the window follows the output from the start.
+  vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(win)), 0 })
+  vim.wo[win].wrap = true
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.wo[win].signcolumn = 'no'
+end
+
+--- Opens the output buffers of `race` in the configured layout.
+function M.show(race, layout)
+  layout = layout or config.options.window.layout
+  if layout == 'none' or #race.order == 0 then
+    return
+  end
+  local bufs = {}
+  for _, id in ipairs(race.order) do
+    table.insert(bufs, M.output_buffer(race, race.agents[id]))
+  end
+  if layout == 'tab' then
+    vim.cmd('tabnew')
+    local empty = vim.api.nvim_get_current_buf()
+    vim.api.nvim_win_set_buf(0, bufs[1])
+    -- tabnew's empty buffer would linger in the buffer list.
+    if vim.api.nvim_buf_is_valid(empty) and vim.api.nvim_buf_get_name(empty) == '' then
+      vim.api.nvim_buf_delete(empty, {})
+    end
+  else
+    vim.cmd(layout == 'vertical' and 'rightbelow vsplit' or 'rightbelow split')
+    vim.api.nvim_win_set_buf(0, bufs[1])
+  end
+  set_window_options(0)
+  local split = layout == 'horizontal' and 'rightbelow split' or 'rightbelow vsplit'
+  for i = 2, #bufs do
+    vim.cmd(split)
+    vim.api.nvim_win_set_buf(0, bufs[i])
+    set_window_options(0)
+  end
+  vim.cmd('wincmd =')
+end
+
+--- Starts a race in `root`; callback(err, race) once hydra answered.
+function M.start(root, task, agents, callback)
+  client.request(root, protocol.race, { task = task, agents = agents }, function(err, result)
+    if err then
+      client.notify_error(err, 'the race did not start')
+      if callback then
+        callback(err, nil)
+      end
+      return
+    end
+    local race = ensure_race(root, result.raceId)
+    race.task = task
+    race.started_here = true
+    for _, a in ipairs(result.agents) do
+      ensure_agent(race, a.agentId, a)
+    end
+    latest[root] = race.id
+    M.show(race)
+    vim.notify(
+      string.format('hydra: race %s started: %s', race.id, table.concat(race.order, ', ')),
+      vim.log.levels.INFO
+    )
+    if callback then
+      callback(nil, race)
+    end
+  end)
+end
+
+--- Records a race hydra/status described (one this editor did not start).
+function M.adopt(root, summary)
+  local race = ensure_race(root, summary.raceId)
+  race.task = summary.task
+  if not (race.started_here and protocol.finished_race_states[race.state]) then
+    race.state = summary.state
+  end
+  for _, a in ipairs(summary.agents or {}) do
+    ensure_agent(race, a.agentId, a)
+  end
+  return race
+end
+
+--- The id of the race commands act on in `root`, when there is one yet.
+function M.latest_id(root)
+  return latest[root]
+end
+
+--- Makes `race_id` the race commands act on in `root`.
+function M.set_latest(root, race_id)
+  latest[root] = race_id
+end
+
+--- The race commands act on: the one of the current output buffer, else the
+--- last one started or looked at here, else the newest hydra knows of (a
+--- running one first). callback(err, race).
+function M.current(root, callback)
+  local ok, buf_race = pcall(vim.api.nvim_buf_get_var, 0, 'hydra_race')
+  if ok and M.races[buf_race] and M.races[buf_race].root == root then
+    callback(nil, M.races[buf_race])
+    return
+  end
+  if latest[root] and M.races[latest[root]] then
+    callback(nil, M.races[latest[root]])
+    return
+  end
+  client.request(root, protocol.status, vim.empty_dict(), function(err, result)
+    if err then
+      callback(err, nil)
+    elseif not result.races or #result.races == 0 then
+      callback({ message = 'no race in this repository yet: start one with :HydraRace' }, nil)
+    else
+      local race = M.adopt(root, result.races[1])
+      latest[root] = race.id
+      callback(nil, race)
+    end
+  end)
+end
+
+--- The race with this id, known here or asked of hydra. callback(err, race).
+function M.lookup(root, race_id, callback)
+  if M.races[race_id] then
+    callback(nil, M.races[race_id])
+    return
+  end
+  client.request(root, protocol.status, { raceId = race_id }, function(err, result)
+    if err then
+      callback(err, nil)
+    else
+      callback(nil, M.adopt(root, result.races[1]))
+    end
+  end)
+end
+
+return M

@@ -1,0 +1,338 @@
+-- What the plugin draws: highlight groups, floating windows, the scoreboard
+-- and the race list. Pure rendering from the server's answers; no requests.
+
+local M = {}
+
+M.ns = vim.api.nvim_create_namespace('hydra')
+
+-- Every group is defined with `default`, so a colour scheme or the user's
+-- own `:highlight` wins. The score colours follow the seed: green above 80,
+-- yellow from 50 to 80, red below 50.
+local groups = {
+  'highlight default HydraScoreGood ctermfg=2 guifg=#3fb950 gui=bold cterm=bold',
+  'highlight default HydraScoreFair ctermfg=3 guifg=#d29922 gui=bold cterm=bold',
+  'highlight default HydraScorePoor ctermfg=1 guifg=#f85149 gui=bold cterm=bold',
+  'highlight default link HydraScoreNone Comment',
+  'highlight default link HydraTitle Title',
+  'highlight default link HydraWinner Special',
+  'highlight default link HydraHeader Comment',
+  'highlight default link HydraAgentState Identifier',
+  'highlight default link HydraToolCall Function',
+  'highlight default link HydraToolResult Comment',
+  'highlight default link HydraFileChange Type',
+  'highlight default link HydraError ErrorMsg',
+  'highlight default link HydraSummary Title',
+  'highlight default link HydraMuted Comment',
+  'highlight default link HydraStderr WarningMsg',
+}
+
+function M.define_highlights()
+  for _, cmd in ipairs(groups) do
+    vim.cmd(cmd)
+  end
+end
+
+--- The highlight group for a score (0-100).
+function M.score_group(score)
+  if score > 80 then
+    return 'HydraScoreGood'
+  elseif score >= 50 then
+    return 'HydraScoreFair'
+  end
+  return 'HydraScorePoor'
+end
+
+--- Builds lines with highlights piece by piece, tracking byte columns (the
+--- marks ✓, ✗ and — take several bytes each).
+local Builder = {}
+Builder.__index = Builder
+
+function M.builder()
+  return setmetatable({ lines = {}, highlights = {}, current = nil }, Builder)
+end
+
+function Builder:add(text, group)
+  self.current = self.current or ''
+  if group then
+    table.insert(self.highlights, { #self.lines, #self.current, #self.current + #text, group })
+  end
+  self.current = self.current .. text
+  return self
+end
+
+function Builder:newline()
+  table.insert(self.lines, self.current or '')
+  self.current = nil
+  return self
+end
+
+function Builder:line(text, group)
+  return self:add(text or '', group):newline()
+end
+
+--- Writes lines and highlights into a buffer (replacing its contents).
+function M.fill(buf, lines, highlights)
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+  vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+  for _, h in ipairs(highlights or {}) do
+    vim.api.nvim_buf_add_highlight(buf, M.ns, h[4], h[1], h[2], h[3])
+  end
+end
+
+--- A scratch buffer that is not a file: nothing to save, no swap file.
+function M.scratch_buffer(name, filetype)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  if name then
+    vim.api.nvim_buf_set_name(buf, name)
+  end
+  if filetype then
+    vim.bo[buf].filetype = filetype
+  end
+  return buf
+end
+
+--- The buffer with this name, if there is one.
+function M.find_buffer(name)
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_buf_get_name(buf) == name then
+      return buf
+    end
+  end
+  return nil
+end
+
+--- Maps `lhs` in normal mode in `buf` when the user has not turned it off.
+function M.map(buf, lhs, fn, desc)
+  if lhs then
+    vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, silent = true, desc = desc })
+  end
+end
+
+--- Closes the current window, or when it is the last of its tab the tab,
+--- or when it is the last window of all switches to the alternate buffer.
+function M.close_window()
+  if #vim.api.nvim_tabpage_list_wins(0) > 1 then
+    vim.cmd('close')
+  elseif vim.fn.tabpagenr('$') > 1 then
+    vim.cmd('tabclose')
+  else
+    pcall(vim.cmd, 'buffer #')
+  end
+end
+
+--- Opens `lines` in a centred floating window; returns its buffer and window.
+function M.open_float(name, lines, highlights, filetype)
+  local options = require('hydra.config').options
+  -- The same view opened again replaces the old one (closing its window wipes its buffer).
+  local old = M.find_buffer(name)
+  if old then
+    for _, win in ipairs(vim.fn.win_findbuf(old)) do
+      vim.api.nvim_win_close(win, true)
+    end
+    if vim.api.nvim_buf_is_valid(old) then
+      vim.api.nvim_buf_delete(old, { force = true })
+    end
+  end
+  local buf = M.scratch_buffer(name, filetype)
+  vim.bo[buf].bufhidden = 'wipe'
+  M.fill(buf, lines, highlights)
+
+  local width = 20
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l))
+  end
+  width = math.min(width + 1, vim.o.columns - 4)
+  local height = math.min(#lines, math.max(vim.o.lines - 6, 3))
+  local win = vim.api.nvim_open_win(buf, true, {
+    relative = 'editor',
+    row = math.max(math.floor((vim.o.lines - height) / 2) - 1, 0),
+    col = math.max(math.floor((vim.o.columns - width) / 2), 0),
+    width = width,
+    height = height,
+    style = 'minimal',
+    border = options.window.border,
+  })
+  vim.wo[win].cursorline = true
+  vim.wo[win].wrap = false
+  local close = function()
+    if vim.api.nvim_win_is_valid(win) then
+      vim.api.nvim_win_close(win, true)
+    end
+  end
+  M.map(buf, options.keymaps.close, close, 'Close')
+  M.map(buf, '<Esc>', close, 'Close')
+  -- A float left behind would cover whatever the user goes to next.
+  vim.api.nvim_create_autocmd('BufLeave', { buffer = buf, once = true, callback = close })
+  return buf, win
+end
+
+local function fixed1(v)
+  return string.format('%.1f', v)
+end
+
+local function round(v)
+  return math.floor(v + 0.5)
+end
+
+local function pad(text, width)
+  local w = vim.fn.strdisplaywidth(text)
+  return w < width and (text .. string.rep(' ', width - w)) or text
+end
+
+local function first_line(text, max)
+  text = (text or ''):match('^[^\n]*')
+  if #text > max then
+    text = text:sub(1, max - 3) .. '...'
+  end
+  return text
+end
+
+local function build_passed(ranking)
+  local check = ranking.checks and ranking.checks.build
+  if type(check) == 'table' then
+    return check.exitCode == 0 and not check.timedOut and (check.error == nil or check.error == vim.NIL)
+  end
+  return (ranking.breakdown.build or 0) > 0
+end
+
+local function present(v)
+  return v ~= nil and v ~= vim.NIL
+end
+
+--- The scoreboard, in the seed's layout:
+---   #1  careful    97.1 / 100    [BUILD: ✓] [TESTS: 100] [LINT: n/a] [DIFF: 100] [SPEED: 71]
+--- `model`: { raceId, task?, rankings, winner?, allFailed, autoMergeEligible, branches? }
+--- (the shape of hydra/scores and hydra/raceFinished). Returns lines,
+--- highlights and the agentId shown on each line (by 1-based line number).
+function M.scoreboard(model)
+  local b = M.builder()
+  local title = model.task and ('Race Results — Task: "' .. first_line(model.task, 60) .. '"')
+    or ('Race Results — ' .. model.raceId)
+  b:line(title, 'HydraTitle')
+  b:line(string.rep('=', 44), 'HydraTitle')
+  b:line('')
+
+  local agent_at = {}
+  local name_width = 10
+  for _, r in ipairs(model.rankings) do
+    name_width = math.max(name_width, #r.agentId + 2)
+  end
+
+  for _, r in ipairs(model.rankings) do
+    local breakdown = r.breakdown or {}
+    local build_failed = present(breakdown.build) and not build_passed(r)
+    b:add('  #' .. r.rank .. '  ')
+    b:add(pad(r.agentId, name_width), r.agentId == model.winner and 'HydraWinner' or nil)
+    b:add(string.format('%5s', fixed1(r.total)), M.score_group(r.total))
+    b:add(' / 100    ')
+    if present(breakdown.build) then
+      local passed = build_passed(r)
+      b:add('[BUILD: ' .. (passed and '✓' or '✗') .. ']', passed and 'HydraScoreGood' or 'HydraScorePoor')
+    else
+      b:add('[BUILD: n/a]', 'HydraScoreNone')
+    end
+    local cells = {
+      { 'TESTS', breakdown.tests, build_failed },
+      { 'LINT', breakdown.lint, build_failed },
+      { 'DIFF', breakdown.diffSize, false },
+      { 'SPEED', breakdown.speed, false },
+    }
+    for _, cell in ipairs(cells) do
+      local label, score, skipped = cell[1], cell[2], cell[3]
+      local value, group
+      if not present(score) then
+        value, group = 'n/a', 'HydraScoreNone'
+      elseif skipped then
+        value, group = '--', 'HydraScoreNone'
+      else
+        value, group = tostring(round(score)), M.score_group(score)
+      end
+      local text = '[' .. label .. ': ' .. value .. ']'
+      b:add(' ')
+      b:add(text, group)
+      -- Pad after the cell, so columns line up without colouring the spaces.
+      if cell ~= cells[#cells] then
+        b:add(string.rep(' ', math.max(#label + 7 - #text, 0)))
+      end
+    end
+    if r.status and r.status ~= 'completed' then
+      b:add('  ' .. r.status, 'HydraMuted')
+    end
+    b:newline()
+    agent_at[#b.lines] = r.agentId
+  end
+  b:line('')
+
+  if model.allFailed then
+    b:add('All agents failed', 'HydraScorePoor'):add(': the best total is below the fail threshold.'):newline()
+  end
+  if present(model.winner) then
+    b:add('Winner: '):add(model.winner, 'HydraWinner')
+    local branch = model.branches and model.branches[model.winner]
+    if branch then
+      b:add(' (branch: ' .. branch .. ')')
+    end
+    b:newline()
+    if model.autoMergeEligible then
+      b:line('(eligible for auto-merge)', 'HydraMuted')
+    end
+  elseif #model.rankings == 0 then
+    b:line('Nothing was scored.', 'HydraMuted')
+  end
+  local keys = require('hydra.config').options.keymaps
+  local help = {}
+  for _, k in ipairs({ { keys.diff, 'diff' }, { keys.merge, 'merge' }, { keys.log, 'log' }, { keys.close, 'close' } }) do
+    if k[1] then
+      table.insert(help, k[1] .. ' ' .. k[2])
+    end
+  end
+  if #help > 0 then
+    b:line(table.concat(help, ' · ') .. '  (on an agent\'s line)', 'HydraMuted')
+  end
+  return b.lines, b.highlights, agent_at
+end
+
+local function seconds(ms)
+  if not present(ms) then
+    return ''
+  end
+  return string.format('%.1f s', ms / 1000)
+end
+
+--- The race list of :HydraStatus, from hydra/status's races. Returns lines,
+--- highlights and the raceId shown on each line.
+function M.race_list(root, races)
+  local b = M.builder()
+  b:line('hydra races in ' .. root, 'HydraTitle')
+  b:line('')
+  local race_at = {}
+  if #races == 0 then
+    b:line('No races yet: start one with :HydraRace.', 'HydraMuted')
+  end
+  for _, race in ipairs(races) do
+    b:add(race.raceId, 'HydraHeader'):add('  ')
+    b:add(pad(race.state, 11), 'HydraAgentState'):add(first_line(race.task, 60)):newline()
+    race_at[#b.lines] = race.raceId
+    for _, a in ipairs(race.agents or {}) do
+      b:add('    ' .. pad(a.agentId, 14))
+      b:add(pad(a.state, 12), 'HydraAgentState')
+      b:add(pad(seconds(a.elapsedMs), 10))
+      if present(a.exitCode) then
+        b:add('exit ' .. a.exitCode)
+      end
+      if present(a.error) then
+        b:add('  ' .. first_line(a.error, 60), 'HydraError')
+      end
+      b:newline()
+      race_at[#b.lines] = race.raceId
+    end
+  end
+  return b.lines, b.highlights, race_at
+end
+
+return M

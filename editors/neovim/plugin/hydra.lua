@@ -1,0 +1,58 @@
+-- hydra: race coding agents from Neovim. Only the commands live here; the
+-- code is loaded the first time one of them runs (lua/hydra/).
+if vim.g.loaded_hydra then
+  return
+end
+vim.g.loaded_hydra = true
+
+if vim.fn.has('nvim-0.7') ~= 1 then
+  vim.api.nvim_err_writeln('hydra needs Neovim 0.7 or later')
+  return
+end
+
+local function hydra()
+  return require('hydra')
+end
+
+local function agent_target(opts)
+  -- Neovim 0.7 gives an empty first argument when there is none.
+  local agent = opts.fargs[1]
+  return { agent = agent ~= '' and agent or nil }
+end
+
+local command = vim.api.nvim_create_user_command
+
+command('HydraRace', function(opts)
+  hydra().race_command(opts.args)
+end, {
+  nargs = '*',
+  desc = 'Race agents on a task: :HydraRace [agent ...] [-- task]',
+  complete = function(arglead, cmdline)
+    return hydra().complete_agents(arglead, cmdline)
+  end,
+})
+
+command('HydraStatus', function()
+  hydra().status()
+end, { nargs = 0, desc = "The repository's races" })
+
+local function race_agent_command(name, fn, desc)
+  command(name, function(opts)
+    hydra()[fn](agent_target(opts))
+  end, {
+    nargs = '?',
+    desc = desc,
+    complete = function(arglead)
+      return hydra().complete_race_agents(arglead)
+    end,
+  })
+end
+
+race_agent_command('HydraCancel', 'cancel', 'Cancel the current race, or one of its agents')
+race_agent_command('HydraDiff', 'diff', "Review an agent's changes side by side")
+race_agent_command('HydraMerge', 'merge', "Merge an agent's branch (default: the winner)")
+race_agent_command('HydraLog', 'log', "An agent's complete output")
+
+command('HydraScores', function()
+  hydra().scores()
+end, { nargs = 0, desc = 'The scoreboard of the current race' })

@@ -1,0 +1,63 @@
+-- :checkhealth hydra, as Neovim runs it.
+
+local H = require('helpers')
+
+local function checkhealth()
+  vim.cmd('silent checkhealth hydra')
+  local text = H.buffer_text(0)
+  vim.cmd('silent! tabclose')
+  return text
+end
+
+local function find(haystack, needle)
+  return haystack:find(needle, 1, true) ~= nil
+end
+
+describe(':checkhealth hydra', function()
+  local root
+
+  setup(function()
+    root = H.make_repo()
+    vim.cmd('cd ' .. vim.fn.fnameescape(root))
+  end)
+
+  after_each(function()
+    require('hydra').setup({})
+    H.reset_windows()
+  end)
+
+  it('reports the binary, its version, the repository and the agents', function()
+    require('hydra').setup({ server = { cmd = { H.hydra_bin, 'serve' } } })
+    local version = H.run({ H.hydra_bin, '--version' })[1]
+    local text = checkhealth()
+    assert.truthy(find(text, 'found ' .. H.hydra_bin), text)
+    assert.truthy(find(text, 'version: ' .. version), text)
+    assert.truthy(find(text, 'git repository: ' .. root), text)
+    assert.truthy(find(text, 'hydra.toml found'), text)
+    -- The repository's scripted agents are available; hydra names their binary.
+    for _, name in ipairs({ 'breaker', 'chatty', 'fixer', 'sleeper' }) do
+      assert.truthy(find(text, name .. ' (command): ' .. H.agent_script), text)
+    end
+    -- The stand-in for claude answered --version.
+    assert.truthy(find(text, 'replay (claude): ' .. H.fixtures .. '/claude-replay.sh  2.1.197 (Claude Code)'), text)
+    assert.is_false(find(text, 'ERROR'), text)
+  end)
+
+  it('reports a missing binary as an error', function()
+    require('hydra').setup({ server = { cmd = { '/nonexistent/hydra', 'serve' } } })
+    local text = checkhealth()
+    assert.truthy(find(text, 'ERROR'), text)
+    assert.truthy(find(text, "'/nonexistent/hydra' not found"), text)
+  end)
+
+  it('warns outside a git repository', function()
+    require('hydra').setup({ server = { cmd = { H.hydra_bin, 'serve' } } })
+    local outside = vim.fn.tempname()
+    vim.fn.mkdir(outside, 'p')
+    vim.cmd('cd ' .. vim.fn.fnameescape(outside))
+    local text = checkhealth()
+    vim.cmd('cd ' .. vim.fn.fnameescape(root))
+    assert.truthy(find(text, 'WARNING'), text)
+    assert.truthy(find(text, 'not inside a git repository'), text)
+  end)
+end)

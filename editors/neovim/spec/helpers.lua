@@ -1,0 +1,307 @@
+-- Shared by the specs: throwaway git repositories with scripted agents, the
+-- real hydra binary, waiting on the editor's event loop, and recording what
+-- the plugin tells the user.
+
+local H = {}
+
+H.plugin_dir = assert(os.getenv('HYDRA_PLUGIN_DIR'), 'HYDRA_PLUGIN_DIR is not set (run scripts/test.sh)')
+H.hydra_bin = assert(os.getenv('HYDRA_BIN'), 'HYDRA_BIN is not set (run scripts/test.sh)')
+H.fixtures = H.plugin_dir .. '/spec/fixtures'
+H.agent_script = H.fixtures .. '/agent.sh'
+
+--- Runs a command (a list), returns its output lines; fails the spec when it fails.
+function H.run(cmd, input)
+  -- Without input, nothing is written to the command (a command that does
+  -- not read its input would make the write fail).
+  local out = input and vim.fn.systemlist(cmd, input) or vim.fn.systemlist(cmd)
+  if vim.v.shell_error ~= 0 then
+    error(table.concat(cmd, ' ') .. ' failed: ' .. table.concat(out, '\n'), 2)
+  end
+  return out
+end
+
+function H.git(root, ...)
+  return H.run(vim.list_extend({ 'git', '-C', root }, { ... }))
+end
+
+function H.read_file(path)
+  local f = assert(io.open(path, 'r'))
+  local text = f:read('*a')
+  f:close()
+  return text
+end
+
+function H.write_file(path, text)
+  local f = assert(io.open(path, 'w'))
+  f:write(text)
+  f:close()
+end
+
+--- Lines of a text the way a buffer holds them (no empty last line for the final newline).
+function H.lines_of(text)
+  local lines = vim.split(text, '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  return lines
+end
+
+-- The agents every repository defines: the scripted agent in its modes, and
+-- a replay of a real Claude Code stream read by hydra's claude adapter.
+local agent_specs = {
+  breaker = { adapter = 'command', binary = H.agent_script, args = { 'break' } },
+  chatty = { adapter = 'command', binary = H.agent_script, args = { 'chatty' } },
+  fixer = { adapter = 'command', binary = H.agent_script, args = { 'fix' } },
+  replay = { adapter = 'claude', binary = H.fixtures .. '/claude-replay.sh' },
+  sleeper = { adapter = 'command', binary = H.agent_script, args = { 'sleep' } },
+}
+H.agent_names = { 'breaker', 'chatty', 'fixer', 'replay', 'sleeper' }
+
+--- A fresh git repository on branch main holding the fixture project, a
+--- hydra.toml with the scripted agents, and one commit. `env` adds
+--- variables to every agent (SPEC_GATE, SPEC_PIDS, SPEC_LINES).
+--- Returns its root (symbolic links resolved, as git reports it).
+function H.make_repo(env)
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  dir = vim.fn.resolve(dir)
+  H.run({ 'cp', '-R', H.fixtures .. '/project/.', dir })
+  local env_items = {}
+  for k, v in pairs(env or {}) do
+    table.insert(env_items, string.format('%s = "%s"', k, v))
+  end
+  table.sort(env_items)
+  local toml = {
+    '[general]',
+    'max_concurrent_agents = 4',
+    'timeout_seconds = 60',
+    '',
+  }
+  for _, name in ipairs(H.agent_names) do
+    local agent = agent_specs[name]
+    vim.list_extend(toml, {
+      '[agents.' .. name .. ']',
+      'adapter = "' .. agent.adapter .. '"',
+      'binary = "' .. agent.binary .. '"',
+      'env = { ' .. table.concat(env_items, ', ') .. ' }',
+    })
+    if agent.args then
+      table.insert(toml, 'args = ["' .. table.concat(agent.args, '", "') .. '"]')
+    end
+    table.insert(toml, '')
+  end
+  vim.list_extend(toml, {
+    '[scoring]',
+    'build_command = "sh -n lib.sh"',
+    'test_command = "sh run-tests.sh"',
+    'test_format = "pytest"',
+    'timeout_per_check_seconds = 30',
+  })
+  H.write_file(dir .. '/hydra.toml', table.concat(toml, '\n') .. '\n')
+  H.run({ 'git', 'init', '-q', '-b', 'main', dir })
+  H.git(dir, 'config', 'user.name', 'Spec Runner')
+  H.git(dir, 'config', 'user.email', 'specs@example.invalid')
+  H.git(dir, 'add', '-A')
+  H.git(dir, 'commit', '-q', '-m', 'calc: the project before the race')
+  return dir
+end
+
+--- Waits on the event loop until cond() is true; fails with `what` after timeout_ms.
+function H.wait(cond, what, timeout_ms)
+  local ok = vim.wait(timeout_ms or 30000, cond, 20)
+  if not ok then
+    error('timed out waiting for ' .. what, 2)
+  end
+end
+
+-- What the plugin told the user: {message, level} in order.
+H.notifications = {}
+local real_notify = vim.notify
+
+--- Records vim.notify instead of showing it.
+function H.capture_notifications()
+  H.notifications = {}
+  vim.notify = function(message, level)
+    table.insert(H.notifications, { message = message, level = level or vim.log.levels.INFO })
+  end
+end
+
+function H.restore_notifications()
+  vim.notify = real_notify
+end
+
+--- The recorded messages at `level` and above... exactly at `level`.
+function H.messages(level)
+  local out = {}
+  for _, n in ipairs(H.notifications) do
+    if level == nil or n.level == level then
+      table.insert(out, n.message)
+    end
+  end
+  return out
+end
+
+--- Removes and returns the recorded error messages.
+function H.take_errors()
+  local errors = H.messages(vim.log.levels.ERROR)
+  H.notifications = vim.tbl_filter(function(n)
+    return n.level ~= vim.log.levels.ERROR
+  end, H.notifications)
+  return errors
+end
+
+--- Fails when the plugin reported an error nobody expected (a Lua error
+--- inside a handler is reported that way too).
+function H.assert_no_errors()
+  local errors = H.take_errors()
+  if #errors > 0 then
+    error('unexpected errors:\n' .. table.concat(errors, '\n'), 2)
+  end
+end
+
+--- Waits for a message containing `text` (plain) at `level`; returns it.
+function H.wait_message(text, level)
+  local found
+  H.wait(function()
+    for _, n in ipairs(H.notifications) do
+      if (level == nil or n.level == level) and n.message:find(text, 1, true) then
+        found = n.message
+        return true
+      end
+    end
+    return false
+  end, 'a message containing "' .. text .. '"; got:\n' .. table.concat(H.messages(), '\n'))
+  return found
+end
+
+local real_select, real_input = vim.ui.select, vim.ui.input
+
+--- Answers vim.ui.select with `pickers`, in turn: each gets (items, opts)
+--- and returns the item to choose (nil cancels). The calls are recorded in
+--- H.selects as {items, opts}.
+function H.answer_selects(pickers)
+  H.selects = {}
+  local i = 0
+  vim.ui.select = function(items, opts, on_choice)
+    i = i + 1
+    table.insert(H.selects, { items = items, opts = opts })
+    local picker = pickers[i]
+    assert(picker, 'unexpected vim.ui.select: ' .. tostring(opts and opts.prompt))
+    on_choice(picker(items, opts))
+  end
+end
+
+--- Answers vim.ui.input with `answers`, in turn; prompts go to H.inputs.
+function H.answer_inputs(answers)
+  H.inputs = {}
+  local i = 0
+  vim.ui.input = function(opts, on_confirm)
+    i = i + 1
+    table.insert(H.inputs, opts.prompt)
+    on_confirm(answers[i])
+  end
+end
+
+function H.restore_ui()
+  vim.ui.select, vim.ui.input = real_select, real_input
+end
+
+--- Sends a request to the running server of `root` and waits for the answer.
+function H.request(root, method, params)
+  local done, err, result = false, nil, nil
+  require('hydra.client').request(root, method, params or vim.empty_dict(), function(e, r)
+    done, err, result = true, e, r
+  end)
+  H.wait(function()
+    return done
+  end, 'the answer to ' .. method)
+  return err, result
+end
+
+function H.buffer_lines(buf)
+  return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+end
+
+function H.buffer_text(buf)
+  return table.concat(H.buffer_lines(buf), '\n')
+end
+
+--- The highlight group on line `line` (0-based) of `buf` that covers byte `col`.
+function H.highlight_at(buf, ns, line, col)
+  local marks = vim.api.nvim_buf_get_extmarks(buf, ns, { line, 0 }, { line, -1 }, { details = true })
+  for _, m in ipairs(marks) do
+    local details = m[4]
+    local end_col = details.end_col or -1
+    local end_row = details.end_row or m[2]
+    if m[3] <= col and (end_row > line or end_col == -1 or col < end_col) then
+      return details.hl_group
+    end
+  end
+  return nil
+end
+
+--- The buffer named `name`, or nil.
+function H.find_buffer(name)
+  return require('hydra.ui').find_buffer(name)
+end
+
+--- Waits until the race is over (hydra/raceFinished arrived).
+function H.wait_race(race_id, timeout_ms)
+  local race = require('hydra.race')
+  H.wait(function()
+    local r = race.races[race_id]
+    return r ~= nil and require('hydra.protocol').finished_race_states[r.state] == true and r.rankings ~= nil
+  end, 'race ' .. race_id .. ' to finish', timeout_ms or 60000)
+  return race.races[race_id]
+end
+
+--- Starts a race through the plugin (as :HydraRace would) and returns its record.
+function H.start_race(root, agents, task)
+  local started
+  require('hydra').race({
+    root = root,
+    agents = agents,
+    task = task,
+    callback = function(err, r)
+      assert(not err, err and err.message)
+      started = r
+    end,
+  })
+  H.wait(function()
+    return started ~= nil
+  end, 'the race to start')
+  return started
+end
+
+--- Closes every tab and window but one and wipes the plugin's buffers.
+function H.reset_windows()
+  vim.cmd('silent! tabonly!')
+  vim.cmd('silent! only!')
+  vim.cmd('silent! cclose')
+  vim.cmd('enew!')
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(buf):find('^hydra://') and #vim.fn.win_findbuf(buf) == 0 then
+      pcall(vim.api.nvim_buf_delete, buf, { force = true })
+    end
+  end
+end
+
+--- Stops every hydra server and waits until their processes are gone.
+function H.stop_servers()
+  local client = require('hydra.client')
+  local roots = client.roots()
+  for _, root in ipairs(roots) do
+    client.stop(root)
+  end
+  H.wait(function()
+    return #client.roots() == 0
+  end, 'the hydra servers to stop', 15000)
+end
+
+--- Whether process `pid` exists.
+function H.alive(pid)
+  vim.fn.system({ 'kill', '-0', tostring(pid) })
+  return vim.v.shell_error == 0
+end
+
+return H

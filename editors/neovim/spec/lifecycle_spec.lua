@@ -1,0 +1,155 @@
+-- The server's life: one per repository root, messages it sends on its own,
+-- a clean stop, and no hydra process or agent left behind when Neovim quits.
+
+local H = require('helpers')
+local client = require('hydra.client')
+
+local function find(haystack, needle)
+  return haystack:find(needle, 1, true) ~= nil
+end
+
+local function hydra_clients()
+  local get = vim.lsp.get_clients or vim.lsp.get_active_clients
+  return vim.tbl_filter(function(c)
+    return c.name == 'hydra'
+  end, get())
+end
+
+-- Process states from /proc: a zombie has exited (whoever reaps it).
+local function running(pid)
+  local f = io.open('/proc/' .. pid .. '/stat', 'r')
+  if not f then
+    return false
+  end
+  local stat = f:read('*l') or ''
+  f:close()
+  return stat:match('^%d+ %b() (%a)') ~= 'Z'
+end
+
+local function group_running(pgid)
+  for _, path in ipairs(vim.fn.glob('/proc/[0-9]*/stat', false, true)) do
+    local f = io.open(path, 'r')
+    if f then
+      local stat = f:read('*l') or ''
+      f:close()
+      local state, group = stat:match('^%d+ %b() (%a) %d+ (%d+)')
+      if group == tostring(pgid) and state ~= 'Z' then
+        return true
+      end
+    end
+  end
+  return false
+end
+
+describe('hydra serve', function()
+  before_each(function()
+    H.capture_notifications()
+    require('hydra').setup({ server = { cmd = { H.hydra_bin, 'serve' } } })
+  end)
+
+  after_each(function()
+    H.stop_servers()
+    H.restore_notifications()
+  end)
+
+  it('runs once per repository root, for every folder inside it', function()
+    local a, b = H.make_repo(), H.make_repo()
+    vim.fn.mkdir(a .. '/sub/dir', 'p')
+    assert.are.equal(a, client.find_root(a .. '/sub/dir'))
+    assert.are.equal(a, client.find_root(a .. '/lib.sh'))
+    assert.is_nil(client.find_root(vim.fn.tempname()))
+
+    assert.is_nil((H.request(a, 'hydra/ping')))
+    assert.is_nil((H.request(b, 'hydra/ping')))
+    local first = client.lsp_client(a)
+    assert.is_nil((H.request(client.find_root(a .. '/sub/dir'), 'hydra/ping')))
+    assert.are.equal(first.id, client.lsp_client(a).id)
+    assert.are_not.equal(first.id, client.lsp_client(b).id)
+    assert.are.equal(2, #hydra_clients())
+    assert.are.equal(a, first.config.root_dir)
+
+    -- hydra answered initialize with its capabilities: the configured agents.
+    local agents = client.capabilities(a).agents
+    table.sort(agents)
+    assert.are.same(H.agent_names, agents)
+  end)
+
+  it('stops cleanly: shutdown, exit, exit code 0', function()
+    local root = H.make_repo()
+    local code
+    client.on(client.server_exited, function(p, r)
+      if r == root then
+        code = p.code
+      end
+    end)
+    assert.is_nil((H.request(root, 'hydra/ping')))
+    client.stop(root)
+    H.wait(function()
+      return code ~= nil
+    end, 'hydra serve to exit')
+    assert.are.equal(0, code)
+    assert.is_nil(client.get(root))
+    assert.are.same({}, H.take_errors())
+  end)
+
+  it("shows what hydra says a person must see, like a broken hydra.toml", function()
+    local root = H.make_repo()
+    H.write_file(root .. '/hydra.toml', '[general]\nmax_concurent_agents = 2\n')
+    assert.is_nil((H.request(root, 'hydra/ping')))
+    local message = H.wait_message('hydra.toml', vim.log.levels.ERROR)
+    assert.truthy(find(message, 'max_concurent_agents'), message)
+    H.take_errors()
+
+    -- And every request that needs the file says so.
+    local err = H.request(root, 'hydra/agents')
+    require('hydra').race({ root = root, agents = { 'fixer' }, task = 'anything' })
+    H.wait(function()
+      return #H.messages(vim.log.levels.ERROR) > 0
+    end, 'the error')
+    local errors = H.take_errors()
+    assert.are.equal(1, #errors)
+    assert.truthy(find(errors[1], err.message), errors[1])
+  end)
+
+  it('and the agents it runs are gone when Neovim quits', function()
+    local nvim = assert(os.getenv('HYDRA_NVIM'), 'HYDRA_NVIM is not set (run scripts/test.sh)')
+    local pids = vim.fn.tempname()
+    local root = H.make_repo({ SPEC_PIDS = pids })
+    local job = vim.fn.jobstart({ nvim, '--embed', '--headless', '--clean', '-n', '-i', 'NONE' }, { rpc = true, cwd = root })
+    assert.is_true(job > 0)
+    vim.rpcrequest(
+      job,
+      'nvim_exec_lua',
+      [[
+        local plugin, bin, root = ...
+        vim.opt.runtimepath:prepend(plugin)
+        vim.cmd('runtime plugin/hydra.lua')
+        require('hydra').setup({ server = { cmd = { bin, 'serve' } } })
+        require('hydra').race({ root = root, agents = { 'sleeper' }, task = 'think', callback = function(err, r)
+          _G.spec_race = r and r.id or err.message
+        end })
+      ]],
+      { H.plugin_dir, H.hydra_bin, root }
+    )
+    -- The agent writes its pid and its parent's (hydra serve) once it runs.
+    H.wait(function()
+      return vim.fn.filereadable(pids) == 1 and H.read_file(pids):match('^%d+ %d+') ~= nil
+    end, 'the agent to start')
+    local agent_pid, server_pid = H.read_file(pids):match('^(%d+) (%d+)')
+    assert.is_true(running(agent_pid))
+    assert.is_true(running(server_pid))
+    local race_id = vim.rpcrequest(job, 'nvim_exec_lua', 'return _G.spec_race', {})
+    assert.truthy(race_id:match('^%d+%-%d+%-%x+$'), race_id)
+
+    vim.rpcnotify(job, 'nvim_command', 'qall!')
+    assert.are.same({ 0 }, vim.fn.jobwait({ job }, 20000))
+    H.wait(function()
+      return not running(server_pid) and not group_running(agent_pid)
+    end, 'hydra serve and the agent to end', 15000)
+
+    -- hydra recorded the race as interrupted on its way out.
+    local err, status = H.request(root, 'hydra/status', { raceId = race_id })
+    assert.is_nil(err)
+    assert.are.equal('interrupted', status.races[1].state)
+  end)
+end)

@@ -1,0 +1,315 @@
+-- The whole path a user takes, against the real hydra binary and a throwaway
+-- repository: race -> output buffers fill -> the scoreboard shows hydra/scores
+-- -> the diff tab shows the right files -> the merge changes the repository.
+-- The steps depend on each other, in order, like the user's session.
+
+local H = require('helpers')
+local diff = require('hydra.diff')
+local race = require('hydra.race')
+local ui = require('hydra.ui')
+
+local function find(haystack, needle)
+  return haystack:find(needle, 1, true) ~= nil
+end
+
+local function index_of(lines, wanted)
+  for i, l in ipairs(lines) do
+    if l == wanted then
+      return i
+    end
+  end
+  return nil
+end
+
+describe('racing from Neovim', function()
+  local root, gate, r, base_commit
+
+  setup(function()
+    H.capture_notifications()
+    gate = vim.fn.tempname()
+    root = H.make_repo({ SPEC_GATE = gate })
+    base_commit = H.git(root, 'rev-parse', 'HEAD')[1]
+    require('hydra').setup({ server = { cmd = { H.hydra_bin, 'serve' } } })
+    vim.cmd('cd ' .. vim.fn.fnameescape(root))
+  end)
+
+  teardown(function()
+    H.stop_servers()
+    H.reset_windows()
+    H.restore_notifications()
+    H.restore_ui()
+  end)
+
+  after_each(function()
+    H.assert_no_errors()
+  end)
+
+  it(':HydraRace opens one output buffer per agent and fills it while the agent runs', function()
+    vim.cmd('HydraRace fixer breaker -- make add() add')
+    H.wait(function()
+      return race.latest_id(root) ~= nil
+    end, 'the race to start')
+    r = race.races[race.latest_id(root)]
+    assert.are.same({ 'fixer', 'breaker' }, r.order)
+    H.wait_message('hydra: race ' .. r.id .. ' started: fixer, breaker')
+
+    -- A new tab, the agents side by side.
+    local shown = {}
+    for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+      table.insert(shown, vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)))
+    end
+    assert.are.same({ race.output_name(r.id, 'fixer'), race.output_name(r.id, 'breaker') }, shown)
+    assert.are.equal(2, vim.fn.tabpagenr('$'))
+
+    -- Both agents wait at the gate: what they printed so far is already there.
+    local fixer = H.find_buffer(race.output_name(r.id, 'fixer'))
+    H.wait(function()
+      return find(H.buffer_text(fixer), 'fix: waiting for the gate')
+    end, "the fixer's first lines")
+    assert.are.equal('running', r.agents.fixer.state)
+    assert.truthy(find(H.buffer_lines(fixer)[1], 'fixer · running'))
+    assert.is_false(find(H.buffer_text(fixer), 'fix: done'))
+
+    H.write_file(gate, '')
+    H.wait_race(r.id)
+    race.flush()
+
+    local lines = H.buffer_lines(fixer)
+    assert.truthy(find(lines[1], 'fixer · completed · race completed'))
+    assert.are.equal('task: make add() add', lines[2])
+    -- Every line the agent printed, in order.
+    local printed = {
+      'fix: task: make add() add',
+      'fix: waiting for the gate',
+      'fix: reading lib.sh (9 lines)',
+      'fix: fixed add() in lib.sh',
+      'fix: done',
+    }
+    local last = 0
+    for _, l in ipairs(printed) do
+      local at = index_of(lines, l)
+      assert.is_not_nil(at, l)
+      assert.is_true(at > last, l)
+      last = at
+    end
+    -- stderr is there too, marked as such.
+    local note = index_of(lines, 'fix: a note on stderr')
+    assert.is_not_nil(note)
+    assert.are.equal('HydraStderr', H.highlight_at(fixer, vim.api.nvim_create_namespace('hydra-output'), note - 1, 0))
+    assert.truthy(find(lines[#lines], '■ completed · exit 0'))
+    -- Its window followed the output to the end.
+    local fixer_win = vim.fn.win_findbuf(fixer)[1]
+    assert.are.equal(#lines, vim.api.nvim_win_get_cursor(fixer_win)[1])
+
+    H.wait_message('hydra: race ' .. r.id .. ' completed; winner: fixer')
+  end)
+
+  it('opens the scoreboard by itself, and :HydraScores shows what hydra/scores says, coloured', function()
+    local name = 'hydra://' .. r.id .. '/scores'
+    local first = H.find_buffer(name)
+    assert.is_not_nil(first, 'the scoreboard opened when the race finished')
+
+    vim.cmd('HydraScores')
+    H.wait(function()
+      return vim.api.nvim_buf_get_name(0) == name and vim.api.nvim_get_current_buf() ~= first
+    end, 'the scoreboard')
+    local buf = vim.api.nvim_get_current_buf()
+    assert.are_not.equal('', vim.api.nvim_win_get_config(0).relative, 'a floating window')
+
+    local err, scores = H.request(root, 'hydra/scores', { raceId = r.id })
+    assert.is_nil(err)
+    local lines = H.buffer_lines(buf)
+    assert.are.equal('Race Results — Task: "make add() add"', lines[1])
+    assert.are.equal(2, #scores.rankings)
+    for _, ranking in ipairs(scores.rankings) do
+      local at
+      for i, l in ipairs(lines) do
+        if l:find('^  #' .. ranking.rank .. '  ' .. ranking.agentId .. ' ') then
+          at = i
+        end
+      end
+      assert.is_not_nil(at, 'a line for ' .. ranking.agentId)
+      local line = lines[at]
+      local total = string.format('%.1f / 100', ranking.total)
+      assert.truthy(find(line, total), line)
+      local col = line:find(string.format('%.1f', ranking.total), 1, true) - 1
+      assert.are.equal(ui.score_group(ranking.total), H.highlight_at(buf, ui.ns, at - 1, col))
+
+      local b = ranking.breakdown
+      local build_ok = ranking.checks.build.exitCode == 0
+      assert.truthy(find(line, build_ok and '[BUILD: ✓]' or '[BUILD: ✗]'), line)
+      local function cell(label, value, skipped)
+        if value == nil or value == vim.NIL then
+          return '[' .. label .. ': n/a]'
+        elseif skipped then
+          return '[' .. label .. ': --]'
+        end
+        return '[' .. label .. ': ' .. math.floor(value + 0.5) .. ']'
+      end
+      assert.truthy(find(line, cell('TESTS', b.tests, not build_ok)), line)
+      assert.truthy(find(line, cell('LINT', b.lint, not build_ok)), line)
+      assert.truthy(find(line, cell('DIFF', b.diffSize, false)), line)
+      assert.truthy(find(line, cell('SPEED', b.speed, false)), line)
+    end
+    -- fixer passes the tests; breaker does not even build.
+    assert.are.equal('fixer', scores.winner)
+    assert.is_true(scores.rankings[1].total > 80)
+    assert.is_true(scores.rankings[2].total < 50)
+    assert.is_not_nil(index_of(lines, 'Winner: fixer (branch: ' .. r.agents.fixer.branch .. ')'))
+    -- The cursor starts on the winner's line.
+    assert.truthy(vim.api.nvim_get_current_line():find('#1  fixer', 1, true))
+
+    vim.api.nvim_feedkeys('q', 'x', false)
+    assert.is_nil(H.find_buffer(name), 'q closes the scoreboard')
+  end)
+
+  it(':HydraDiff lists the changed files and shows base and agent side by side', function()
+    local tabs = vim.fn.tabpagenr('$')
+    local files
+    require('hydra').diff({
+      agent = 'fixer',
+      callback = function(_, f)
+        files = f
+      end,
+    })
+    H.wait(function()
+      return files ~= nil
+    end, 'the diff')
+    assert.are.equal(tabs + 1, vim.fn.tabpagenr('$'))
+
+    local err, expected = H.request(root, 'hydra/diff', { raceId = r.id, agentId = 'fixer' })
+    assert.is_nil(err)
+    local qf = vim.fn.getqflist()
+    assert.are.equal(#expected.files, #qf)
+    assert.are.same({ 'CHANGELOG.md', 'lib.sh' }, vim.tbl_map(function(f)
+      return f.path
+    end, expected.files))
+    for i, item in ipairs(qf) do
+      assert.are.equal(expected.files[i].path, item.module)
+      assert.are.equal(diff.agent_name(r.id, 'fixer', expected.files[i].path), vim.api.nvim_buf_get_name(item.bufnr))
+    end
+    assert.truthy(find(vim.fn.getqflist({ title = 1 }).title, 'fixer changed 2 file(s)'))
+
+    -- Shows the pair of the current file: base left, agent right, in diff mode.
+    local function shown_pair(path)
+      local base_name, agent_name = diff.base_name(r.id, 'fixer', path), diff.agent_name(r.id, 'fixer', path)
+      local base_win, agent_win
+      for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+        local name = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win))
+        if name == base_name then
+          base_win = win
+        elseif name == agent_name then
+          agent_win = win
+        end
+      end
+      return base_win, agent_win
+    end
+    local function check_pair(path, base_lines)
+      local base_win, agent_win
+      H.wait(function()
+        base_win, agent_win = shown_pair(path)
+        return base_win ~= nil and agent_win ~= nil
+      end, 'the pair of ' .. path)
+      assert.is_true(vim.wo[base_win].diff)
+      assert.is_true(vim.wo[agent_win].diff)
+      local base_pos = vim.api.nvim_win_get_position(base_win)
+      local agent_pos = vim.api.nvim_win_get_position(agent_win)
+      assert.is_true(base_pos[2] < agent_pos[2], 'base on the left')
+      local _, versions = H.request(root, 'hydra/diff', { raceId = r.id, agentId = 'fixer', path = path })
+      local agent_buf = vim.api.nvim_win_get_buf(agent_win)
+      H.wait(function()
+        return vim.deep_equal(H.buffer_lines(agent_buf), H.lines_of(versions.agent))
+      end, 'the agent version of ' .. path)
+      assert.are.same(base_lines, H.buffer_lines(vim.api.nvim_win_get_buf(base_win)))
+    end
+
+    -- The first file was added: its base is empty.
+    check_pair('CHANGELOG.md', { '' })
+    vim.cmd('cnext')
+    local base_lib = H.lines_of(table.concat(H.git(root, 'show', base_commit .. ':lib.sh'), '\n') .. '\n')
+    check_pair('lib.sh', base_lib)
+    local agent_lib = H.buffer_text(vim.api.nvim_get_current_buf())
+    assert.truthy(find(agent_lib, 'echo $(( $1 + $2 ))'))
+    -- Only the pair and the list: the previous pair's windows are gone.
+    assert.are.equal(3, #vim.api.nvim_tabpage_list_wins(0))
+  end)
+
+  it(":HydraLog shows the agent's complete output", function()
+    vim.cmd('HydraLog fixer')
+    local name = 'hydra://' .. r.id .. '/fixer~log'
+    H.wait(function()
+      return vim.api.nvim_buf_get_name(0) == name
+    end, 'the log')
+    local lines = H.buffer_lines(0)
+    assert.truthy(lines[1]:find('^fix: starting in fixer%-'))
+    assert.are.same({
+      'fix: task: make add() add',
+      'fix: waiting for the gate',
+      'fix: reading lib.sh (9 lines)',
+      'fix: fixed add() in lib.sh',
+      'fix: done',
+      '',
+      '── stderr ──',
+      'fix: a note on stderr',
+    }, vim.list_slice(lines, 2))
+
+    -- The same from the agent's output buffer, with its key; the buffer
+    -- knows its repository wherever the current directory is.
+    vim.cmd('close')
+    vim.cmd('tabfirst')
+    vim.cmd('tabnext')
+    local output = vim.api.nvim_get_current_buf()
+    assert.are.equal(race.output_name(r.id, 'breaker'), vim.api.nvim_buf_get_name(output))
+    local elsewhere = vim.fn.tempname()
+    vim.fn.mkdir(elsewhere, 'p')
+    vim.cmd('cd ' .. vim.fn.fnameescape(elsewhere))
+    assert.are.equal(root, require('hydra.client').find_root())
+    vim.api.nvim_feedkeys('L', 'x', false)
+    H.wait(function()
+      return vim.api.nvim_buf_get_name(0) == 'hydra://' .. r.id .. '/breaker~log'
+    end, "the breaker's log")
+    vim.cmd('cd ' .. vim.fn.fnameescape(root))
+    assert.truthy(H.buffer_lines(0)[1]:find('^break: starting in breaker%-'))
+  end)
+
+  it(':HydraMerge asks first, and Cancel changes nothing', function()
+    H.answer_selects({
+      function()
+        return 'Cancel'
+      end,
+    })
+    vim.cmd('HydraMerge')
+    H.wait_message('hydra: merge cancelled; nothing was changed')
+    local prompt = H.selects[1].opts.prompt
+    assert.truthy(find(prompt, 'Merge fixer (' .. r.agents.fixer.branch .. ') into main as a fast-forward'), prompt)
+    assert.truthy(find(prompt, '2 file(s): CHANGELOG.md, lib.sh'), prompt)
+    assert.are.same({ 'Merge', 'Cancel' }, H.selects[1].items)
+    assert.are.equal(base_commit, H.git(root, 'rev-parse', 'HEAD')[1])
+  end)
+
+  it(':HydraMerge merges the winner once confirmed and reloads the changed buffers', function()
+    vim.cmd('tabnew')
+    vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/lib.sh'))
+    local lib = vim.api.nvim_get_current_buf()
+    assert.truthy(find(H.buffer_text(lib), '$(( $1 - $2 ))'))
+
+    H.answer_selects({
+      function(items)
+        return items[1]
+      end,
+    })
+    vim.cmd('HydraMerge')
+    local message = H.wait_message('hydra: merged ' .. r.agents.fixer.branch .. ' into main (fast-forward')
+
+    local head = H.git(root, 'rev-parse', 'HEAD')[1]
+    assert.are_not.equal(base_commit, head)
+    assert.truthy(find(message, head:sub(1, 12)))
+    assert.are.same({}, H.git(root, 'status', '--porcelain'))
+    local on_disk = H.read_file(root .. '/lib.sh')
+    assert.truthy(find(on_disk, '$(( $1 + $2 ))'))
+    assert.are.equal(1, vim.fn.filereadable(root .. '/CHANGELOG.md'))
+    -- The open buffer shows the merged file, without being asked to reload.
+    assert.are.same(H.lines_of(on_disk), H.buffer_lines(lib))
+    assert.is_false(vim.bo[lib].modified)
+  end)
+end)
