@@ -1,6 +1,6 @@
 // The hydra/* methods and notifications of the real `hydra serve`, over pipes,
 // in throwaway git repositories (tests/e2e/test_repo.h) with scripted agents
-// (tests/e2e/agents/steps.sh). Exchanges whose ids or timing vary are here;
+// (tests/fixtures/agents/scripted_agent.sh). Exchanges whose ids or timing vary are here;
 // the deterministic ones are transcripts (transcripts/hydra/*.rpc).
 
 #include <gmock/gmock.h>

@@ -122,7 +122,9 @@ json::object TestRepo::raceRecord(const std::string& raceId) const {
   return json::parse(readFile(root_ / ".hydra" / "races" / raceId / "race.json")).as_object();
 }
 
-fs::path TestRepo::stepsScript() { return fs::path(HYDRA_TEST_DATA_DIR) / "agents" / "steps.sh"; }
+fs::path TestRepo::stepsScript() {
+  return fs::path(HYDRA_SOURCE_DIR) / "tests" / "fixtures" / "agents" / "scripted_agent.sh";
+}
 
 std::string TestRepo::agent(const std::string& name, const std::vector<std::string>& steps,
                             const std::string& adapter) {

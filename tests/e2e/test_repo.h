@@ -3,7 +3,7 @@
 // A throwaway git repository for end-to-end tests of hydra's protocol: a tiny
 // Python project (calc.py with a bug, test_calc.py) committed on `main`, in a
 // directory whose name has a space (so rootUri must be percent-decoded).
-// Agents are played by tests/e2e/agents/steps.sh.
+// Agents are played by tests/fixtures/agents/scripted_agent.sh.
 
 #include <boost/json/object.hpp>
 #include <filesystem>
@@ -34,7 +34,7 @@ class TestRepo {
   // .hydra/races/<id>/race.json
   boost::json::object raceRecord(const std::string& raceId) const;
 
-  // [agents.NAME] played by steps.sh carrying out `steps`.
+  // [agents.NAME] played by scripted_agent.sh carrying out `steps`.
   static std::string agent(const std::string& name, const std::vector<std::string>& steps,
                            const std::string& adapter = "command");
   // [scoring]: a build (the file compiles) and pytest's tests.

@@ -1,9 +1,14 @@
-// Replays the recorded sessions in tests/e2e/transcripts/ against the real
-// `hydra` binary, in the manner of clangd's lit tests.
+// Replays the recorded sessions in tests/e2e/transcripts/ (the base protocol)
+// and tests/e2e/transcripts/hydra/ (the hydra/* methods) against the real
+// `hydra` binary, in the manner of clangd's lit tests. Each runs in a fresh
+// throwaway repository.
 //
 // Transcript syntax, one directive per line:
 //   # comment
-//   args: serve --max-message-size 2048    arguments for hydra (default: serve)
+//   args: serve --max-message-size 2048    arguments for hydra (default: serve --log-level debug)
+//   repo: none                hydra runs in an empty directory, outside any repository
+//   file: PATH TEXT           written to PATH in the repository before hydra starts;
+//                             \n \t and \\ are escapes in TEXT
 //   --> {json}                send one framed message
 //   --> raw: text             send bytes as they are; \r \n \t \\ and \xNN are escapes
 //   --> repeat: N text        send `text` N times (raw, no escapes)
@@ -11,6 +16,7 @@
 //                             by subset, arrays element by element, the rest by value)
 //   ==> close                 close hydra's stdin
 //   ==> exit N                hydra must exit with code N; no message may be left unread
+// In messages, $ROOT_URI is the repository's file:// URI and $ROOT its path.
 
 #include <gtest/gtest.h>
 
@@ -20,40 +26,14 @@
 #include <sstream>
 
 #include "tests/e2e/hydra_process.h"
+#include "tests/e2e/json_match.h"
+#include "tests/e2e/test_repo.h"
 
 namespace hydra::test {
 namespace {
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
-
-// Empty when `actual` contains `expected`; otherwise where they differ.
-std::string mismatch(const json::value& expected, const json::value& actual, const std::string& path) {
-  if (expected.is_object()) {
-    if (!actual.is_object()) return path + ": expected an object";
-    for (const auto& [key, value] : expected.get_object()) {
-      const json::value* a = actual.get_object().if_contains(key);
-      std::string p = path + "." + std::string(key);
-      if (!a) return p + ": missing";
-      if (auto m = mismatch(value, *a, p); !m.empty()) return m;
-    }
-    return "";
-  }
-  if (expected.is_array()) {
-    if (!actual.is_array() || actual.get_array().size() != expected.get_array().size()) {
-      return path + ": expected an array of " + std::to_string(expected.get_array().size());
-    }
-    for (std::size_t i = 0; i < expected.get_array().size(); ++i) {
-      if (auto m = mismatch(expected.get_array()[i], actual.get_array()[i], path + "[" + std::to_string(i) + "]");
-          !m.empty()) {
-        return m;
-      }
-    }
-    return "";
-  }
-  if (expected != actual) return path + ": expected " + json::serialize(expected) + ", got " + json::serialize(actual);
-  return "";
-}
 
 std::string unescape(std::string_view s) {
   std::string out;
@@ -78,6 +58,12 @@ std::string unescape(std::string_view s) {
   return out;
 }
 
+void replaceAll(std::string& s, std::string_view from, const std::string& to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+    s.replace(at, from.size(), to);
+  }
+}
+
 std::vector<std::string> splitArgs(const std::string& s) {
   std::istringstream in(s);
   std::vector<std::string> out;
@@ -87,12 +73,16 @@ std::vector<std::string> splitArgs(const std::string& s) {
 
 std::vector<fs::path> transcripts() {
   std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(fs::path(HYDRA_TEST_DATA_DIR) / "transcripts")) {
-    if (e.path().extension() == ".rpc") out.push_back(e.path());
+  for (const char* dir : {"transcripts", "transcripts/hydra"}) {
+    for (const auto& e : fs::directory_iterator(fs::path(HYDRA_TEST_DATA_DIR) / dir)) {
+      if (e.path().extension() == ".rpc") out.push_back(e.path());
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
 }
+
+bool startsWith(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
 class TranscriptTest : public ::testing::TestWithParam<fs::path> {};
 
@@ -101,21 +91,38 @@ TEST_P(TranscriptTest, Replays) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(file, line);) lines.push_back(line);
 
+  // Set-up directives first, wherever they stand.
+  TestRepo repo;
+  fs::path cwd = repo.root();
   std::vector<std::string> args{"serve", "--log-level", "debug"};
   for (const auto& line : lines) {
-    if (line.rfind("args:", 0) == 0) args = splitArgs(line.substr(5));
+    if (line == "repo: none") cwd = repo.scratch();
+    if (startsWith(line, "args:")) args = splitArgs(line.substr(5));
+    if (startsWith(line, "file: ")) {
+      std::string rest = line.substr(6);
+      auto space = rest.find(' ');
+      repo.write(rest.substr(0, space), space == std::string::npos ? "" : unescape(rest.substr(space + 1)));
+    }
   }
-  HydraProcess hydra(args);
-  bool exited = false;
+  auto substitute = [&](std::string text) {
+    replaceAll(text, "$ROOT_URI", cwd == repo.root() ? repo.uri() : "file://" + cwd.string());
+    replaceAll(text, "$ROOT", cwd.string());
+    return text;
+  };
 
+  HydraProcess hydra(args, cwd);
+  bool exited = false;
   int lineNo = 0;
   for (const auto& line : lines) {
     ++lineNo;
     SCOPED_TRACE(GetParam().filename().string() + ":" + std::to_string(lineNo) + ": " + line.substr(0, 120));
-    if (line.empty() || line[0] == '#' || line.rfind("args:", 0) == 0) continue;
-    if (line.rfind("--> raw: ", 0) == 0) {
+    if (line.empty() || line[0] == '#' || line == "repo: none" || startsWith(line, "args:") ||
+        startsWith(line, "file: ")) {
+      continue;
+    }
+    if (startsWith(line, "--> raw: ")) {
       hydra.sendRaw(unescape(line.substr(9)));
-    } else if (line.rfind("--> repeat: ", 0) == 0) {
+    } else if (startsWith(line, "--> repeat: ")) {
       std::istringstream in(line.substr(12));
       std::size_t n = 0;
       std::string text;
@@ -124,17 +131,17 @@ TEST_P(TranscriptTest, Replays) {
       std::string bytes;
       for (std::size_t i = 0; i < n; ++i) bytes += text;
       hydra.sendRaw(bytes);
-    } else if (line.rfind("--> ", 0) == 0) {
-      ASSERT_TRUE(hydra.send(json::parse(line.substr(4))));
-    } else if (line.rfind("<-- ", 0) == 0) {
-      json::value expected = json::parse(line.substr(4));
-      auto got = hydra.receive();
+    } else if (startsWith(line, "--> ")) {
+      ASSERT_TRUE(hydra.send(json::parse(substitute(line.substr(4)))));
+    } else if (startsWith(line, "<-- ")) {
+      json::value expected = json::parse(substitute(line.substr(4)));
+      auto got = hydra.receive(std::chrono::seconds(30));
       ASSERT_TRUE(got) << "no message from hydra; its log:\n" << hydra.stderrText();
-      std::string diff = mismatch(expected, *got, "message");
+      std::string diff = mismatch(expected, *got);
       ASSERT_TRUE(diff.empty()) << diff << "\nreceived: " << json::serialize(*got);
     } else if (line == "==> close") {
       hydra.closeStdin();
-    } else if (line.rfind("==> exit ", 0) == 0) {
+    } else if (startsWith(line, "==> exit ")) {
       auto code = hydra.waitExit(std::chrono::seconds(10));
       ASSERT_TRUE(code) << "hydra did not exit; its log:\n" << hydra.stderrText();
       EXPECT_EQ(*code, std::stoi(line.substr(9))) << hydra.stderrText();
@@ -148,14 +155,13 @@ TEST_P(TranscriptTest, Replays) {
   EXPECT_TRUE(exited) << "a transcript must end with ==> exit N";
 }
 
-INSTANTIATE_TEST_SUITE_P(Transcripts, TranscriptTest, ::testing::ValuesIn(transcripts()),
-                         [](const auto& info) {
-                           std::string name = info.param.stem().string();
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Transcripts, TranscriptTest, ::testing::ValuesIn(transcripts()), [](const auto& info) {
+  std::string name = (info.param.parent_path().filename() == "hydra" ? "hydra_" : "") + info.param.stem().string();
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+});
 
 }  // namespace
 }  // namespace hydra::test
