@@ -69,7 +69,7 @@ class RaceView {
   }
 
   void redraw() {
-    if (!live_ || quiet_) return;
+    if (!live_ || quiet_ || frozen_) return;
     if (drawn_ > 0) std::cout << "\033[" << drawn_ << "A";
     for (const auto& id : order_) {
       const AgentView& a = agents_.at(id);
@@ -122,7 +122,7 @@ class RaceView {
     if (e.raceId != raceId_ || quiet_) return;
     if (live_) {
       redraw();
-      drawn_ = 0;  // the block stays; what follows goes below it
+      frozen_ = true;  // every agent is done: the block stays as it is, what follows goes below it
     }
     std::cout << "Scoring: build, tests and lint in every worktree and on the base commit...\n";
     std::cout.flush();
@@ -166,6 +166,7 @@ class RaceView {
   std::vector<std::string> order_;
   std::map<std::string, AgentView> agents_;
   int drawn_ = 0;
+  bool frozen_ = false;
   bool finished_ = false;
 };
 
