@@ -23,6 +23,9 @@ ctest --test-dir build --output-on-failure -j"$jobs" --timeout 600
 section "Neovim client, in real headless Neovim 0.7.2 and 0.10"
 HYDRA_BIN="$root/build/server/hydra" editors/neovim/scripts/test.sh
 
+section "VS Code client: unit tests, then a real VS Code (code-server in headless Chromium)"
+HYDRA_BIN="$root/build/server/hydra" editors/vscode/scripts/test.sh
+
 if [ "${HYDRA_SKIP_SANITIZERS:-0}" != 1 ]; then
   section "AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/)"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHYDRA_SANITIZE=ON -DHYDRA_BUILD_BENCH=OFF >/dev/null

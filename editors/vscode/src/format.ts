@@ -1,0 +1,89 @@
+// Small pure functions that turn hydra's answers into what the user reads.
+// They import nothing from VS Code, so the unit tests run them under plain Node.
+import type { AgentOutputParams, AgentStateName, MergeResult, RaceStateName } from './protocol';
+
+export type ScoreBand = 'good' | 'fair' | 'poor' | 'none';
+
+/** The colour band of a 0-100 score: green above 80, yellow from 50 to 80, red below 50. */
+export function scoreBand(value: number | null | undefined): ScoreBand {
+  if (value === null || value === undefined || Number.isNaN(value)) return 'none';
+  if (value > 80) return 'good';
+  if (value >= 50) return 'fair';
+  return 'poor';
+}
+
+/** "850ms", "4.2s", "1m 05s", "1h 02m". */
+export function formatElapsed(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)}s`;
+  const totalSeconds = Math.floor(seconds);
+  const minutes = Math.floor(totalSeconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(totalSeconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** The codicon that shows an agent's state in the tree. */
+export function agentStateIcon(state: AgentStateName): string {
+  switch (state) {
+    case 'queued': return 'clock';
+    case 'running': return 'sync~spin';
+    case 'completed': return 'pass';
+    case 'failed': return 'error';
+    case 'timedOut': return 'watch';
+    case 'cancelled': return 'circle-slash';
+    case 'interrupted': return 'debug-disconnect';
+  }
+}
+
+export function raceIsActive(state: RaceStateName): boolean {
+  return state === 'running' || state === 'scoring';
+}
+
+/** An error from the server as a notification shows it: its message, and what its data names. */
+export function describeServerError(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return String(error);
+  const e = error as { message?: unknown; data?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  const data = e.data as Record<string, unknown> | undefined | null;
+  if (!data || typeof data !== 'object') return message;
+  const extras: string[] = [];
+  if (Array.isArray(data.files) && data.files.length > 0) extras.push(`files: ${data.files.join(', ')}`);
+  if (Array.isArray(data.known) && data.known.length > 0) extras.push(`known agents: ${data.known.join(', ')}`);
+  if (typeof data.file === 'string' && typeof data.line === 'number' && data.line > 0) {
+    const where = `${data.file}:${data.line}:${typeof data.column === 'number' ? data.column : 0}`;
+    // hydra's ConfigError message usually names the place already.
+    if (!message.includes(`${data.file}:${data.line}`)) extras.push(where);
+  }
+  return extras.length > 0 ? `${message} (${extras.join('; ')})` : message;
+}
+
+/** What a dry-run merge would do, for the confirmation dialog. */
+export function describeDryRun(result: MergeResult): string {
+  const files = result.files.length === 1 ? '1 file' : `${result.files.length} files`;
+  switch (result.outcome) {
+    case 'fastForward':
+      return `Fast-forward ${result.targetBranch} to ${result.branch} (${files}: ${result.files.join(', ')}).`;
+    case 'merged':
+      return `Merge ${result.branch} into ${result.targetBranch} with a merge commit (${files}: ${result.files.join(', ')}).`;
+    case 'upToDate':
+      return `${result.targetBranch} already contains ${result.branch}: nothing to merge.`;
+    case 'conflict':
+      return `Merging ${result.branch} into ${result.targetBranch} conflicts in ${result.conflicts.join(', ')}.`;
+  }
+}
+
+/** The text one hydra/agentOutput adds to the agent's output channel. */
+export function outputText(params: AgentOutputParams): string {
+  const prefix = params.stream === 'stderr' ? '[stderr] ' : '';
+  let text = params.lines.map((line) => `${prefix}${line}\n`).join('');
+  if (params.droppedLines && params.droppedLines > 0) {
+    text += `[hydra: ${params.droppedLines} line(s) left out here; Hydra: Show Agent Output reloads the full log]\n`;
+  }
+  return text;
+}
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+}

@@ -1,0 +1,68 @@
+// Choosing what a command acts on: the tree item it was invoked on, or, from
+// the command palette, a race and an agent picked from quick picks.
+import * as vscode from 'vscode';
+import type { AgentState, RaceSummary } from './protocol';
+import type { HydraSession } from './session';
+import { formatElapsed } from './format';
+
+/** What a command acts on. Tree items and the scoreboard pass one. */
+export interface Target {
+  raceId: string;
+  agentId?: string;
+  path?: string;
+}
+
+export function targetOf(arg: unknown): Target | undefined {
+  if (typeof arg !== 'object' || arg === null) return undefined;
+  const t = arg as Partial<Target>;
+  return typeof t.raceId === 'string' ? { raceId: t.raceId, agentId: t.agentId, path: t.path } : undefined;
+}
+
+/** A race, newest first; `filter` narrows the choice. */
+export async function pickRace(
+  session: HydraSession, placeHolder: string, filter: (r: RaceSummary) => boolean = () => true,
+): Promise<RaceSummary | undefined> {
+  await session.refresh();
+  const races = session.store.list().filter(filter);
+  if (races.length === 0) {
+    void vscode.window.showInformationMessage('Hydra: no race to choose from.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    races.map((r) => ({ label: firstLine(r.task), description: `${r.state} · ${r.raceId}`, race: r })),
+    { placeHolder, matchOnDescription: true },
+  );
+  return picked?.race;
+}
+
+export async function pickAgent(
+  session: HydraSession, race: RaceSummary, placeHolder: string,
+): Promise<AgentState | undefined> {
+  if (race.agents.length === 1) return race.agents[0];
+  const picked = await vscode.window.showQuickPick(
+    race.agents.map((a) => ({
+      label: a.agentId,
+      description: `${a.state} · ${formatElapsed(session.store.elapsedMs(race.raceId, a.agentId))}`,
+      agent: a,
+    })),
+    { placeHolder },
+  );
+  return picked?.agent;
+}
+
+/** Resolves a command's argument to a race and agent, asking for what is missing. */
+export async function resolveAgent(
+  session: HydraSession, arg: unknown, what: string,
+): Promise<{ race: RaceSummary; agent: AgentState; path?: string } | undefined> {
+  const target = targetOf(arg);
+  let race = target ? session.store.get(target.raceId) : undefined;
+  if (!race) race = await pickRace(session, `The race whose agent to ${what}`);
+  if (!race) return undefined;
+  const agent = race.agents.find((a) => a.agentId === target?.agentId) ?? (await pickAgent(session, race, `The agent to ${what}`));
+  return agent ? { race, agent, path: target?.path } : undefined;
+}
+
+export function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0].trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}

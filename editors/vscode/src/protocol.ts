@@ -1,0 +1,201 @@
+// hydra's wire protocol as typed constants: every hydra/* request and
+// notification, mirrored from protocol/methods.h and protocol/hydra.h
+// (docs/protocol.md describes them). Nothing else in the extension spells a
+// method name.
+import { NotificationType, RequestType, RequestType0 } from 'vscode-languageclient/node';
+
+export interface AgentInfo {
+  name: string;
+  adapter: string;
+  binary: string;
+  configured: boolean;
+  available: boolean;
+  version: string | null;
+  path?: string;
+  problem?: string;
+}
+export interface AgentsResult { agents: AgentInfo[] }
+
+export interface RaceParams { task: string; agents: string[]; base?: string; workDoneToken?: string | number }
+export interface RaceAgent { agentId: string; agent: string; branch: string; worktree: string }
+export interface RaceResult { raceId: string; agents: RaceAgent[] }
+
+export type AgentStateName = 'queued' | 'running' | 'completed' | 'failed' | 'timedOut' | 'cancelled' | 'interrupted';
+export type RaceStateName = 'running' | 'scoring' | 'completed' | 'cancelled' | 'interrupted' | 'failed';
+
+export interface AgentState {
+  agentId: string;
+  agent: string;
+  state: AgentStateName;
+  elapsedMs: number;
+  exitCode?: number | null;
+  branch: string;
+  worktree: string;
+  commit?: string;
+  error?: string;
+}
+export interface RaceSummary {
+  raceId: string;
+  task: string;
+  state: RaceStateName;
+  createdAt: string;
+  finishedAt?: string;
+  baseCommit: string;
+  agents: AgentState[];
+}
+export interface StatusParams { raceId?: string }
+export interface StatusResult { races: RaceSummary[] }
+export interface RacesParams { offset?: number; limit?: number }
+export interface RacesResult { races: RaceSummary[]; total: number; nextOffset?: number }
+
+export interface CancelParams { raceId: string; agentId?: string }
+export interface CancelResult { cancelled: boolean }
+export interface RaceIdParams { raceId: string }
+
+export interface CheckResult {
+  command: string;
+  skipped: boolean;
+  exitCode: number | null;
+  signal?: number;
+  timedOut: boolean;
+  error?: string;
+  durationMs: number;
+  output: string;
+  outputTruncated: boolean;
+  tests: { passed: number; failed: number; skipped: number } | null;
+  lint: { errors: number; warnings: number } | null;
+  format: string;
+}
+export interface CheckSet { build: CheckResult | null; tests: CheckResult | null; lint: CheckResult | null }
+export interface ScoreBreakdown {
+  build: number | null;
+  tests: number | null;
+  lint: number | null;
+  diffSize: number | null;
+  speed: number | null;
+}
+export interface Ranking {
+  rank: number;
+  agentId: string;
+  agent: string;
+  status: string;
+  total: number;
+  breakdown: ScoreBreakdown;
+  checks: CheckSet;
+  diff: { linesAdded: number; linesRemoved: number; filesChanged: number };
+  durationMs?: number;
+}
+export interface ScoresResult {
+  raceId: string;
+  rankings: Ranking[];
+  winner: string | null;
+  baseline?: { commit: string; checks: CheckSet; fromCache: boolean };
+  autoMergeEligible: boolean;
+  allFailed: boolean;
+}
+
+export interface DiffParams { raceId: string; agentId: string; path?: string }
+export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'typechange';
+export interface FileChange { path: string; oldPath?: string; status: FileStatus; additions: number; deletions: number; binary: boolean }
+export interface DiffResult { files: FileChange[]; additions: number; deletions: number; patch: string }
+export interface FileContentsResult {
+  path: string;
+  base: string | null;
+  agent: string | null;
+  binary: boolean;
+  encoding: 'utf-8' | 'base64';
+}
+
+export interface MergeParams { raceId: string; agentId?: string; dryRun?: boolean; keep?: boolean }
+export interface MergeResult {
+  outcome: 'fastForward' | 'merged' | 'upToDate' | 'conflict';
+  agentId: string;
+  branch: string;
+  targetBranch: string;
+  dryRun: boolean;
+  files: string[];
+  conflicts: string[];
+  commit?: string;
+  cleanedUp: boolean;
+}
+
+export interface LogParams { raceId: string; agentId: string; offset?: number; limit?: number; stream?: 'stdout' | 'stderr' }
+export interface LogResult { data: string; offset: number; totalSize: number; nextOffset: number }
+
+export interface CleanupParams { raceId?: string; keepBranches?: boolean }
+export interface CleanupResult { removed: string[] }
+
+export interface PingParams { data?: unknown; delayMs?: number }
+export interface PingResult { data: unknown; version: string }
+
+// Notifications a race sends while it runs.
+export interface AgentStartedParams { raceId: string; agentId: string; agent: string; branch: string; worktree: string }
+export interface AgentEvent {
+  kind: 'text' | 'toolCall' | 'toolResult' | 'fileChange' | 'usage' | 'error' | 'summary' | 'raw';
+  text?: string;
+  tool?: string;
+  detail?: string;
+  path?: string;
+  change?: string;
+  isError?: boolean;
+}
+export interface AgentOutputParams {
+  raceId: string;
+  agentId: string;
+  stream: 'stdout' | 'stderr';
+  lines: string[];
+  events: AgentEvent[];
+  droppedLines?: number;
+}
+export interface AgentFinishedParams {
+  raceId: string;
+  agentId: string;
+  status: 'completed' | 'failed' | 'timedOut' | 'cancelled';
+  exitCode: number | null;
+  durationMs: number;
+  error?: string;
+}
+export interface ScoringStartedParams { raceId: string }
+export interface RaceFinishedParams {
+  raceId: string;
+  status: RaceStateName;
+  rankings: Ranking[];
+  winner: string | null;
+  autoMergeEligible: boolean;
+  allFailed: boolean;
+}
+
+export const ping = new RequestType<PingParams, PingResult, void>('hydra/ping');
+export const agents = new RequestType0<AgentsResult, void>('hydra/agents');
+export const race = new RequestType<RaceParams, RaceResult, void>('hydra/race');
+export const status = new RequestType<StatusParams, StatusResult, void>('hydra/status');
+export const cancel = new RequestType<CancelParams, CancelResult, void>('hydra/cancel');
+export const scores = new RequestType<RaceIdParams, ScoresResult, void>('hydra/scores');
+export const diff = new RequestType<DiffParams, DiffResult, void>('hydra/diff');
+export const fileContents = new RequestType<DiffParams, FileContentsResult, void>('hydra/diff');
+export const merge = new RequestType<MergeParams, MergeResult, void>('hydra/merge');
+export const log = new RequestType<LogParams, LogResult, void>('hydra/log');
+export const races = new RequestType<RacesParams, RacesResult, void>('hydra/races');
+export const cleanup = new RequestType<CleanupParams, CleanupResult, void>('hydra/cleanup');
+
+export const agentStarted = new NotificationType<AgentStartedParams>('hydra/agentStarted');
+export const agentOutput = new NotificationType<AgentOutputParams>('hydra/agentOutput');
+export const agentFinished = new NotificationType<AgentFinishedParams>('hydra/agentFinished');
+export const scoringStarted = new NotificationType<ScoringStartedParams>('hydra/scoringStarted');
+export const raceFinished = new NotificationType<RaceFinishedParams>('hydra/raceFinished');
+
+// hydra's application error codes (docs/protocol.md, "Error codes").
+export const ErrorCodes = {
+  UnknownRace: -32010,
+  UnknownAgent: -32011,
+  UnknownAgentName: -32012,
+  PathOutsideChanges: -32013,
+  DirtyWorkingTree: -32014,
+  MergeRefused: -32015,
+  NotScored: -32016,
+  NoResult: -32017,
+  RaceRunning: -32018,
+  ConfigError: -32019,
+  NotARepository: -32020,
+  RaceRefused: -32021,
+} as const;

@@ -1,0 +1,116 @@
+// Starting, cancelling, browsing and cleaning up races. A race runs the
+// commands hydra.toml names, so none starts in an untrusted workspace.
+import * as vscode from 'vscode';
+import * as proto from './protocol';
+import type { HydraSession } from './session';
+import { raceIsActive } from './format';
+import { firstLine, pickRace, targetOf } from './pick';
+import { trackRaceProgress } from './progress';
+
+interface AgentPick extends vscode.QuickPickItem {
+  name: string;
+}
+
+/** The agents to offer: configured ones first, the ones in hydra.defaultAgents already picked. */
+function agentPicks(agents: proto.AgentInfo[], defaults: string[]): AgentPick[] {
+  const ordered = [...agents].sort((a, b) => Number(b.configured) - Number(a.configured) || a.name.localeCompare(b.name));
+  return ordered.map((a) => ({
+    name: a.name,
+    label: a.name,
+    description: a.available ? `${a.adapter}${a.version ? ' · ' + a.version : ''}` : 'not available',
+    detail: a.available ? a.path : a.problem,
+    picked: defaults.includes(a.name),
+  }));
+}
+
+async function startRace(session: HydraSession): Promise<void> {
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showWarningMessage(
+      'Hydra: races run the commands in hydra.toml, so they start only in a trusted workspace.',
+      'Manage Workspace Trust',
+    ).then((c) => c && vscode.commands.executeCommand('workbench.trust.manage'));
+    return;
+  }
+  const task = await vscode.window.showInputBox({
+    title: 'Hydra: Start Race',
+    prompt: 'The task every agent gets',
+    placeHolder: 'Fix the discount rounding in cart.py',
+    validateInput: (v) => (v.trim() ? undefined : 'The task must not be blank.'),
+  });
+  if (!task) return;
+  const available = await session.request(proto.agents);
+  if (!available) return;
+  const defaults = vscode.workspace.getConfiguration('hydra').get<string[]>('defaultAgents', []);
+  const chosen = await vscode.window.showQuickPick(agentPicks(available.agents, defaults), {
+    title: 'Hydra: agents to race',
+    placeHolder: 'Pick the agents that race on this task',
+    canPickMany: true,
+    ignoreFocusOut: true,
+  });
+  if (!chosen || chosen.length === 0) return;
+  const progress = await trackRaceProgress(session);
+  const result = await session.request(proto.race, { task, agents: chosen.map((c) => c.name), workDoneToken: progress.token });
+  if (!result) {
+    progress.abandon();
+    return;
+  }
+  session.store.raceStarted(task, result);
+  void vscode.commands.executeCommand('hydra.races.focus');
+  void vscode.window.showInformationMessage(
+    `Hydra: race ${result.raceId} started with ${result.agents.map((a) => a.agentId).join(', ')}.`);
+}
+
+async function cancelRace(session: HydraSession, arg: unknown): Promise<void> {
+  const target = targetOf(arg);
+  const raceId = target?.raceId ?? (await pickRace(session, 'The race to cancel', (r) => raceIsActive(r.state)))?.raceId;
+  if (!raceId) return;
+  const result = await session.request(proto.cancel, { raceId, agentId: target?.agentId });
+  if (result && !result.cancelled) void vscode.window.showInformationMessage(`Hydra: race ${raceId} had already finished.`);
+}
+
+async function showHistory(session: HydraSession): Promise<void> {
+  const page = await session.request(proto.races, { limit: 100 });
+  if (!page) return;
+  session.store.setSummaries(page.races);
+  const picked = await vscode.window.showQuickPick(
+    page.races.map((r) => ({
+      label: firstLine(r.task),
+      description: `${r.state} · ${r.raceId}`,
+      detail: r.agents.map((a) => `${a.agentId}: ${a.state}`).join(' · '),
+      race: r,
+    })),
+    { title: `Hydra: race history (${page.total})`, matchOnDescription: true, matchOnDetail: true },
+  );
+  if (!picked) return;
+  const actions = [
+    { label: 'Show Scoreboard', command: 'hydra.showScoreboard' },
+    { label: 'Show Diff', command: 'hydra.showDiff' },
+    { label: 'Show Agent Output', command: 'hydra.showAgentOutput' },
+    { label: 'Merge Winner', command: 'hydra.mergeWinner' },
+  ];
+  const action = await vscode.window.showQuickPick(actions, { title: firstLine(picked.race.task) });
+  if (action) await vscode.commands.executeCommand(action.command, { raceId: picked.race.raceId });
+}
+
+async function cleanUp(session: HydraSession, arg: unknown): Promise<void> {
+  const raceId = targetOf(arg)?.raceId;
+  const choice = await vscode.window.showWarningMessage(
+    raceId ? `Remove the worktrees and branches of race ${raceId}?` : 'Remove the worktrees and branches of every finished race?',
+    { modal: true, detail: 'The race records stay, as history.' },
+    'Remove', 'Remove, Keep Branches',
+  );
+  if (!choice) return;
+  const result = await session.request(proto.cleanup, { raceId, keepBranches: choice !== 'Remove' });
+  if (!result) return;
+  void vscode.window.showInformationMessage(`Hydra: removed ${result.removed.length} worktree(s).`);
+  void session.refresh();
+}
+
+export function activate(context: vscode.ExtensionContext, session: HydraSession): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand('hydra.startRace', () => startRace(session)),
+    vscode.commands.registerCommand('hydra.cancelRace', (arg?: unknown) => cancelRace(session, arg)),
+    vscode.commands.registerCommand('hydra.showRaceHistory', () => showHistory(session)),
+    vscode.commands.registerCommand('hydra.cleanUp', (arg?: unknown) => cleanUp(session, arg)),
+  );
+}

@@ -1,0 +1,145 @@
+// The connection to `hydra serve`: one LanguageClient (the real LSP transport,
+// so $/progress, window/showMessage and tracing come from
+// vscode-languageclient), the race store, and events for the race
+// notifications. A JSON-RPC connection keeps one handler per notification, so
+// the handlers are registered here once and fanned out to the features.
+import * as vscode from 'vscode';
+import {
+  LanguageClient, LanguageClientOptions, RequestType, RequestType0, ServerOptions, State, WorkDoneProgress,
+  WorkDoneProgressBegin, WorkDoneProgressCancelNotification, WorkDoneProgressEnd, WorkDoneProgressReport,
+} from 'vscode-languageclient/node';
+import * as proto from './protocol';
+import { describeServerError } from './format';
+import { RaceStore } from './raceStore';
+
+export class HydraSession implements vscode.Disposable {
+  readonly store = new RaceStore();
+  readonly onAgentStarted = new vscode.EventEmitter<proto.AgentStartedParams>();
+  readonly onAgentOutput = new vscode.EventEmitter<proto.AgentOutputParams>();
+  readonly onAgentFinished = new vscode.EventEmitter<proto.AgentFinishedParams>();
+  readonly onRaceFinished = new vscode.EventEmitter<proto.RaceFinishedParams>();
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+
+  constructor(private readonly log: vscode.OutputChannel) {}
+
+  /** The running client, started on first use. Undefined when it cannot start. */
+  async ensureStarted(): Promise<LanguageClient | undefined> {
+    if (!vscode.workspace.isTrusted) return undefined;
+    if (this.client?.state === State.Running) return this.client;
+    this.starting ??= this.start().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  /**
+   * Sends a hydra/* request. A server error becomes an error notification
+   * carrying the server's message; the caller then gets undefined.
+   */
+  async request<P, R>(type: RequestType<P, R, void> | RequestType0<R, void>, params?: P): Promise<R | undefined> {
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showWarningMessage('Hydra: this workspace is not trusted. hydra.toml runs commands, so Hydra works only in a trusted workspace.');
+      return undefined;
+    }
+    const client = await this.ensureStarted();
+    if (!client) return undefined;
+    try {
+      // A RequestType0 sends no params at all: hydra refuses params on methods that take none.
+      if (type instanceof RequestType0) return await client.sendRequest(type);
+      return await client.sendRequest(type, params as P);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Hydra: ${describeServerError(error)}`);
+      return undefined;
+    }
+  }
+
+  /** The same request, with the error left to the caller. */
+  async requestOrThrow<P, R>(type: RequestType<P, R, void>, params: P): Promise<R> {
+    const client = await this.ensureStarted();
+    if (!client) throw new Error('hydra is not running');
+    return client.sendRequest(type, params);
+  }
+
+  /** Listens to work-done progress on a token of ours; undefined when hydra is not running. */
+  async onProgress(token: string, handler: (value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => void): Promise<vscode.Disposable | undefined> {
+    const client = await this.ensureStarted();
+    return client?.onProgress(WorkDoneProgress.type, token, handler);
+  }
+
+  /** Asks hydra to stop the work behind a progress token (the race, for hydra/race). */
+  async cancelProgress(token: string): Promise<void> {
+    const client = await this.ensureStarted();
+    await client?.sendNotification(WorkDoneProgressCancelNotification.type, { token });
+  }
+
+  async restart(): Promise<void> {
+    const old = this.client;
+    this.client = undefined;
+    if (old) await old.dispose().catch(() => undefined);
+    await this.ensureStarted();
+  }
+
+  /** Stops hydra (shutdown, then exit: its races end with it, as docs/protocol.md says). */
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.dispose().catch(() => undefined);
+  }
+
+  dispose(): void {
+    void this.stop();
+    for (const e of [this.onAgentStarted, this.onAgentOutput, this.onAgentFinished, this.onRaceFinished]) e.dispose();
+  }
+
+  /** Reloads the newest races from hydra into the store. */
+  async refresh(): Promise<void> {
+    const result = await this.request<proto.RacesParams, proto.RacesResult>(proto.races, { limit: 20 });
+    if (result) this.store.setSummaries(result.races);
+  }
+
+  private async start(): Promise<LanguageClient | undefined> {
+    const client = createClient(this.log);
+    client.onNotification(proto.agentStarted, (p) => {
+      this.store.agentStarted(p);
+      this.onAgentStarted.fire(p);
+    });
+    client.onNotification(proto.agentOutput, (p) => this.onAgentOutput.fire(p));
+    client.onNotification(proto.agentFinished, (p) => {
+      this.store.agentFinished(p);
+      this.onAgentFinished.fire(p);
+    });
+    client.onNotification(proto.scoringStarted, (p) => this.store.scoringStarted(p.raceId));
+    client.onNotification(proto.raceFinished, (p) => {
+      this.store.raceFinished(p);
+      this.onRaceFinished.fire(p);
+    });
+    try {
+      await client.start();
+    } catch (error) {
+      const path = vscode.workspace.getConfiguration('hydra').get<string>('serverPath', 'hydra');
+      void vscode.window.showErrorMessage(`Hydra: could not start '${path} serve': ${describeServerError(error)}. Set hydra.serverPath.`);
+      await client.dispose().catch(() => undefined);
+      return undefined;
+    }
+    this.client = client;
+    void this.refresh();
+    return client;
+  }
+}
+
+function createClient(log: vscode.OutputChannel): LanguageClient {
+  const config = vscode.workspace.getConfiguration('hydra');
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  const serverOptions: ServerOptions = {
+    command: config.get<string>('serverPath', 'hydra') || 'hydra',
+    args: ['serve', '--log-level', config.get<string>('logLevel', 'info')],
+    options: folder ? { cwd: folder.uri.fsPath } : undefined,
+  };
+  const clientOptions: LanguageClientOptions = {
+    // hydra serves no language features: no document is synchronised.
+    documentSelector: [],
+    outputChannel: log,
+    workspaceFolder: folder,
+  };
+  // The id 'hydra' makes vscode-languageclient read the hydra.trace.server setting.
+  return new LanguageClient('hydra', 'Hydra', serverOptions, clientOptions);
+}

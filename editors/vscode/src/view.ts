@@ -1,0 +1,129 @@
+// The "Hydra" view: races -> agents (state icon, elapsed time, score) ->
+// changed files. A file opens VS Code's diff editor; inline actions diff,
+// merge and show output.
+import * as vscode from 'vscode';
+import * as proto from './protocol';
+import type { HydraSession } from './session';
+import { agentStateIcon, formatElapsed, raceIsActive } from './format';
+import { firstLine, Target } from './pick';
+
+type Node = RaceNode | AgentNode | FileNode;
+
+class RaceNode implements Target {
+  readonly kind = 'race';
+  constructor(readonly raceId: string) {}
+}
+class AgentNode implements Target {
+  readonly kind = 'agent';
+  constructor(readonly raceId: string, readonly agentId: string) {}
+}
+class FileNode implements Target {
+  readonly kind = 'file';
+  constructor(readonly raceId: string, readonly agentId: string, readonly path: string, readonly change: proto.FileChange) {}
+}
+
+class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  // Changed files of finished agents: a result commit never changes.
+  private readonly files = new Map<string, proto.FileChange[]>();
+
+  constructor(private readonly session: HydraSession) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  async getChildren(node?: Node): Promise<Node[]> {
+    const store = this.session.store;
+    if (!node) return store.list().map((r) => new RaceNode(r.raceId));
+    if (node.kind === 'race') return (store.get(node.raceId)?.agents ?? []).map((a) => new AgentNode(node.raceId, a.agentId));
+    if (node.kind === 'agent') {
+      const changes = await this.changesOf(node.raceId, node.agentId);
+      return changes.map((c) => new FileNode(node.raceId, node.agentId, c.path, c));
+    }
+    return [];
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'race') return this.raceItem(node);
+    if (node.kind === 'agent') return this.agentItem(node);
+    return fileItem(node);
+  }
+
+  private raceItem(node: RaceNode): vscode.TreeItem {
+    const race = this.session.store.get(node.raceId);
+    const active = race ? raceIsActive(race.state) : false;
+    const item = new vscode.TreeItem(firstLine(race?.task ?? node.raceId),
+      active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = node.raceId;
+    item.description = `${race?.state ?? ''} · ${node.raceId}`;
+    item.tooltip = race?.task;
+    item.iconPath = new vscode.ThemeIcon(active ? 'sync~spin' : race?.state === 'completed' ? 'pass-filled' : 'history');
+    item.contextValue = active ? 'race.running' : race?.state === 'completed' ? 'race.finished' : 'race.other';
+    return item;
+  }
+
+  private agentItem(node: AgentNode): vscode.TreeItem {
+    const store = this.session.store;
+    const agent = store.get(node.raceId)?.agents.find((a) => a.agentId === node.agentId);
+    const state = agent?.state ?? 'queued';
+    const finished = state !== 'queued' && state !== 'running';
+    const item = new vscode.TreeItem(node.agentId,
+      finished ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = `${node.raceId}/${node.agentId}`;
+    const ranking = store.rankingOf(node.raceId, node.agentId);
+    const parts: string[] = [state, formatElapsed(store.elapsedMs(node.raceId, node.agentId))];
+    if (ranking) parts.push(`#${ranking.rank} · ${ranking.total.toFixed(1)}`);
+    item.description = parts.join(' · ');
+    item.tooltip = agent?.error ? `${agent.branch}\n${agent.error}` : agent?.branch;
+    item.iconPath = new vscode.ThemeIcon(agentStateIcon(state));
+    item.contextValue = finished ? 'agent' : 'agent.running';
+    return item;
+  }
+
+  private async changesOf(raceId: string, agentId: string): Promise<proto.FileChange[]> {
+    const key = `${raceId}/${agentId}`;
+    const cached = this.files.get(key);
+    if (cached) return cached;
+    try {
+      const result = await this.session.requestOrThrow(proto.diff, { raceId, agentId });
+      this.files.set(key, result.files);
+      return result.files;
+    } catch {
+      // An agent without a result commit (NoResult) simply has no files to show.
+      return [];
+    }
+  }
+}
+
+function fileItem(node: FileNode): vscode.TreeItem {
+  const item = new vscode.TreeItem(vscode.Uri.file(`/${node.path}`), vscode.TreeItemCollapsibleState.None);
+  item.id = `${node.raceId}/${node.agentId}/${node.path}`;
+  item.label = node.path.split('/').pop();
+  const dir = node.path.includes('/') ? node.path.slice(0, node.path.lastIndexOf('/')) : '';
+  item.description = `${node.change.status} +${node.change.additions} −${node.change.deletions}${dir ? ' · ' + dir : ''}`;
+  item.tooltip = node.change.oldPath ? `${node.change.oldPath} → ${node.path}` : node.path;
+  item.contextValue = 'file';
+  item.command = { command: 'hydra.showDiff', title: 'Show Diff', arguments: [node] };
+  return item;
+}
+
+export function activate(context: vscode.ExtensionContext, session: HydraSession): void {
+  const provider = new RaceTreeProvider(session);
+  const view = vscode.window.createTreeView('hydra.races', { treeDataProvider: provider, showCollapseAll: true });
+  // Elapsed times tick while a race runs.
+  const ticker = setInterval(() => {
+    if (session.store.running().length > 0) provider.refresh();
+  }, 1000);
+  context.subscriptions.push(
+    view,
+    { dispose: () => clearInterval(ticker) },
+    session.store.onDidChange(() => provider.refresh()),
+    // A finished race's agents now have result commits: fetch their summaries.
+    session.onRaceFinished.event((p) => void session.request(proto.status, { raceId: p.raceId }).then((r) => {
+      if (r) session.store.setSummaries(r.races);
+    })),
+    vscode.commands.registerCommand('hydra.refresh', () => session.refresh()),
+  );
+}

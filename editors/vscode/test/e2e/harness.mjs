@@ -1,0 +1,167 @@
+// What the end-to-end scenarios share: a real VS Code (code-server) with the
+// .vsix installed, opened on a folder in Debian's headless chromium, and the
+// gestures a user makes there (palette, quick picks, notifications).
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export function need(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+export const tools = need('HYDRA_E2E_TOOLS');
+export const shots = need('HYDRA_E2E_SHOTS');
+const codeServer = path.join(tools, 'code-server/node_modules/code-server/out/node/entry.js');
+const { chromium } = createRequire(path.join(tools, 'driver/package.json'))('playwright-core');
+
+const t0 = Date.now();
+export const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+export const results = [];
+export function check(ok, what) {
+  results.push(Boolean(ok));
+  console.log(`${ok ? 'ok' : 'not ok'} - ${what}`);
+  return ok;
+}
+
+export async function waitFor(fn, ms, what) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) { last = e; }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ` (${last.message})` : ''}`);
+}
+
+/** Editor text as written: Monaco renders spaces as no-break spaces. */
+export function plain(text) {
+  return text.replace(/\u00a0/g, ' ');
+}
+
+/** A port nobody listens on now (the machine is shared: no fixed port). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh folder for one scenario under .editor-tests/vscode/runs/. */
+export function runFolder(name) {
+  fs.mkdirSync(path.join(tools, 'runs'), { recursive: true });
+  return fs.mkdtempSync(path.join(tools, 'runs', `${name}-`));
+}
+
+export class Workbench {
+  /**
+   * Installs the .vsix into a fresh profile, starts code-server on `folder`
+   * and opens it in chromium. `trust`: whether VS Code's workspace trust is
+   * off (true: every folder is trusted) or on (the user is asked).
+   */
+  static async open({ run, folder, settings, vsix, port, trust, prefix }) {
+    const wb = new Workbench(run, prefix);
+    const extensions = path.join(run, 'extensions');
+    const userData = path.join(run, 'user-data');
+    fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+    fs.writeFileSync(path.join(userData, 'User/settings.json'), JSON.stringify({
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoUpdate': false,
+      'extensions.autoCheckUpdates': false,
+      'update.mode': 'none',
+      'git.enabled': false,
+      'security.workspace.trust.enabled': !trust,
+      'security.workspace.trust.startupPrompt': 'always',
+      ...settings,
+    }, null, 2));
+    const env = { ...process.env, XDG_CONFIG_HOME: path.join(run, 'config'), XDG_DATA_HOME: path.join(run, 'data') };
+    // The real install path: code-server --install-extension <file.vsix>.
+    const install = spawnSync(process.execPath, [codeServer, '--extensions-dir', extensions, '--user-data-dir', userData,
+      '--install-extension', vsix], { encoding: 'utf8', env });
+    if (install.status !== 0 || !/successfully installed/i.test(install.stdout)) {
+      throw new Error(`installing the .vsix failed: ${install.stdout}${install.stderr}`);
+    }
+    const serverLog = fs.openSync(path.join(run, 'code-server.log'), 'w');
+    // Its own process group, so that the extension host and hydra stop with it.
+    wb.server = spawn(process.execPath, [codeServer, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none',
+      '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override',
+      ...(trust ? ['--disable-workspace-trust'] : []),
+      '--extensions-dir', extensions, '--user-data-dir', userData, folder],
+    { stdio: ['ignore', serverLog, serverLog], detached: true, env });
+    log('code-server pid', wb.server.pid, 'in', run);
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60000, 'code-server');
+    wb.browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium', headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    });
+    wb.page = await wb.browser.newPage({ viewport: { width: 1440, height: 900 } });
+    wb.page.on('console', (m) => {
+      if (m.type() === 'error') fs.appendFileSync(path.join(run, 'browser-console.log'), `${m.text()}\n`);
+    });
+    await wb.page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`);
+    await wb.page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    return wb;
+  }
+
+  constructor(run, prefix) {
+    this.run = run;
+    this.prefix = prefix;
+    this.step = 0;
+  }
+
+  async shot(name) {
+    this.step += 1;
+    fs.mkdirSync(shots, { recursive: true });
+    await this.page.screenshot({ path: path.join(shots, `${this.prefix}-${String(this.step).padStart(2, '0')}-${name}.png`) });
+  }
+
+  /** Runs a command from the palette, as a user does. */
+  async palette(title) {
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15000 });
+    await input.fill(`>${title}`);
+    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Picks the quick pick row holding `text`. */
+  async pick(text) {
+    const row = this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: text }).first();
+    await row.waitFor({ state: 'visible', timeout: 20000 });
+    await this.page.locator('.quick-input-widget input').fill(text);
+    await this.page.waitForTimeout(200);
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Waits for a notification toast holding `text`; answers its message. */
+  async toast(text, timeout = 30000) {
+    const t = this.page.locator('.notification-toast', { hasText: text }).first();
+    await t.waitFor({ state: 'visible', timeout });
+    await this.page.waitForTimeout(400); // the toast slides in: let it settle for the screenshots
+    return (await t.locator('.notification-list-item-message').first().innerText()).trim();
+  }
+
+  /** Closes chromium and stops code-server's process group (started here): SIGTERM, then SIGKILL after 5 s. */
+  async close() {
+    await this.browser?.close().catch(() => undefined);
+    if (!this.server) return;
+    const exited = new Promise((r) => (this.server.exitCode !== null ? r() : this.server.once('exit', r)));
+    try { process.kill(-this.server.pid, 'SIGTERM'); } catch { /* already gone */ }
+    const how = await Promise.race([exited.then(() => 'exit'), new Promise((r) => setTimeout(() => r('timeout'), 5000))]);
+    if (how === 'timeout') { try { process.kill(-this.server.pid, 'SIGKILL'); } catch { /* already gone */ } }
+  }
+}

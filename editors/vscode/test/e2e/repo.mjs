@@ -1,0 +1,50 @@
+// A throwaway git repository for the end-to-end test: the fixture project,
+// a hydra.toml with two scripted agents (fixer, breaker) that think for
+// `agentDelaySeconds` before they edit, real scoring commands, and one
+// commit on branch main.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
+
+export function git(dir, ...args) {
+  return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
+}
+
+export function makeRepo(dir, { agentDelaySeconds = 0 } = {}) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.cpSync(path.join(fixtures, 'project'), dir, { recursive: true });
+  const agent = path.join(fixtures, 'agent.sh');
+  fs.writeFileSync(path.join(dir, 'hydra.toml'), [
+    '[general]',
+    'max_concurrent_agents = 4',
+    'timeout_seconds = 60',
+    '',
+    '[agents.fixer]',
+    'adapter = "command"',
+    `binary = "${agent}"`,
+    'args = ["fix"]',
+    `env = { AGENT_DELAY = "${agentDelaySeconds}" }`,
+    '',
+    '[agents.breaker]',
+    'adapter = "command"',
+    `binary = "${agent}"`,
+    'args = ["break"]',
+    `env = { AGENT_DELAY = "${agentDelaySeconds}" }`,
+    '',
+    '[scoring]',
+    'build_command = "sh -n lib.sh"',
+    'test_command = "sh run-tests.sh"',
+    'test_format = "pytest"',
+    'timeout_per_check_seconds = 30',
+    '',
+  ].join('\n'));
+  fs.writeFileSync(path.join(dir, '.gitignore'), '.hydra/\n.hydra-workspaces/\n');
+  execFileSync('git', ['init', '-q', '-b', 'main', dir]);
+  git(dir, 'config', 'user.name', 'E2E Runner');
+  git(dir, 'config', 'user.email', 'e2e@example.invalid');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'calc: before the race');
+  return fs.realpathSync(dir);
+}

@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RaceStore } from '../../src/raceStore';
+
+function started(clock: { t: number }) {
+  const store = new RaceStore(() => clock.t);
+  store.raceStarted('fix add()', {
+    raceId: '20261121-101500-a3f9',
+    agents: [
+      { agentId: 'fixer', agent: 'fixer', branch: 'hydra/fixer-x', worktree: '/w/fixer' },
+      { agentId: 'breaker', agent: 'breaker', branch: 'hydra/breaker-x', worktree: '/w/breaker' },
+    ],
+  });
+  return store;
+}
+
+test('a started race lists its agents as queued and counts as running', () => {
+  const store = started({ t: 1000 });
+  const race = store.get('20261121-101500-a3f9');
+  assert.equal(race?.state, 'running');
+  assert.deepEqual(race?.agents.map((a) => a.state), ['queued', 'queued']);
+  assert.equal(store.running().length, 1);
+});
+
+test('notifications move agents and the race through their states', () => {
+  const clock = { t: 1000 };
+  const store = started(clock);
+  let changes = 0;
+  store.onDidChange(() => changes++);
+  const raceId = '20261121-101500-a3f9';
+  store.agentStarted({ raceId, agentId: 'fixer', agent: 'fixer', branch: 'b', worktree: 'w' });
+  clock.t = 3500;
+  assert.equal(store.elapsedMs(raceId, 'fixer'), 2500, 'a running agent ticks on the local clock');
+  store.agentFinished({ raceId, agentId: 'fixer', status: 'completed', exitCode: 0, durationMs: 2400 });
+  clock.t = 9000;
+  assert.equal(store.elapsedMs(raceId, 'fixer'), 2400, "a finished agent keeps hydra's duration");
+  store.agentFinished({ raceId, agentId: 'breaker', status: 'failed', exitCode: 2, durationMs: 100, error: 'exit 2' });
+  store.scoringStarted(raceId);
+  assert.equal(store.get(raceId)?.state, 'scoring');
+  assert.equal(store.running().length, 1, 'a race being scored still runs');
+  const ranking = {
+    rank: 1, agentId: 'fixer', agent: 'fixer', status: 'completed', total: 92,
+    breakdown: { build: 100, tests: 100, lint: null, diffSize: 90, speed: 70 },
+    checks: { build: null, tests: null, lint: null }, diff: { linesAdded: 1, linesRemoved: 1, filesChanged: 1 },
+  };
+  store.raceFinished({ raceId, status: 'completed', rankings: [ranking], winner: 'fixer', autoMergeEligible: true, allFailed: false });
+  assert.equal(store.get(raceId)?.state, 'completed');
+  assert.equal(store.running().length, 0);
+  assert.equal(store.rankingOf(raceId, 'fixer')?.total, 92);
+  assert.equal(store.get(raceId)?.agents[1].error, 'exit 2');
+  assert.equal(changes, 5);
+});
+
+test('notifications about unknown races change nothing', () => {
+  const store = new RaceStore();
+  let changes = 0;
+  store.onDidChange(() => changes++);
+  store.agentStarted({ raceId: 'nope', agentId: 'a', agent: 'a', branch: 'b', worktree: 'w' });
+  store.agentFinished({ raceId: 'nope', agentId: 'a', status: 'completed', exitCode: 0, durationMs: 1 });
+  assert.equal(changes, 0);
+  assert.deepEqual(store.list(), []);
+});
+
+test('summaries replace what is known and list newest first', () => {
+  const store = new RaceStore(() => 10_000);
+  const summary = (raceId: string, state: 'running' | 'completed') => ({
+    raceId, task: raceId, state, createdAt: '', baseCommit: 'c',
+    agents: [{ agentId: 'a', agent: 'a', state: state === 'running' ? 'running' as const : 'completed' as const, elapsedMs: 4000, branch: 'b', worktree: 'w' }],
+  });
+  store.setSummaries([summary('20261120-090000-aaaa', 'completed'), summary('20261121-090000-bbbb', 'running')]);
+  assert.deepEqual(store.list().map((r) => r.raceId), ['20261121-090000-bbbb', '20261120-090000-aaaa']);
+  assert.equal(store.elapsedMs('20261121-090000-bbbb', 'a'), 4000);
+});

@@ -1,0 +1,52 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { renderScoreboard } from '../../src/scoreboardHtml';
+import type { ScoresResult } from '../../src/protocol';
+
+// A hydra/scores answer recorded from a real race (two scripted agents).
+const scores: ScoresResult = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../test/unit/fixtures/scores.json'), 'utf8'));
+const page = { cspSource: 'vscode-webview://abc', nonce: 'n0nce', task: 'Fix add() <now>' };
+
+test('cards follow the ranking hydra returned', () => {
+  const html = renderScoreboard(scores, page);
+  const agents = [...html.matchAll(/<section class="card[^"]*" data-agent="([^"]+)" data-rank="(\d+)"/g)].map((m) => [m[1], Number(m[2])]);
+  assert.deepEqual(agents, scores.rankings.map((r) => [r.agentId, r.rank]));
+  assert.match(html, new RegExp(`<section class="card winner" data-agent="${scores.winner}"`));
+});
+
+test('each dimension gets a bar coloured by its band, n/a when excluded', () => {
+  const html = renderScoreboard(scores, page);
+  const winner = scores.rankings[0];
+  assert.ok(winner.breakdown.build === 100);
+  assert.match(html, /data-dimension="Build">\s*<span class="label">Build<\/span>\s*<span class="bar"><span class="fill good" data-value="100">/);
+  const loser = scores.rankings[scores.rankings.length - 1];
+  assert.ok(loser.total < 50, 'the fixture has a failing agent');
+  assert.match(html, new RegExp(`<span class="total poor" data-total="${loser.total}">`));
+  assert.match(html, /data-dimension="Lint">[\s\S]*?<span class="value">n\/a<\/span>/);
+});
+
+test('raw check output is escaped inside expandable sections', () => {
+  const html = renderScoreboard(scores, page);
+  assert.match(html, /<details class="check" data-check="tests">/);
+  assert.match(html, /passed, \d+ failed/);
+  assert.match(html, /Fix add\(\) &lt;now&gt;/);
+  assert.doesNotMatch(html, /<now>/);
+});
+
+test('the content security policy allows only the nonce and the webview source', () => {
+  const html = renderScoreboard(scores, page);
+  const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /script-src 'nonce-n0nce'/);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+  for (const m of html.matchAll(/<(script|style)([^>]*)>/g)) assert.match(m[2], /nonce="n0nce"/);
+  assert.doesNotMatch(html, /\sstyle="/, 'no inline style attributes: the policy would block them');
+});
+
+test('an unranked race says so instead of showing cards', () => {
+  const html = renderScoreboard({ ...scores, rankings: [], winner: null }, page);
+  assert.match(html, /No agent was ranked/);
+  assert.doesNotMatch(html, /<section class="card/);
+});
