@@ -18,6 +18,14 @@ tools="$root/.editor-tests"
 
 section() { printf '\n==> %s\n' "$*"; }
 
+# The extension's tooling and code-server 4.100.3 need Node.js 20 or later
+# (Debian 12's own nodejs package is 18).
+node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+if [ "$node_major" -lt 20 ]; then
+  echo "editors/vscode/scripts/test.sh: Node.js 20 or later is needed, found $(node --version 2>/dev/null || echo none)" >&2
+  exit 2
+fi
+
 if [ "${HYDRA_VSCODE_E2E:-1}" != 0 ]; then
   section "Installing what the tests need"
   "$ext/scripts/install-tools.sh"
