@@ -117,12 +117,8 @@ const core::AgentRecord& agentOf(const core::RaceRecord& race, const std::string
 
 std::optional<core::scoring::RaceScores> readScores(const core::RaceStore& store,
                                                     const std::string& raceId) {
-  std::ifstream in(store.scoresPath(raceId), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
   try {
-    return json::value_to<core::scoring::RaceScores>(json::parse(text.str()));
+    return core::scoring::readScores(store.scoresPath(raceId));
   } catch (const std::exception& e) {
     throw std::runtime_error("the scores of race " + raceId + " are unreadable: " + e.what());
   }

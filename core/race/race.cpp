@@ -518,12 +518,8 @@ void RaceEngine::raceOver(const std::string& raceId, RaceStatus status) {
 
 std::optional<scoring::RaceScores> RaceEngine::scores(std::string_view raceId) const {
   if (!isValidId(raceId)) return std::nullopt;
-  std::ifstream in(store_.scoresPath(raceId));
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
   try {
-    return boost::json::value_to<scoring::RaceScores>(boost::json::parse(ss.str()));
+    return scoring::readScores(store_.scoresPath(raceId));
   } catch (const std::exception& e) {
     spdlog::warn("race {}: unreadable scores.json: {}", raceId, e.what());
     return std::nullopt;

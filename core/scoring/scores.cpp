@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <boost/json/parse.hpp>
 
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
@@ -108,6 +112,18 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
   }
   scores.rankings = std::move(agents);
   return scores;
+}
+
+std::optional<RaceScores> readScores(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return json::value_to<RaceScores>(json::parse(text.str()));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file.string() + " is unreadable: " + e.what());
+  }
 }
 
 // --- JSON ----------------------------------------------------------------------

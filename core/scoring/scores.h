@@ -5,6 +5,7 @@
 // Stored as .hydra/races/<race>/scores.json.
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -76,6 +77,10 @@ struct RaceScores {
 // `agents` come with checks, diff and duration filled in.
 RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseline baseline,
                       const ScoringConfig& config);
+
+// A race's scores.json: nullopt when there is none (the race is not scored);
+// throws std::runtime_error when the file exists but cannot be read.
+std::optional<RaceScores> readScores(const std::filesystem::path& file);
 
 void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const CheckResult& x);
 CheckResult tag_invoke(boost::json::value_to_tag<CheckResult>, const boost::json::value& v);

@@ -30,12 +30,8 @@ core::RaceRecord loadRace(const core::RaceStore& store, const std::string& raceI
 }
 
 std::optional<core::scoring::RaceScores> loadScores(const core::RaceStore& store, const std::string& raceId) {
-  std::ifstream in(store.scoresPath(raceId));
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
   try {
-    return json::value_to<core::scoring::RaceScores>(json::parse(ss.str()));
+    return core::scoring::readScores(store.scoresPath(raceId));
   } catch (const std::exception& e) {
     throw CommandError("the scores of race " + raceId + " are unreadable: " + e.what());
   }
