@@ -22,12 +22,12 @@ std::shared_ptr<WorkDoneProgress> WorkDoneProgress::begin(Dispatcher& dispatcher
     p->ready_ = true;
   } else if (clientCanCreate) {
     p->token_ = protocol::ProgressToken{"hydra-progress-" + std::to_string(nextToken++)};
-    std::weak_ptr<WorkDoneProgress> weak = p;
+    // The handler holds the progress alive until the client answers: what was
+    // reported meanwhile (even its end, when the work finished first) is
+    // still delivered then.
     dispatcher.call(protocol::method::kWorkDoneProgressCreate,
                     json::value_from(protocol::WorkDoneProgressCreateParams{*p->token_}),
-                    [weak](const protocol::Response& response) {
-                      auto self = weak.lock();
-                      if (!self) return;
+                    [self = p](const protocol::Response& response) {
                       if (response.isError()) {
                         spdlog::info("client refused a progress token: {}",
                                      std::get<protocol::ResponseError>(response.outcome).message);

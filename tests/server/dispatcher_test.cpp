@@ -335,6 +335,21 @@ TEST_F(DispatcherTest, ServerCreatedProgressWaitsForTheClientsAnswer) {
   EXPECT_EQ(sent[1].at("params").at("value").at("kind").as_string(), "end");
 }
 
+TEST_F(DispatcherTest, ProgressThatEndsBeforeTheClientAnswersIsStillDelivered) {
+  initialize();
+  protocol::WorkDoneProgressBegin begin;
+  begin.title = "Racing";
+  {
+    auto p = WorkDoneProgress::begin(*dispatcher, std::nullopt, true, begin);
+    p->end({});
+  }  // the work is over and its owner gone before the client accepts the token
+  std::string id(only().at("id").as_string());
+  send(R"({"jsonrpc":"2.0","id":")" + id + R"(","result":null})");
+  ASSERT_EQ(sent.size(), 2u) << dump();
+  EXPECT_EQ(sent[0].at("params").at("value").at("kind").as_string(), "begin");
+  EXPECT_EQ(sent[1].at("params").at("value").at("kind").as_string(), "end");
+}
+
 TEST_F(DispatcherTest, RefusedProgressTokenSendsNothing) {
   initialize();
   protocol::WorkDoneProgressBegin begin;

@@ -114,6 +114,12 @@ bool contains(const std::vector<pid_t>& pids, pid_t pid) {
   return std::find(pids.begin(), pids.end(), pid) != pids.end();
 }
 
+bool isTestChild(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return cmdline.find("hydra_test_child") != std::string::npos;
+}
+
 class ProcessTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -126,7 +132,9 @@ class ProcessTest : public ::testing::Test {
   // not leave sleeping grandchildren on the machine.
   void TearDown() override {
     for (const fs::path& file : pidFiles_) {
-      if (auto pid = readPid(file); pid && pidRunning(*pid)) ::kill(*pid, SIGKILL);
+      // Only if that pid is still our test child: a pid that has been reused
+      // may belong to another test's process by now.
+      if (auto pid = readPid(file); pid && pidRunning(*pid) && isTestChild(*pid)) ::kill(*pid, SIGKILL);
     }
     fs::remove_all(dir_);
   }
