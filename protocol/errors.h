@@ -36,6 +36,7 @@ enum class ErrorCode : int {
   ConfigError = -32019,         // hydra.toml is broken
   NotARepository = -32020,      // the workspace is not inside a git repository
   RaceRefused = -32021,         // the race cannot start, e.g. its base does not exist
+  AgentUnavailable = -32022,    // an agent's binary is not installed
 };
 
 // An error a handler reports; the dispatcher turns it into a JSON-RPC error

@@ -33,10 +33,11 @@ inline constexpr std::string_view kMerge = "hydra/merge";
 inline constexpr std::string_view kLog = "hydra/log";
 inline constexpr std::string_view kRaces = "hydra/races";
 inline constexpr std::string_view kCleanup = "hydra/cleanup";
+inline constexpr std::string_view kAgentEvents = "hydra/agentEvents";
 
 // Every hydra/* request, as initialize announces them in capabilities.hydra.methods.
-inline constexpr std::array kHydraRequests = {kPing,   kAgents, kRace, kStatus, kCancel, kScores,
-                                              kDiff,   kMerge,  kLog,  kRaces,  kCleanup};
+inline constexpr std::array kHydraRequests = {kPing,  kAgents, kRace,  kStatus,  kCancel,     kScores,
+                                              kDiff,  kMerge,  kLog,   kRaces,   kCleanup,    kAgentEvents};
 
 // hydra's notifications to the client while a race runs.
 inline constexpr std::string_view kAgentStarted = "hydra/agentStarted";

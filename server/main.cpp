@@ -122,6 +122,9 @@ int main(int argc, char** argv) {
   } catch (const hydra::cli::CommandError& e) {
     std::cerr << "hydra: " << e.what() << "\n";
     return e.code();
+  } catch (const hydra::core::WorkspaceError& e) {
+    std::cerr << "hydra: " << e.what() << "\n";
+    return hydra::cli::commandError(e).code();
   } catch (const std::exception& e) {
     std::cerr << "hydra: " << e.what() << "\n";
     return 1;

@@ -1,5 +1,7 @@
 #include "server/output_coalescer.h"
 
+#include <boost/json/value_from.hpp>
+
 #include <algorithm>
 
 namespace hydra::server {
@@ -15,6 +17,20 @@ std::size_t eventBytes(const core::AgentEvent& e) {
 }
 
 }  // namespace
+
+boost::json::value OutputBatch::toJson() const {
+  boost::json::object o{{"raceId", raceId}, {"agentId", agentId}, {"stream", core::toString(stream)}};
+  boost::json::array l;
+  l.reserve(lines.size());
+  for (const auto& line : lines) l.emplace_back(line);
+  o["lines"] = std::move(l);
+  boost::json::array e;
+  e.reserve(events.size());
+  for (const auto& event : events) e.push_back(boost::json::value_from(event));
+  o["events"] = std::move(e);
+  if (droppedLines > 0) o["droppedLines"] = droppedLines;
+  return o;
+}
 
 void OutputBatch::dropContent() {
   droppedLines += lines.size();

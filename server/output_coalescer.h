@@ -8,6 +8,7 @@
 // It is a plain data structure with the clock passed in, so its policy can be
 // tested without timers; the server drives it from its io thread.
 
+#include <boost/json/value.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +35,9 @@ struct OutputBatch {
 
   // Keeps only the count: for a client too far behind to be sent the lines.
   void dropContent();
+  // The params of its hydra/agentOutput notification: {raceId, agentId,
+  // stream, lines, events, droppedLines?}, each event in AgentEvent's one JSON form.
+  boost::json::value toJson() const;
   bool empty() const { return lines.empty() && events.empty() && droppedLines == 0; }
 };
 

@@ -5,7 +5,6 @@
 #include <boost/json/value_from.hpp>
 
 #include "protocol/methods.h"
-#include "server/wire.h"
 
 namespace hydra::server {
 
@@ -52,7 +51,7 @@ void OutputNotifier::send(OutputBatch batch) {
     batch.dropContent();
   }
   if (batch.empty()) return;
-  dispatcher_->notify(protocol::method::kAgentOutput, boost::json::value_from(wire::toWire(batch)));
+  dispatcher_->notify(protocol::method::kAgentOutput, batch.toJson());
 }
 
 void OutputNotifier::arm() {

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/events/race_event.h"
+#include "core/events/events.h"
 #include "server/dispatcher.h"
 #include "server/output_coalescer.h"
 #include "server/transport.h"

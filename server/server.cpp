@@ -8,7 +8,7 @@
 #include "hydra/version.h"
 #include "protocol/methods.h"
 #include "server/progress.h"
-#include "server/workspace.h"
+#include "server/workspace_folder.h"
 
 namespace hydra::server {
 
@@ -16,7 +16,7 @@ namespace asio = boost::asio;
 namespace method = protocol::method;
 
 Server::Server(int inFd, int outFd, ServerOptions options)
-    : pool_(options.workerThreads), transport_(io_, inFd, outFd, options.limits), options_(options) {
+    : transport_(io_, inFd, outFd, options.limits), options_(options) {
   dispatcher_ = std::make_shared<Dispatcher>(io_.get_executor(), [this](const protocol::Message& message) {
     transport_.send(protocol::serialize(message));
   });
@@ -25,8 +25,7 @@ Server::Server(int inFd, int outFd, ServerOptions options)
 
 Server::~Server() {
   dispatcher_->abandonPending();
-  pool_.join();
-  races_.reset();
+  hydra_.reset();
 }
 
 // The whole protocol surface, in one table.
@@ -41,27 +40,29 @@ void Server::bindMethods() {
   d.bindNotification<protocol::WorkDoneProgressCancelParams>(method::kWorkDoneProgressCancel,
                                                              [this](const auto& p) { onProgressCancel(p); });
 
-  d.bind<NoParams>(method::kAgents, [this](NoParams, Reply r) { races().agents(std::move(r)); });
-  d.bind<protocol::RaceParams>(method::kRace, [this](auto p, Reply r) { races().race(std::move(p), std::move(r)); });
+  d.bind<NoParams>(method::kAgents, [this](NoParams, Reply r) { hydra().agents(std::move(r)); });
+  d.bind<protocol::RaceParams>(method::kRace, [this](auto p, Reply r) { hydra().race(std::move(p), std::move(r)); });
   d.bind<protocol::StatusParams>(method::kStatus,
-                                 [this](auto p, Reply r) { races().status(std::move(p), std::move(r)); });
+                                 [this](auto p, Reply r) { hydra().status(std::move(p), std::move(r)); });
   d.bind<protocol::CancelRaceParams>(method::kCancel,
-                                     [this](auto p, Reply r) { races().cancel(std::move(p), std::move(r)); });
+                                     [this](auto p, Reply r) { hydra().cancel(std::move(p), std::move(r)); });
   d.bind<protocol::RaceIdParams>(method::kScores,
-                                 [this](auto p, Reply r) { races().scores(std::move(p), std::move(r)); });
-  d.bind<protocol::DiffParams>(method::kDiff, [this](auto p, Reply r) { races().diff(std::move(p), std::move(r)); });
+                                 [this](auto p, Reply r) { hydra().scores(std::move(p), std::move(r)); });
+  d.bind<protocol::DiffParams>(method::kDiff, [this](auto p, Reply r) { hydra().diff(std::move(p), std::move(r)); });
   d.bind<protocol::MergeParams>(method::kMerge,
-                                [this](auto p, Reply r) { races().merge(std::move(p), std::move(r)); });
-  d.bind<protocol::LogParams>(method::kLog, [this](auto p, Reply r) { races().log(std::move(p), std::move(r)); });
-  d.bind<protocol::RacesParams>(method::kRaces, [this](auto p, Reply r) { races().races(std::move(p), std::move(r)); });
+                                [this](auto p, Reply r) { hydra().merge(std::move(p), std::move(r)); });
+  d.bind<protocol::LogParams>(method::kLog, [this](auto p, Reply r) { hydra().log(std::move(p), std::move(r)); });
+  d.bind<protocol::RacesParams>(method::kRaces, [this](auto p, Reply r) { hydra().races(std::move(p), std::move(r)); });
   d.bind<protocol::CleanupParams>(method::kCleanup,
-                                  [this](auto p, Reply r) { races().cleanup(std::move(p), std::move(r)); });
+                                  [this](auto p, Reply r) { hydra().cleanup(std::move(p), std::move(r)); });
+  d.bind<protocol::AgentEventsParams>(method::kAgentEvents,
+                                      [this](auto p, Reply r) { hydra().agentEvents(std::move(p), std::move(r)); });
 }
 
-RaceService& Server::races() {
+HydraService& Server::hydra() {
   // The dispatcher lets no hydra/* request through before initialize, which makes the service.
-  if (!races_) throw std::logic_error("hydra/* request before initialize");
-  return *races_;
+  if (!hydra_) throw std::logic_error("hydra/* request before initialize");
+  return *hydra_;
 }
 
 int Server::run() {
@@ -82,48 +83,54 @@ int Server::run() {
 void Server::finish(int exitCode) {
   if (exitCode_) return;
   exitCode_ = exitCode;
-  // Nobody is left to watch the races: no agent may outlive the session.
-  if (races_) races_->stopAll(options_.stopGrace);
   dispatcher_->abandonPending();
-  transport_.closeAfterDrain([this] { io_.stop(); });
+  // Nobody is left to watch the races: no agent may outlive the session.
+  auto close = [this] { transport_.closeAfterDrain([this] { io_.stop(); }); };
+  if (hydra_) {
+    hydra_->stopAll(close);
+  } else {
+    close();
+  }
 }
 
 void Server::onInitialize(protocol::InitializeParams params, Reply reply) {
   if (params.clientInfo) {
     spdlog::info("client: {} {}", params.clientInfo->name, params.clientInfo->version.value_or(""));
   }
-  Workspace workspace = locateWorkspace(params);
-  if (workspace.root) spdlog::info("repository: {}", workspace.root->string());
-  races_ = std::make_unique<RaceService>(
-      RaceService::Context{.io = io_,
-                           .pool = pool_,
-                           .dispatcher = dispatcher_,
-                           .transport = transport_,
-                           .clientCreatesProgress = params.supportsWorkDoneProgress(),
-                           .output = {}},
-      std::move(workspace));
+  hydra_ = std::make_unique<HydraService>(
+      HydraService::Context{.io = io_,
+                            .dispatcher = dispatcher_,
+                            .transport = transport_,
+                            .clientCreatesProgress = params.supportsWorkDoneProgress(),
+                            .output = {},
+                            .workspace = {.threads = options_.workerThreads, .killGrace = options_.stopGrace}},
+      workspaceFolder(params));
   client_ = std::move(params);
   dispatcher_->setState(Dispatcher::State::Running);
 
   json::object capabilities;
-  capabilities["hydra"] = json::value_from(races_->capabilities());
+  capabilities["hydra"] = json::value_from(hydra_->capabilities());
   reply(json::value_from(protocol::InitializeResult{
       std::move(capabilities), protocol::ServerInfo{kName, kVersion}}));
   // After the answer: LSP wants nothing from the server before it.
-  races_->open();
+  hydra_->open();
 }
 
 void Server::onInitialized(NoParams) { spdlog::debug("client initialized"); }
 
 void Server::onShutdown(NoParams, Reply reply) {
   dispatcher_->setState(Dispatcher::State::ShutDown);
-  // The editor is closing: its races end with it.
-  if (races_) races_->stopAll(options_.stopGrace);
-  reply(nullptr);
+  // The editor is closing: its races end with it, before the answer.
+  if (!hydra_) {
+    reply(nullptr);
+    return;
+  }
+  auto shared = std::make_shared<Reply>(std::move(reply));
+  hydra_->stopAll([shared] { (*shared)(nullptr); });
 }
 
 void Server::onProgressCancel(const protocol::WorkDoneProgressCancelParams& params) {
-  if (races_) races_->progressCancelled(params.token);
+  if (hydra_) hydra_->progressCancelled(params.token);
 }
 
 void Server::onExit(NoParams) { finish(dispatcher_->shutdownRequested() ? 0 : 1); }
@@ -143,9 +150,14 @@ void Server::onPing(protocol::PingParams params, Reply reply) {
     }
     progress->end(protocol::WorkDoneProgressEnd{});
     // The answer is made on a worker thread: a ping also proves the pool is alive.
-    asio::post(pool_, [data = std::move(data), reply = std::move(reply)]() mutable {
+    auto answer = [data = std::move(data), reply = std::move(reply)]() mutable {
       reply(json::value_from(protocol::PingResult{std::move(data), kVersion}));
-    });
+    };
+    if (hydra_ && hydra_->pool()) {
+      asio::post(*hydra_->pool(), std::move(answer));
+    } else {
+      asio::post(io_, std::move(answer));
+    }
   });
 }
 

@@ -7,19 +7,18 @@
 #include <optional>
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/thread_pool.hpp>
 
 #include "protocol/framing.h"
 #include "protocol/lifecycle.h"
 #include "server/dispatcher.h"
-#include "server/race_service.h"
+#include "server/hydra_service.h"
 #include "server/transport.h"
 
 namespace hydra::server {
 
 struct ServerOptions {
   protocol::FrameLimits limits;
-  std::size_t workerThreads = 2;  // for blocking work: git, files, checks
+  std::size_t workerThreads = 2;  // the workspace's pool, for blocking work: git, files, records
   // How long agents get between SIGTERM and SIGKILL when the session ends.
   std::chrono::milliseconds stopGrace{750};
 };
@@ -43,20 +42,19 @@ class Server {
   void onExit(NoParams);
   void onPing(protocol::PingParams params, Reply reply);
   void onProgressCancel(const protocol::WorkDoneProgressCancelParams& params);
-  // The hydra/* methods other than ping live in RaceService, made at initialize.
-  RaceService& races();
+  // The hydra/* methods other than ping live in HydraService, made at initialize.
+  HydraService& hydra();
 
   // Ends the session: stop reading, write what is queued, stop the loop.
   void finish(int exitCode);
 
   boost::asio::io_context io_;
-  boost::asio::thread_pool pool_;
   Transport transport_;
   std::shared_ptr<Dispatcher> dispatcher_;
   ServerOptions options_;
   std::optional<protocol::InitializeParams> client_;
   std::optional<int> exitCode_;
-  std::unique_ptr<RaceService> races_;  // destroyed first: it uses everything above
+  std::unique_ptr<HydraService> hydra_;  // destroyed first: it uses everything above
 };
 
 }  // namespace hydra::server

@@ -33,13 +33,18 @@ class StreamParser {
 class Adapter {
  public:
   virtual ~Adapter() = default;
+  // The name hydra.toml's `adapter` and `hydra race --agents` use. Registered
+  // once, here: config, the agents list and the editors all read it from the registry.
   virtual std::string_view name() const = 0;
+  // The binary it runs when [agents.NAME] gives none; empty when there is no
+  // usual one (the command adapter: the table must name a program).
   virtual std::string_view defaultBinary() const = 0;
   // The real non-interactive command line for `task` (config.args replaces the
   // defaults, config.extraArgs is appended).
   virtual Invocation invocation(const AgentConfig& config, std::string_view task) const = 0;
   virtual std::unique_ptr<StreamParser> parser() const = 0;
-  // Arguments that make the binary print its version and exit.
+  // Arguments that make the binary print its version and exit; none when it
+  // has no such option.
   virtual std::vector<std::string> versionArgs() const { return {"--version"}; }
 };
 

@@ -20,7 +20,6 @@ class AiderAdapter final : public Adapter {
 
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     static const CommandTemplate command{
-        .binary = "aider",
         .args = {"--message", "{task}", "--yes-always", "--no-auto-commits", "--no-stream"},
     };
     return buildInvocation(config, command, task);

@@ -146,7 +146,7 @@ std::string substituteTask(std::string_view arg, std::string_view task) {
 Invocation buildInvocation(const AgentConfig& config, const CommandTemplate& command,
                            std::string_view task) {
   Invocation invocation;
-  invocation.program = config.binary.empty() ? std::string(command.binary) : config.binary;
+  invocation.program = config.binary;
 
   if (config.args.empty()) {
     appendSubstituted(invocation.args, command.args, task);

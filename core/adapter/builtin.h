@@ -47,7 +47,6 @@ class WrittenPaths {
 
 // How an adapter runs its CLI when the configuration says nothing else.
 struct CommandTemplate {
-  std::string_view binary{};
   // Default arguments; an argument "{task}" (or containing it) receives the task.
   std::vector<std::string> args{};
   // Variables that keep the CLI non-interactive; config.env is applied on top.
@@ -68,7 +67,8 @@ std::unique_ptr<StreamParser> plainTextParser(EventKind kind, bool keepBlank);
 // rescanned, so a task that itself contains "{task}" is passed as written.
 std::string substituteTask(std::string_view arg, std::string_view task);
 
-// program = config.binary or the template's binary; args = config.args (or the
+// program = config.binary (config always names one: the adapter's default
+// binary unless [agents.NAME] binary says otherwise); args = config.args (or the
 // template's) with {task} substituted, then config.extraArgs; env = template
 // env overlaid with config.env.
 Invocation buildInvocation(const AgentConfig& config, const CommandTemplate& command,

@@ -187,7 +187,6 @@ class ClaudeAdapter final : public Adapter {
 
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     static const CommandTemplate command{
-        .binary = "claude",
         .args = {"-p", "{task}", "--output-format", "stream-json", "--verbose", "--permission-mode",
                  "acceptEdits", "--allowedTools", "Bash,Write,Edit,Read"},
         // A self-update in the middle of a race would change the binary under it.

@@ -201,7 +201,6 @@ class CodexAdapter final : public Adapter {
     // `--full-auto` is deprecated; approval and sandbox are set explicitly. The
     // values are TOML, hence the quotes inside the arguments.
     static const CommandTemplate command{
-        .binary = "codex",
         .args = {"exec", "--json", "-c", "approval_policy=\"never\"", "-c",
                  "sandbox_mode=\"danger-full-access\"", "{task}"},
     };

@@ -20,7 +20,6 @@ class CommandAdapter final : public Adapter {
 
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     static const CommandTemplate command{
-        .binary = "",
         .args = {},
         .env = {},
         .appendTaskToReplacedArgs = false,
@@ -31,6 +30,9 @@ class CommandAdapter final : public Adapter {
   std::unique_ptr<StreamParser> parser() const override {
     return plainTextParser(EventKind::Raw, /*keepBlank=*/true);
   }
+
+  // Any program: there is no option it is known to answer with a version.
+  std::vector<std::string> versionArgs() const override { return {}; }
 };
 
 }  // namespace

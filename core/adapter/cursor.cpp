@@ -163,7 +163,6 @@ class CursorAdapter final : public Adapter {
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     // Without --force, edits are only proposed, never written.
     static const CommandTemplate command{
-        .binary = "cursor-agent",
         .args = {"-p", "--force", "--output-format", "stream-json", "{task}"},
     };
     return buildInvocation(config, command, task);

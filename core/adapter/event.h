@@ -2,9 +2,12 @@
 
 // What an agent did, parsed from its CLI's output stream.
 
+#include <boost/json/conversion.hpp>
+#include <boost/json/value.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hydra::core {
@@ -27,7 +30,9 @@ enum class EventKind {
   Raw,         // a line the adapter could not parse, as it was
 };
 
-const char* toString(EventKind kind);
+// The wire word: text, toolCall, toolResult, fileChange, usage, error, summary, raw.
+std::string_view toString(EventKind kind);
+std::optional<EventKind> parseEventKind(std::string_view text);
 
 struct AgentEvent {
   EventKind kind = EventKind::Raw;
@@ -41,5 +46,16 @@ struct AgentEvent {
   std::optional<int> turns;
   std::vector<std::string> warnings;
 };
+
+// The one JSON form of each, used by the records, `--json` and the protocol:
+// {inputTokens?, outputTokens?, cachedInputTokens?, costUsd?} and {kind, text?,
+// tool?, detail?, path?, change?, isError?, usage?, turns?, warnings?}, members
+// that say nothing left out. A cost that is not a finite number is left out.
+void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const Usage& usage);
+Usage tag_invoke(boost::json::value_to_tag<Usage>, const boost::json::value& in);
+void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const AgentEvent& event);
+AgentEvent tag_invoke(boost::json::value_to_tag<AgentEvent>, const boost::json::value& in);
+// Usage read from `in`, errors naming fields from `path` (e.g. "agents[0].usage").
+Usage usageFromJson(const boost::json::value& in, const std::string& path);
 
 }  // namespace hydra::core

@@ -157,7 +157,6 @@ class GeminiAdapter final : public Adapter {
 
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     static const CommandTemplate command{
-        .binary = "gemini",
         .args = {"-p", "{task}", "--output-format", "stream-json", "--yolo"},
         // Each race runs in a fresh worktree, a folder gemini has never been
         // told to trust; and without NO_RELAUNCH it re-spawns itself as a

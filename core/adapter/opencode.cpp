@@ -158,7 +158,6 @@ class OpencodeAdapter final : public Adapter {
 
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     static const CommandTemplate command{
-        .binary = "opencode",
         .args = {"run", "--format", "json", "{task}"},
         // A self-update in the middle of a race would change the binary under it.
         .env = {{"OPENCODE_DISABLE_AUTOUPDATE", "1"}},

@@ -2,6 +2,9 @@
 
 #include <toml++/toml.h>
 
+#include "core/adapter/adapter.h"
+#include "core/scoring/parsers.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -21,16 +24,12 @@ using namespace std::string_view_literals;
 
 namespace {
 
-constexpr std::array kAdapters{"claude"sv,   "codex"sv, "cursor"sv, "gemini"sv,
-                               "opencode"sv, "aider"sv, "command"sv};
-
-constexpr std::array kTestFormats{"jest"sv,  "vitest"sv, "mocha"sv,    "node"sv,
-                                  "cargo"sv, "pytest"sv, "go"sv,       "ctest"sv,
-                                  "gtest"sv, "junit"sv,  "exit_code"sv};
-
-constexpr std::array kLintFormats{"gcc"sv,    "clang_tidy"sv,  "clippy"sv,
-                                  "eslint"sv, "eslint_json"sv, "ruff"sv,
-                                  "flake8"sv, "go_vet"sv,      "exit_code"sv};
+// The names come from their registries: each adapter registers its own name
+// and binary (core/adapter/registry.cpp), each parser its format name.
+std::span<const std::string_view> adapterNameList() {
+  static const std::vector<std::string_view> names = adapterNames();
+  return names;
+}
 
 // ---------------------------------------------------------------------------
 // "Did you mean": the closest candidate, when it is close enough to be a typo.
@@ -391,7 +390,7 @@ std::vector<Field> generalFields(GeneralConfig& out) {
 std::vector<Field> agentFields(AgentConfig& out) {
   return {
       {"adapter", [&out](const Reader& r, std::string_view key,
-                         const toml::node& node) { out.adapter = r.choice(key, node, kAdapters); }},
+                         const toml::node& node) { out.adapter = r.choice(key, node, adapterNameList()); }},
       {"binary", [&out](const Reader& r, std::string_view key,
                         const toml::node& node) { out.binary = r.nonEmptyString(key, node); }},
       {"args", [&out](const Reader& r, std::string_view key,
@@ -465,11 +464,11 @@ std::vector<Field> scoringFields(ScoringConfig& out) {
       {"lint_command", command(out.lintCommand)},
       {"test_format",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
-         out.testFormat = r.choice(key, node, kTestFormats);
+         out.testFormat = r.choice(key, node, scoring::testFormatNames());
        }},
       {"lint_format",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
-         out.lintFormat = r.choice(key, node, kLintFormats);
+         out.lintFormat = r.choice(key, node, scoring::lintFormatNames());
        }},
       {"junit_report",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
@@ -598,16 +597,14 @@ bool isValidAgentName(std::string_view name) {
   });
 }
 
-std::span<const std::string_view> knownAdapters() { return kAdapters; }
-std::span<const std::string_view> knownTestFormats() { return kTestFormats; }
-std::span<const std::string_view> knownLintFormats() { return kLintFormats; }
+std::span<const std::string_view> knownAdapters() { return adapterNameList(); }
+std::span<const std::string_view> knownTestFormats() { return scoring::testFormatNames(); }
+std::span<const std::string_view> knownLintFormats() { return scoring::lintFormatNames(); }
 
 std::optional<std::string> defaultAgentBinary(std::string_view adapter) {
-  if (adapter == "cursor") return "cursor-agent";
-  if (adapter == "command") return std::nullopt;
-  if (std::find(kAdapters.begin(), kAdapters.end(), adapter) == kAdapters.end())
-    return std::nullopt;
-  return std::string(adapter);
+  const Adapter* found = findAdapter(adapter);
+  if (!found || found->defaultBinary().empty()) return std::nullopt;
+  return std::string(found->defaultBinary());
 }
 
 std::optional<AgentConfig> findAgent(const Config& config, std::string_view name) {

@@ -28,7 +28,9 @@ std::size_t agentEventBytes(const AgentEvent& e) {
 }
 
 std::size_t bodyBytes(const RaceStarted& e) {
-  return e.raceId.size() + e.task.size() + e.baseRef.size() + e.baseCommit.size();
+  std::size_t bytes = e.raceId.size() + e.task.size() + e.baseRef.size() + e.baseCommit.size();
+  for (const auto& a : e.agents) bytes += sizeof(AgentPlan) + a.agentId.size() + a.branch.size() + a.worktree.size();
+  return bytes;
 }
 std::size_t bodyBytes(const AgentStarted& e) {
   return e.raceId.size() + e.agentId.size() + e.agent.size() + e.branch.size() + e.worktree.size();
@@ -39,10 +41,28 @@ std::size_t bodyBytes(const AgentOutput& e) {
   return bytes;
 }
 std::size_t bodyBytes(const AgentFinished& e) {
-  return e.raceId.size() + e.agentId.size() + (e.error ? e.error->size() : 0);
+  std::size_t bytes = e.raceId.size() + e.agentId.size() + (e.error ? e.error->size() : 0) + e.stderrTail.size() +
+                      e.finalMessage.size();
+  for (const auto& w : e.warnings) bytes += sizeof(std::string) + w.size();
+  return bytes;
 }
 std::size_t bodyBytes(const ScoringStarted& e) { return e.raceId.size(); }
-std::size_t bodyBytes(const RaceFinished& e) { return e.raceId.size(); }
+std::size_t bodyBytes(const CheckOutput& e) { return e.raceId.size() + e.subject.size() + e.line.size(); }
+std::size_t checksBytes(const scoring::CheckSet& checks) {
+  std::size_t bytes = 0;
+  for (const auto* c : {&checks.build, &checks.tests, &checks.lint}) {
+    if (*c) bytes += sizeof(scoring::CheckResult) + (*c)->output.size() + (*c)->command.size();
+  }
+  return bytes;
+}
+std::size_t bodyBytes(const RaceFinished& e) {
+  std::size_t bytes = e.raceId.size();
+  if (e.scores) {
+    bytes += checksBytes(e.scores->baseline.checks);
+    for (const auto& a : e.scores->rankings) bytes += sizeof(scoring::AgentScore) + checksBytes(a.checks);
+  }
+  return bytes;
+}
 std::size_t bodyBytes(const OutputDropped& e) { return e.raceId.size() + e.agentId.size(); }
 
 }  // namespace
@@ -70,13 +90,16 @@ bool Subscription::deliver(const RaceEvent& event) {
   if (closed_) return false;
   bool wasPending = pendingLocked();
   std::size_t bytes = approximateSize(event);
-  if (isDroppable(event.body) &&
+  if (!options_.lossless && isDroppable(event.body) &&
       (queue_.size() >= options_.maxEvents || bytes_ + bytes > options_.maxBytes)) {
-    const auto& output = std::get<AgentOutput>(event.body);
-    Gap& gap = gaps_[{output.raceId, output.agentId}];
-    ++gap.lines;
-    gap.lastSeq = event.seq;
-    gap.lastTime = event.time;
+    // Agent output leaves a gap the subscriber is told about; check output
+    // is only counted (its logs have it all).
+    if (const auto* output = std::get_if<AgentOutput>(&event.body)) {
+      Gap& gap = gaps_[{output->raceId, output->agentId}];
+      ++gap.lines;
+      gap.lastSeq = event.seq;
+      gap.lastTime = event.time;
+    }
     ++dropped_;
   } else {
     // Anything dropped so far is older than this event, so it is reported first.

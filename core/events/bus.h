@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/events/race_event.h"
+#include "core/events/events.h"
 
 namespace hydra::core {
 
@@ -37,6 +37,9 @@ struct SubscriptionOptions {
   // stays bounded.
   std::size_t maxEvents = 4096;
   std::size_t maxBytes = 4 * 1024 * 1024;
+  // Never drop anything, whatever the bounds: for the record store, which
+  // writes every line and drains its queue on a thread of its own.
+  bool lossless = false;
   // Called on the publishing thread when the queue goes from nothing pending to
   // something pending, and when the bus closes. It runs with the bus locked:
   // it must be quick, must not call the bus (publish, subscribe) and must not
@@ -65,7 +68,7 @@ class Subscription {
 
   std::size_t queuedEvents() const;
   std::size_t queuedBytes() const;
-  // AgentOutput events dropped for this subscriber so far, all agents together.
+  // Output events (AgentOutput, CheckOutput) dropped for this subscriber so far, all agents together.
   std::uint64_t droppedLines() const;
   // The bus was destroyed; what is queued can still be taken.
   bool closed() const;

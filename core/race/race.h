@@ -1,149 +1,113 @@
 #pragma once
 
 // A race: the same task given to several agents at once, each in its own
-// worktree on its own branch. RaceEngine plans races, creates their worktrees,
-// runs at most [general] max_concurrent_agents agents at a time across every
-// race, streams what they do on the EventBus, keeps the records, and commits
-// whatever each agent leaves behind so that every result is a commit.
+// worktree on its own branch, the results scored against the base commit and
+// ranked. The architecture seed's race data flow, over the two units:
 //
-// Everything here runs on the io_context's thread, except worktree and commit
-// work, which goes to the engine's own thread pool and posts its results back.
+//   worktrees (one per agent, on the pool)
+//   -> an AgentRun per agent (queued for the workspace's agent slots)
+//   -> when all are done: ScoringStarted, the base commit's CheckSet (cached)
+//      and each agent's CheckSet, diff sizes, ranking (scoring::rankAgents)
+//   -> auto-merge of an eligible winner when hydra.toml asks for it
+//   -> RaceFinished with the scores and the auto-merge outcome.
+//
+// The workspace plans a race (resolves agents and base, picks ids) and starts
+// it; the race reports everything through its Publish function. io thread only.
 
-#include <deque>
-#include <filesystem>
+#include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/thread_pool.hpp>
-
-#include "core/adapter/adapter.h"
+#include "core/checks/baseline_cache.h"
+#include "core/checks/check_set.h"
 #include "core/config/config.h"
-#include "core/events/bus.h"
+#include "core/events/events.h"
 #include "core/git/worktree.h"
-#include "core/process/process.h"
-#include "core/race/record.h"
-#include "core/race/store.h"
-#include "core/scoring/evaluator.h"
+#include "core/run/agent_run.h"
 
 namespace hydra::core {
 
-struct RaceRequest {
-  std::string task;
-  std::vector<std::string> agents;     // agent names; a name may repeat
-  std::optional<std::string> baseRef;  // default: HEAD
+// A race as the workspace planned it.
+struct RacePlan {
+  RaceStarted started;  // id, task (as recorded: masked), base, agents with their branches and worktrees
+  std::string prompt;   // the task as the user gave it, for the agents
+  std::shared_ptr<const Config> config;
+  std::vector<AgentConfig> agents;  // resolved, in the order of started.agents
+  std::filesystem::path repoRoot;
 };
 
-// A request hydra refuses: an unknown agent, an empty task, a base that does not exist.
-class RaceError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
+struct RaceContext {
+  RunContext run;
+  BaselineCache* baselines = nullptr;
+  // Merges an agent's result into the user's branch, as `hydra merge` would;
+  // called on the pool when [scoring] auto_merge picks a winner.
+  std::function<AutoMergeOutcome(const std::string& raceId, const std::string& agentId)> autoMerge;
 };
 
-class RaceEngine {
+class Race : public std::enable_shared_from_this<Race> {
  public:
-  RaceEngine(boost::asio::io_context& io, std::filesystem::path repoRoot, Config config, EventBus& bus);
-  ~RaceEngine();
-  RaceEngine(const RaceEngine&) = delete;
-  RaceEngine& operator=(const RaceEngine&) = delete;
+  // Called once, on the io thread, after the race's RaceFinished was published.
+  using Finished = std::function<void(const RaceFinished&)>;
 
-  // Marks races left running by a hydra that no longer exists as interrupted,
-  // kills their agents' process groups, and removes worktrees whose race record
-  // is gone. Returns the races it marked.
-  std::vector<RaceRecord> recover();
+  // Publishes RaceStarted and sets the race going.
+  static std::shared_ptr<Race> start(RaceContext context, RacePlan plan, Finished finished);
 
-  // Plans the race and returns at once with its record: agent ids, branches
-  // and worktree paths are fixed here. Worktrees are created and agents run in
-  // the background. Throws RaceError.
-  RaceRecord start(const RaceRequest& request);
+  Race(const Race&) = delete;
+  Race& operator=(const Race&) = delete;
 
-  // Cancels a whole race, or one agent of it. False if there is nothing to cancel.
-  bool cancel(std::string_view raceId, std::optional<std::string_view> agentId = std::nullopt);
+  // The whole race, or one agent of it. False when there is nothing left to
+  // cancel (the agent, or every agent, had finished and nothing is scored).
+  bool cancel(std::optional<std::string_view> agentId = std::nullopt);
+  // hydra or its client is going away: every agent and check is killed and
+  // the race ends as interrupted, now.
+  void interrupt();
+  // Processes of this race that are still alive (agents and checks).
+  bool quiet() const;
 
-  // A race's scores, once it has been scored.
-  std::optional<scoring::RaceScores> scores(std::string_view raceId) const;
-
-  // A live race's record, or a finished one's from the store.
-  std::optional<RaceRecord> find(std::string_view raceId) const;
-  bool running(std::string_view raceId) const;
-  std::size_t runningRaces() const { return races_.size(); }
-  std::size_t runningAgents() const { return runningAgents_; }
-
-  // The client or the user is gone: every agent's process group is killed now
-  // (SIGTERM, SIGKILL after `grace`), and every live race is marked interrupted.
-  void interruptAll(std::chrono::milliseconds grace);
-
-  const Config& config() const { return config_; }
-  const std::filesystem::path& repoRoot() const { return repoRoot_; }
-  RaceStore& store() { return store_; }
-  WorktreeManager& worktrees() { return worktrees_; }
+  const std::string& id() const { return plan_.started.raceId; }
+  bool scoring() const { return scoring_; }
+  bool hasAgent(std::string_view agentId) const;
 
  private:
-  struct AgentRun {
-    std::string agentId;
-    AgentConfig config;
-    const Adapter* adapter = nullptr;
-    Worktree worktree;
-    std::unique_ptr<StreamParser> parser;
-    std::unique_ptr<AgentLog> log;
-    std::shared_ptr<Process> process;
-    Usage usage;
-    bool sawUsage = false;
-    std::optional<Usage> summaryUsage;
-    bool cancelRequested = false;
-    bool finished = false;
-  };
-  struct Race {
-    explicit Race(boost::asio::io_context& io) : work(io.get_executor()) {}
-    // Keeps the io_context running while worktrees are made and results committed on the pool.
-    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work;
-    RaceRecord record;
-    std::map<std::string, AgentRun> agents;  // by agentId
-    bool worktreesReady = false;
-    bool cancelRequested = false;
-    bool scoring = false;
-  };
+  Race(RaceContext context, RacePlan plan, Finished finished);
 
-  void createWorktrees(const std::string& raceId);
-  void worktreesCreated(const std::string& raceId, std::vector<Worktree> created, std::string error);
-  void pump();
-  void launch(Race& race, AgentRun& run);
-  void onLine(const std::string& raceId, const std::string& agentId, OutputStream stream, std::string line);
-  void onExit(const std::string& raceId, const std::string& agentId, const ProcessResult& result);
-  void commitResult(const std::string& raceId, const std::string& agentId, AgentStatus status,
-                    std::optional<std::string> error);
-  void agentDone(Race& race, AgentRun& run, AgentStatus status, std::optional<std::string> error);
-  void maybeFinishRace(const std::string& raceId);
-  void raceOver(const std::string& raceId, RaceStatus status);
-  void autoMerge(const std::string& raceId, const std::string& agentId, RaceStatus status);
-  void save(Race& race);
-  void publishOutputEvents(const Race& race, const AgentRun& run, std::vector<AgentEvent> events);
-  AgentConfig resolveAgent(const std::string& name) const;
-  std::map<std::string, std::string> agentEnvironment(const Race& race, const AgentRun& run,
-                                                      const std::map<std::string, std::string>& adapterEnv) const;
+  struct Agent {
+    AgentPlan plan;
+    std::shared_ptr<AgentRun> run;
+    std::optional<AgentFinished> result;
+  };
+  struct CheckJob;
 
-  boost::asio::io_context& io_;
-  std::filesystem::path repoRoot_;
-  Config config_;
-  EventBus& bus_;
-  RaceStore store_;
-  WorktreeManager worktrees_;
-  scoring::Evaluator evaluator_;
-  boost::asio::thread_pool pool_{2};
-  std::map<std::string, Race, std::less<>> races_;  // live races by id
-  std::deque<std::pair<std::string, std::string>> queue_;  // (raceId, agentId) waiting for a slot
-  std::size_t runningAgents_ = 0;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  void emit(RaceEventBody event);
+  void createWorktrees();
+  void worktreesCreated(std::vector<Worktree> created, std::string error);
+  void agentDone(const AgentFinished& finished);
+  void maybeScore();
+  void startScoring();
+  void startCheckJobs();
+  void checkJobDone();
+  void rank();
+  void over(RaceStatus status, std::optional<scoring::RaceScores> scores, std::optional<AutoMergeOutcome> merged);
+
+  RaceContext ctx_;
+  RacePlan plan_;
+  Finished finished_;
+  std::map<std::string, Agent> agents_;  // by agent id
+  bool worktreesReady_ = false;
+  bool cancelRequested_ = false;
+  bool scoring_ = false;
+  bool over_ = false;
+
+  // Scoring.
+  std::vector<std::shared_ptr<CheckJob>> checkJobs_;
+  std::size_t checksRunning_ = 0;
+  std::size_t checksLeft_ = 0;
+  scoring::Baseline baseline_;
 };
-
-// The agent ids for a list of agent names: a name used once keeps its name,
-// a repeated one becomes name-1, name-2, ...
-std::vector<std::string> assignAgentIds(const std::vector<std::string>& names);
 
 }  // namespace hydra::core

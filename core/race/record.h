@@ -2,33 +2,24 @@
 
 // The record of one race, as kept in `.hydra/races/<id>/race.json`: enough to
 // list past races, show their agents, and recover after hydra died mid-race.
+// It is what the race's events add up to (RaceRecord::apply).
 // The JSON form uses camelCase names, like the protocol; absent optionals are
 // left out; timestamps are ISO 8601 UTC with milliseconds.
 
 #include <boost/json/conversion.hpp>
 #include <boost/json/value.hpp>
-#include <chrono>
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/adapter/event.h"
-#include "core/events/race_event.h"
+#include "core/events/events.h"
+#include "core/util/json_fields.h"
+#include "core/util/timestamp.h"
 
 namespace hydra::core {
-
-using Timestamp = std::chrono::system_clock::time_point;
-
-// "2026-11-21T11:05:01.123Z" (milliseconds, truncated).
-std::string formatTimestamp(Timestamp time);
-// The form formatTimestamp writes; the fraction may have 0 to 9 digits. nullopt
-// for anything else (other offsets than Z included).
-std::optional<Timestamp> parseTimestamp(std::string_view text);
-// Now, truncated to what the records keep, so a saved and reloaded time compares equal.
-Timestamp recordNow();
 
 struct AgentRecord {
   std::string agentId;  // unique within the race, [A-Za-z0-9_-]+
@@ -50,12 +41,17 @@ struct AgentRecord {
   std::optional<std::string> commit;  // the commit holding the agent's result
   std::optional<Usage> usage;
   std::optional<std::string> error;
+  std::vector<std::string> warnings;     // what the CLI's summary reported
+  std::string stderrTail;                // the last lines of its stderr
+  std::string finalMessage;              // its last word, from its summary
+  std::optional<std::string> sessionId;  // for CLIs that can continue a session
 
   friend bool operator==(const AgentRecord&, const AgentRecord&);
 };
 
 struct RaceRecord {
   std::string id;
+  std::string kind = "race";
   std::string task;
   std::string baseRef;
   std::string baseCommit;
@@ -68,6 +64,14 @@ struct RaceRecord {
   int hydraPid = 0;
   std::uint64_t hydraStartTime = 0;
   std::vector<AgentRecord> agents;
+  std::optional<AutoMergeOutcome> autoMerge;
+
+  // The record as its RaceStarted event describes it.
+  static RaceRecord started(const RaceStarted& event);
+  // Brings the record up to date with one of its race's events: the one place
+  // that says how an event changes a record, for the engine's live copy and for
+  // the store's alike. Events of other races, and output, change nothing.
+  void apply(const RaceEventBody& event);
 
   AgentRecord* findAgent(std::string_view agentId);
   const AgentRecord* findAgent(std::string_view agentId) const;
@@ -76,10 +80,7 @@ struct RaceRecord {
 };
 
 // A race.json that does not hold a race record; what() names the field.
-class RecordError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using RecordError = JsonFieldError;
 
 void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const AgentRecord& agent);
 void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const RaceRecord& race);

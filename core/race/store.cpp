@@ -102,34 +102,11 @@ bool isValidId(std::string_view id) {
   });
 }
 
-std::optional<std::uint64_t> processStartTime(pid_t pid) {
-  if (pid <= 0) return std::nullopt;
-  auto stat = readWholeFile("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat) return std::nullopt;
-  // "pid (comm) state ..." where comm may hold spaces and parentheses: the
-  // fields that follow start after the last ')'.
-  std::size_t close = stat->rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat->substr(close + 1));
-  std::string field;
-  // Field 3 is the state; starttime is field 22, the 20th after the ')'.
-  for (int index = 3; index <= 22 && fields >> field; ++index) {
-    if (index == 3 && (field == "Z" || field == "X")) return std::nullopt;
-    if (index == 22) {
-      std::uint64_t ticks = 0;
-      auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), ticks);
-      if (ec != std::errc() || ptr != field.data() + field.size()) return std::nullopt;
-      return ticks;
-    }
-  }
-  return std::nullopt;
-}
-
 // ---- AgentLog ----
 
-AgentLog::AgentLog(fs::path stdoutPath, fs::path stderrPath,
-                   std::shared_ptr<const Redactor> redactor)
-    : redactor_(std::move(redactor)) {
+AgentLog::AgentLog(fs::path stdoutPath, fs::path stderrPath, std::shared_ptr<const Redactor> redactor,
+                   fs::path eventsPath)
+    : redactor_(std::move(redactor)), eventsPath_(std::move(eventsPath)) {
   out_.path = std::move(stdoutPath);
   err_.path = std::move(stderrPath);
   // The stdout log exists from the start, so a viewer can page it at once.
@@ -140,13 +117,33 @@ void AgentLog::write(OutputStream stream, std::string_view line) {
   std::lock_guard lock(mutex_);
   Stream& s = stream == OutputStream::Stdout ? out_ : err_;
   if (!s.file) s.file.emplace(s.path);
-  s.file->append(redactor_->redactLine(line, s.state));
+  if (redactor_) {
+    s.file->append(redactor_->redactLine(line, s.state));
+  } else {
+    s.file->append(line);
+  }
+}
+
+void AgentLog::writeEvents(OutputStream stream, const std::vector<AgentEvent>& events) {
+  if (events.empty() || eventsPath_.empty()) return;
+  std::string lines;
+  for (const auto& e : events) {
+    json::value value = json::value_from(e);
+    value.as_object()["stream"] = toString(stream);
+    if (redactor_) redactJson(value, *redactor_);
+    lines += json::serialize(value);
+    lines += '\n';
+  }
+  std::lock_guard lock(mutex_);
+  if (!events_) events_.emplace(eventsPath_);
+  events_->append(lines);
 }
 
 void AgentLog::sync() {
   std::lock_guard lock(mutex_);
   if (out_.file) out_.file->sync();
   if (err_.file) err_.file->sync();
+  if (events_) events_->sync();
 }
 
 // ---- RaceStore ----
@@ -192,7 +189,7 @@ void RaceStore::save(const RaceRecord& race) {
   fs::path dir = raceDir(race.id);
   fs::create_directories(dir);
   json::value value = json::value_from(race);
-  redactJson(value, *redactor_);
+  if (redactor_) redactJson(value, *redactor_);
   writeFileAtomic(dir / "race.json", json::serialize(value) + "\n");
 }
 
@@ -233,7 +230,7 @@ bool RaceStore::remove(std::string_view raceId) { return fs::remove_all(raceDir(
 
 void RaceStore::appendEvent(std::string_view raceId, const json::object& event) {
   json::value value = event;
-  redactJson(value, *redactor_);
+  if (redactor_) redactJson(value, *redactor_);
   // serialize() escapes newlines inside strings, so each event is one line.
   AppendFile(raceDir(raceId) / "events.jsonl").append(json::serialize(value));
 }
@@ -253,21 +250,67 @@ std::vector<json::object> RaceStore::readEvents(std::string_view raceId) const {
 std::unique_ptr<AgentLog> RaceStore::openLog(std::string_view raceId, std::string_view agentId) {
   fs::create_directories(raceDir(raceId));
   return std::make_unique<AgentLog>(logPath(raceId, agentId, OutputStream::Stdout),
-                                    logPath(raceId, agentId, OutputStream::Stderr), redactor_);
+                                    logPath(raceId, agentId, OutputStream::Stderr), redactor_,
+                                    raceDir(raceId) / (std::string(agentId) + ".events.jsonl"));
+}
+
+fs::path RaceStore::checkLogPath(std::string_view raceId, std::string_view subject, std::string_view check) const {
+  requireId(subject, "check subject");
+  requireId(check, "check name");
+  return raceDir(raceId) / "checks" / (std::string(subject) + "." + std::string(check) + ".log");
 }
 
 std::unique_ptr<AgentLog> RaceStore::openCheckLog(std::string_view raceId, std::string_view subject,
                                                  std::string_view check) {
-  requireId(subject, "check subject");
-  requireId(check, "check name");
-  fs::path dir = raceDir(raceId) / "checks";
-  fs::create_directories(dir);
+  fs::path path = checkLogPath(raceId, subject, check);
+  fs::create_directories(path.parent_path());
   // Both streams go to one file, in the order they arrived.
-  fs::path path = dir / (std::string(subject) + "." + std::string(check) + ".log");
   return std::make_unique<AgentLog>(path, path, redactor_);
 }
 
 fs::path RaceStore::scoresPath(std::string_view raceId) const { return raceDir(raceId) / "scores.json"; }
+
+void RaceStore::saveScores(std::string_view raceId, const scoring::RaceScores& scores) {
+  json::value value = json::value_from(scores);
+  if (redactor_) redactJson(value, *redactor_);
+  writeFileAtomic(scoresPath(raceId), json::serialize(value) + "\n");
+}
+
+std::optional<scoring::RaceScores> RaceStore::loadScores(std::string_view raceId) const {
+  fs::path path = scoresPath(raceId);
+  auto text = readWholeFile(path);
+  if (!text) return std::nullopt;
+  boost::system::error_code ec;
+  json::value value = json::parse(*text, ec);
+  if (ec) throw RecordError(path.string() + ": " + ec.message());
+  try {
+    return json::value_to<scoring::RaceScores>(value);
+  } catch (const JsonFieldError& e) {
+    throw RecordError(path.string() + ": " + e.what());
+  }
+}
+
+RaceStore::AgentEventsPage RaceStore::readAgentEvents(std::string_view raceId, std::string_view agentId,
+                                                      std::uint64_t offset, std::uint64_t limit) const {
+  requireId(agentId, "agent id");
+  AgentEventsPage page;
+  page.offset = offset;
+  std::ifstream in(raceDir(raceId) / (std::string(agentId) + ".events.jsonl"), std::ios::binary);
+  std::string line;
+  while (std::getline(in, line)) {
+    boost::system::error_code ec;
+    json::value value = json::parse(line, ec);
+    if (ec || !value.is_object()) continue;
+    std::uint64_t index = page.total++;
+    if (index < offset || page.events.size() >= limit) continue;
+    try {
+      page.events.push_back(json::value_to<AgentEvent>(value));
+    } catch (const JsonFieldError&) {
+      --page.total;  // not an event hydra wrote
+    }
+  }
+  return page;
+}
 
 std::optional<LogSlice> RaceStore::readLog(std::string_view raceId, std::string_view agentId,
                                            std::uint64_t offset, std::uint64_t limit,

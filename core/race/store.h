@@ -3,18 +3,21 @@
 // Where races live on disk, and how they survive a crash of hydra:
 //
 //   <repoRoot>/.hydra/races/<raceId>/
-//     race.json            the RaceRecord, replaced atomically on every save
-//     events.jsonl         one JSON object per line, appended
-//     <agentId>.log        the agent's stdout, line by line, as printed
-//     <agentId>.stderr.log the agent's stderr, likewise (created on its first line)
+//     race.json                the RaceRecord, replaced atomically on every save
+//     scores.json              the race's scores, once it has been scored
+//     events.jsonl             one JSON object per line, appended
+//     <agentId>.log            the agent's stdout, line by line, as printed
+//     <agentId>.stderr.log     the agent's stderr, likewise (created on its first line)
+//     <agentId>.events.jsonl   what the agent's adapter read from its output, one event per line
+//     checks/<subject>.<check>.log   the output of a scoring check
 //
-// Everything written here passes through the store's Redactor first. Stdout
-// and stderr are kept apart, unprefixed, so the stdout log is exactly the
-// stream an adapter parses and can be parsed again later.
+// What is written here is redacted by whoever produced it (every event on the
+// bus already is), and the store masks once more, with its own Redactor, as a
+// last line of defence. Stdout and stderr are kept apart, unprefixed, so the
+// stdout log is exactly the stream an adapter parses and can be parsed again later.
 //
-// The race runner writes each output line to the agent's log itself (openLog)
-// before publishing it on the EventBus: the bus may drop lines for slow
-// viewers, the log never does.
+// The RaceRecorder (recorder.h) is what writes during a race: it takes every
+// event from the bus, losslessly, on a thread of its own.
 
 #include <sys/types.h>
 
@@ -29,7 +32,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/events/race_event.h"
+#include "core/events/events.h"
+#include "core/process/proc_stat.h"
+#include "core/scoring/scores.h"
 #include "core/race/record.h"
 #include "core/util/atomic_file.h"
 #include "core/util/redact.h"
@@ -40,20 +45,22 @@ namespace hydra::core {
 // no id can climb out of the races directory.
 bool isValidId(std::string_view id);
 
-// Field 22 (starttime, in clock ticks since boot) of /proc/<pid>/stat, or
-// nullopt when no such process is alive (zombies count as gone).
-std::optional<std::uint64_t> processStartTime(pid_t pid);
 
 // The append-only logs of one agent. Thread-safe: stdout and stderr may be
 // read on different threads.
 class AgentLog {
  public:
+  // Without a redactor, lines are written as they are given.
   AgentLog(std::filesystem::path stdoutPath, std::filesystem::path stderrPath,
-           std::shared_ptr<const Redactor> redactor);
+           std::shared_ptr<const Redactor> redactor, std::filesystem::path eventsPath = {});
 
-  // Appends one line (without its newline) to the stream's log, redacted.
+  // Appends one line (without its newline) to the stream's log.
   // Throws std::system_error when the file cannot be written.
   void write(OutputStream stream, std::string_view line);
+  // Appends what the agent's adapter read from that stream, one JSON event per
+  // line (AgentEvent's JSON form with its "stream"), to the events log, when
+  // the log was opened with one.
+  void writeEvents(OutputStream stream, const std::vector<AgentEvent>& events);
   // Forces both logs to stable storage.
   void sync();
 
@@ -67,6 +74,8 @@ class AgentLog {
   std::shared_ptr<const Redactor> redactor_;
   Stream out_;
   Stream err_;
+  std::filesystem::path eventsPath_;
+  std::optional<AppendFile> events_;
 };
 
 // A byte range of a log: `data` starts at `offset`; the log held `totalSize`
@@ -115,16 +124,33 @@ class RaceStore {
   std::vector<boost::json::object> readEvents(std::string_view raceId) const;
 
   std::unique_ptr<AgentLog> openLog(std::string_view raceId, std::string_view agentId);
+  // The log of one scoring check, by its subject (an agent id or "baseline"), if it exists.
+  std::filesystem::path checkLogPath(std::string_view raceId, std::string_view subject, std::string_view check) const;
 
   // The complete output of one scoring check (`check` is build, tests or lint)
   // run for `subject` (an agent id, or "baseline"): checks/<subject>.<check>.log.
   std::unique_ptr<AgentLog> openCheckLog(std::string_view raceId, std::string_view subject,
                                          std::string_view check);
 
-  const Redactor& redactor() const { return *redactor_; }
 
   // Where a race's scores.json lives.
   std::filesystem::path scoresPath(std::string_view raceId) const;
+  // Writes scores.json atomically.
+  void saveScores(std::string_view raceId, const scoring::RaceScores& scores);
+  // nullopt when the race has no scores.json (it was not scored). Throws
+  // RecordError when the file exists but does not hold scores.
+  std::optional<scoring::RaceScores> loadScores(std::string_view raceId) const;
+
+  // Up to `limit` of an agent's stored events from the `offset`th (0-based);
+  // `total` is how many there are. Lines that do not parse (a write cut short
+  // by a crash) are skipped.
+  struct AgentEventsPage {
+    std::vector<AgentEvent> events;
+    std::uint64_t offset = 0;
+    std::uint64_t total = 0;
+  };
+  AgentEventsPage readAgentEvents(std::string_view raceId, std::string_view agentId, std::uint64_t offset,
+                                  std::uint64_t limit) const;
   // Up to `limit` bytes (at most kMaxLogSlice) of a log from `offset`.
   // nullopt when there is no such race; an empty slice when the agent has
   // written nothing to that stream yet.

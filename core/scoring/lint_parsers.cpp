@@ -693,6 +693,17 @@ std::optional<LintParse> detect(const Input& in) {
 
 }  // namespace
 
+std::span<const std::string_view> lintFormatNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> out;
+    for (const Parser& parser : kParsers) out.push_back(parser.format);
+    std::sort(out.begin(), out.end());  // listed for people: alphabetically, not in detection order
+    out.push_back("exit_code");
+    return out;
+  }();
+  return names;
+}
+
 std::optional<LintParse> parseLintOutput(std::string_view output,
                                          std::optional<std::string_view> format) {
   try {

@@ -4,12 +4,19 @@
 
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "core/scoring/formulas.h"
 
 namespace hydra::core::scoring {
+
+// The names [scoring] test_format and lint_format accept: one per parser,
+// registered with it, plus "exit_code" (judge by the exit code alone) and, for
+// tests, "junit" (read `junit_report`).
+std::span<const std::string_view> testFormatNames();
+std::span<const std::string_view> lintFormatNames();
 
 struct TestParse {
   TestCounts counts;

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
-#include <boost/json/parse.hpp>
 
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
+
+#include "core/util/json_fields.h"
 
 namespace hydra::core::scoring {
 
@@ -64,22 +63,81 @@ bool ranksBefore(const AgentScore& a, const AgentScore& b) {
   return a.agentId < b.agentId;
 }
 
-template <class T>
-void put(json::object& o, std::string_view key, const std::optional<T>& v) {
-  o[key] = v ? json::value_from(*v) : json::value(nullptr);
+TestCounts readTestCounts(const JsonFields& r) {
+  return TestCounts{r.number<int>("passed"), r.number<int>("failed"), r.optionalNumber<int>("skipped").value_or(0)};
 }
-
-template <class T>
-std::optional<T> getOptional(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  if (!v || v->is_null()) return std::nullopt;
-  return json::value_to<T>(*v);
-}
+LintCounts readLintCounts(const JsonFields& r) { return LintCounts{r.number<int>("errors"), r.number<int>("warnings")}; }
 
 json::value countsJson(const TestCounts& t) {
   return json::object{{"passed", t.passed}, {"failed", t.failed}, {"skipped", t.skipped}};
 }
 json::value countsJson(const LintCounts& l) { return json::object{{"errors", l.errors}, {"warnings", l.warnings}}; }
+
+CheckResult readCheck(const JsonFields& r) {
+  CheckResult x;
+  x.command = r.string("command");
+  x.skipped = r.boolean("skipped", false);
+  x.exitCode = r.optionalNumber<int>("exitCode");
+  x.signal = r.optionalNumber<int>("signal");
+  x.timedOut = r.boolean("timedOut", false);
+  x.error = r.optionalString("error").value_or("");
+  x.durationMs = r.optionalNumber<std::int64_t>("durationMs").value_or(0);
+  x.output = r.optionalString("output").value_or("");
+  x.outputTruncated = r.boolean("outputTruncated", false);
+  x.tests = r.optionalObject<TestCounts>("tests", readTestCounts);
+  x.lint = r.optionalObject<LintCounts>("lint", readLintCounts);
+  x.format = r.optionalString("format").value_or("");
+  return x;
+}
+
+CheckSet readCheckSet(const JsonFields& r) {
+  return CheckSet{r.optionalObject<CheckResult>("build", readCheck), r.optionalObject<CheckResult>("tests", readCheck),
+                  r.optionalObject<CheckResult>("lint", readCheck)};
+}
+
+Baseline readBaseline(const JsonFields& r) {
+  Baseline x;
+  x.commit = r.string("commit");
+  x.checks = r.optionalObject<CheckSet>("checks", readCheckSet).value_or(CheckSet{});
+  x.fromCache = r.boolean("fromCache", false);
+  return x;
+}
+
+Breakdown readBreakdown(const JsonFields& r) {
+  return Breakdown{r.optionalNumber<double>("build"), r.optionalNumber<double>("tests"),
+                   r.optionalNumber<double>("lint"), r.optionalNumber<double>("diffSize"),
+                   r.optionalNumber<double>("speed")};
+}
+
+DiffStats readDiff(const JsonFields& r) {
+  return DiffStats{r.number<int>("linesAdded"), r.number<int>("linesRemoved"), r.number<int>("filesChanged")};
+}
+
+AgentScore readAgentScore(const JsonFields& r) {
+  AgentScore x;
+  x.rank = r.number<int>("rank");
+  x.agentId = r.string("agentId");
+  x.agent = r.string("agent");
+  x.status = r.word("status", parseAgentStatus);
+  x.total = r.number<double>("total");
+  x.breakdown = r.optionalObject<Breakdown>("breakdown", readBreakdown).value_or(Breakdown{});
+  x.checks = r.optionalObject<CheckSet>("checks", readCheckSet).value_or(CheckSet{});
+  x.diff = r.optionalObject<DiffStats>("diff", readDiff).value_or(DiffStats{});
+  x.durationMs = r.optionalNumber<std::int64_t>("durationMs");
+  return x;
+}
+
+RaceScores readRaceScores(const JsonFields& r) {
+  RaceScores x;
+  x.raceId = r.string("raceId");
+  x.rankings = r.array<AgentScore>(
+      "rankings", [](const json::value& v, const std::string& path) { return readAgentScore(JsonFields(v, path)); });
+  x.winner = r.optionalString("winner");
+  x.autoMergeEligible = r.boolean("autoMergeEligible", false);
+  x.allFailed = r.boolean("allFailed", false);
+  x.baseline = r.optionalObject<Baseline>("baseline", readBaseline).value_or(Baseline{});
+  return x;
+}
 
 }  // namespace
 
@@ -114,28 +172,16 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
   return scores;
 }
 
-std::optional<RaceScores> readScores(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return json::value_to<RaceScores>(json::parse(text.str()));
-  } catch (const std::exception& e) {
-    throw std::runtime_error(file.string() + " is unreadable: " + e.what());
-  }
-}
-
 // --- JSON ----------------------------------------------------------------------
 
 void tag_invoke(json::value_from_tag, json::value& v, const CheckResult& x) {
   json::object o;
   o["command"] = x.command;
   o["skipped"] = x.skipped;
-  put(o, "exitCode", x.exitCode);
-  put(o, "signal", x.signal);
+  putOrNull(o, "exitCode", x.exitCode);
+  putIfSet(o, "signal", x.signal);
   o["timedOut"] = x.timedOut;
-  if (!x.error.empty()) o["error"] = x.error;
+  putIfNotEmpty(o, "error", x.error);
   o["durationMs"] = x.durationMs;
   o["output"] = x.output;
   o["outputTruncated"] = x.outputTruncated;
@@ -145,56 +191,23 @@ void tag_invoke(json::value_from_tag, json::value& v, const CheckResult& x) {
   v = std::move(o);
 }
 
-CheckResult tag_invoke(json::value_to_tag<CheckResult>, const json::value& v) {
-  const json::object& o = v.as_object();
-  CheckResult x;
-  x.command = json::value_to<std::string>(o.at("command"));
-  x.skipped = o.at("skipped").as_bool();
-  x.exitCode = getOptional<int>(o, "exitCode");
-  x.signal = getOptional<int>(o, "signal");
-  x.timedOut = o.at("timedOut").as_bool();
-  if (auto e = getOptional<std::string>(o, "error")) x.error = *e;
-  x.durationMs = o.at("durationMs").to_number<std::int64_t>();
-  x.output = json::value_to<std::string>(o.at("output"));
-  x.outputTruncated = o.at("outputTruncated").as_bool();
-  if (const auto* t = o.if_contains("tests"); t && t->is_object()) {
-    x.tests = TestCounts{static_cast<int>(t->at("passed").to_number<int>()),
-                         static_cast<int>(t->at("failed").to_number<int>()),
-                         static_cast<int>(t->at("skipped").to_number<int>())};
-  }
-  if (const auto* l = o.if_contains("lint"); l && l->is_object()) {
-    x.lint = LintCounts{l->at("errors").to_number<int>(), l->at("warnings").to_number<int>()};
-  }
-  x.format = json::value_to<std::string>(o.at("format"));
-  return x;
-}
+CheckResult tag_invoke(json::value_to_tag<CheckResult>, const json::value& v) { return readCheck(JsonFields(v)); }
 
 void tag_invoke(json::value_from_tag, json::value& v, const CheckSet& x) {
   json::object o;
-  put(o, "build", x.build);
-  put(o, "tests", x.tests);
-  put(o, "lint", x.lint);
+  putOrNull(o, "build", x.build);
+  putOrNull(o, "tests", x.tests);
+  putOrNull(o, "lint", x.lint);
   v = std::move(o);
 }
 
-CheckSet tag_invoke(json::value_to_tag<CheckSet>, const json::value& v) {
-  const json::object& o = v.as_object();
-  return CheckSet{getOptional<CheckResult>(o, "build"), getOptional<CheckResult>(o, "tests"),
-                  getOptional<CheckResult>(o, "lint")};
-}
+CheckSet tag_invoke(json::value_to_tag<CheckSet>, const json::value& v) { return readCheckSet(JsonFields(v)); }
 
 void tag_invoke(json::value_from_tag, json::value& v, const Baseline& x) {
   v = json::object{{"commit", x.commit}, {"checks", json::value_from(x.checks)}, {"fromCache", x.fromCache}};
 }
 
-Baseline tag_invoke(json::value_to_tag<Baseline>, const json::value& v) {
-  const json::object& o = v.as_object();
-  Baseline x;
-  x.commit = json::value_to<std::string>(o.at("commit"));
-  x.checks = json::value_to<CheckSet>(o.at("checks"));
-  if (const auto* c = o.if_contains("fromCache")) x.fromCache = c->as_bool();
-  return x;
-}
+Baseline tag_invoke(json::value_to_tag<Baseline>, const json::value& v) { return readBaseline(JsonFields(v)); }
 
 void tag_invoke(json::value_from_tag, json::value& v, const AgentScore& x) {
   json::object o;
@@ -202,41 +215,23 @@ void tag_invoke(json::value_from_tag, json::value& v, const AgentScore& x) {
   o["agentId"] = x.agentId;
   o["agent"] = x.agent;
   o["status"] = toString(x.status);
-  o["total"] = x.total;
+  o["total"] = finiteOrNull(x.total);
   json::object b;
-  put(b, "build", x.breakdown.build);
-  put(b, "tests", x.breakdown.tests);
-  put(b, "lint", x.breakdown.lint);
-  put(b, "diffSize", x.breakdown.diffSize);
-  put(b, "speed", x.breakdown.speed);
+  putOrNull(b, "build", x.breakdown.build);
+  putOrNull(b, "tests", x.breakdown.tests);
+  putOrNull(b, "lint", x.breakdown.lint);
+  putOrNull(b, "diffSize", x.breakdown.diffSize);
+  putOrNull(b, "speed", x.breakdown.speed);
   o["breakdown"] = std::move(b);
   o["checks"] = json::value_from(x.checks);
   o["diff"] = json::object{{"linesAdded", x.diff.linesAdded},
                            {"linesRemoved", x.diff.linesRemoved},
                            {"filesChanged", x.diff.filesChanged}};
-  put(o, "durationMs", x.durationMs);
+  putIfSet(o, "durationMs", x.durationMs);
   v = std::move(o);
 }
 
-AgentScore tag_invoke(json::value_to_tag<AgentScore>, const json::value& v) {
-  const json::object& o = v.as_object();
-  AgentScore x;
-  x.rank = o.at("rank").to_number<int>();
-  x.agentId = json::value_to<std::string>(o.at("agentId"));
-  x.agent = json::value_to<std::string>(o.at("agent"));
-  x.status = parseAgentStatus(json::value_to<std::string>(o.at("status"))).value_or(AgentStatus::Failed);
-  x.total = o.at("total").to_number<double>();
-  const json::object& b = o.at("breakdown").as_object();
-  x.breakdown = Breakdown{getOptional<double>(b, "build"), getOptional<double>(b, "tests"),
-                          getOptional<double>(b, "lint"), getOptional<double>(b, "diffSize"),
-                          getOptional<double>(b, "speed")};
-  x.checks = json::value_to<CheckSet>(o.at("checks"));
-  const json::object& d = o.at("diff").as_object();
-  x.diff = DiffStats{d.at("linesAdded").to_number<int>(), d.at("linesRemoved").to_number<int>(),
-                     d.at("filesChanged").to_number<int>()};
-  x.durationMs = getOptional<std::int64_t>(o, "durationMs");
-  return x;
-}
+AgentScore tag_invoke(json::value_to_tag<AgentScore>, const json::value& v) { return readAgentScore(JsonFields(v)); }
 
 void tag_invoke(json::value_from_tag, json::value& v, const RaceScores& x) {
   json::object o;
@@ -244,23 +239,13 @@ void tag_invoke(json::value_from_tag, json::value& v, const RaceScores& x) {
   json::array rankings;
   for (const auto& a : x.rankings) rankings.push_back(json::value_from(a));
   o["rankings"] = std::move(rankings);
-  put(o, "winner", x.winner);
+  putOrNull(o, "winner", x.winner);
+  o["baseline"] = json::value_from(x.baseline);
   o["autoMergeEligible"] = x.autoMergeEligible;
   o["allFailed"] = x.allFailed;
-  o["baseline"] = json::value_from(x.baseline);
   v = std::move(o);
 }
 
-RaceScores tag_invoke(json::value_to_tag<RaceScores>, const json::value& v) {
-  const json::object& o = v.as_object();
-  RaceScores x;
-  x.raceId = json::value_to<std::string>(o.at("raceId"));
-  for (const auto& a : o.at("rankings").as_array()) x.rankings.push_back(json::value_to<AgentScore>(a));
-  x.winner = getOptional<std::string>(o, "winner");
-  x.autoMergeEligible = o.at("autoMergeEligible").as_bool();
-  x.allFailed = o.at("allFailed").as_bool();
-  x.baseline = json::value_to<Baseline>(o.at("baseline"));
-  return x;
-}
+RaceScores tag_invoke(json::value_to_tag<RaceScores>, const json::value& v) { return readRaceScores(JsonFields(v)); }
 
 }  // namespace hydra::core::scoring

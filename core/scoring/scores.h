@@ -1,11 +1,11 @@
 #pragma once
 
-// What scoring a race produces: every check's raw result, every agent's
-// breakdown and total, the ranking, and the flags the thresholds set.
-// Stored as .hydra/races/<race>/scores.json.
+// What scoring produces: every check's raw result, every agent's breakdown
+// and total, the ranking, and the flags the thresholds set. Each type has one
+// JSON form (the tag_invoke pairs below), used by the records on disk,
+// `hydra scores --json` and the protocol alike.
 
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,7 +15,7 @@
 #include <boost/json/value.hpp>
 
 #include "core/config/config.h"
-#include "core/events/race_event.h"
+#include "core/events/status.h"
 #include "core/scoring/formulas.h"
 
 namespace hydra::core::scoring {
@@ -77,10 +77,6 @@ struct RaceScores {
 // `agents` come with checks, diff and duration filled in.
 RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseline baseline,
                       const ScoringConfig& config);
-
-// A race's scores.json: nullopt when there is none (the race is not scored);
-// throws std::runtime_error when the file exists but cannot be read.
-std::optional<RaceScores> readScores(const std::filesystem::path& file);
 
 void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const CheckResult& x);
 CheckResult tag_invoke(boost::json::value_to_tag<CheckResult>, const boost::json::value& v);

@@ -716,6 +716,19 @@ constexpr std::array kParsers{
 
 }  // namespace
 
+std::span<const std::string_view> testFormatNames() {
+  // Every parser, then the two formats that are not read from the output.
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> out;
+    for (const Parser& parser : kParsers) out.push_back(parser.name);
+    std::sort(out.begin(), out.end());  // listed for people: alphabetically, not in detection order
+    out.push_back("junit");
+    out.push_back("exit_code");
+    return out;
+  }();
+  return names;
+}
+
 std::optional<TestParse> parseTestOutput(std::string_view output,
                                          std::optional<std::string_view> format) {
   try {

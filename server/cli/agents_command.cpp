@@ -3,36 +3,32 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/json/serialize.hpp>
-#include <cstdlib>
+#include <boost/json/value_from.hpp>
 #include <iostream>
 
-#include "core/adapter/adapter.h"
-#include "core/process/process.h"
-#include "server/cli/agent_probe.h"
+#include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
 
 namespace hydra::cli {
 
 int runAgents(const AgentsOptions& options) {
-  auto root = findRepositoryRoot(std::filesystem::current_path());
-  auto config = loadRepositoryConfig(root);
-  auto probes = probeAgents(config, root);
+  boost::asio::io_context io;
+  core::Workspace workspace(io, std::filesystem::current_path());
+  auto agents = workspace.agents();
 
   if (options.json) {
-    boost::json::array out;
-    for (const auto& p : probes) out.push_back(toJson(p));
-    std::cout << boost::json::serialize(out) << "\n";
+    std::cout << boost::json::serialize(boost::json::value_from(agents)) << "\n";
     return 0;
   }
   Style style{stdoutIsTerminal()};
-  for (const auto& p : probes) {
-    std::cout << "  " << (p.available ? style.green("✓") : style.red("✗")) << " " << p.name << "  ("
-              << p.adapter << (p.configured ? "" : ", not in hydra.toml") << ")  ";
-    if (p.available) {
-      std::cout << p.path << (p.version.empty() ? "" : "  " + style.dim(p.version));
+  for (const auto& a : agents) {
+    std::cout << "  " << (a.available ? style.green("✓") : style.red("✗")) << " " << a.name << "  (" << a.adapter
+              << (a.configured ? "" : ", not in hydra.toml") << ")  ";
+    if (a.available) {
+      std::cout << a.path.value_or("") << (a.version ? "  " + style.dim(*a.version) : "");
     } else {
-      std::cout << style.dim(p.problem);
+      std::cout << style.dim(a.problem.value_or(""));
     }
     std::cout << "\n";
   }

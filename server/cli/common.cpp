@@ -28,6 +28,10 @@ core::Config loadRepositoryConfig(const std::filesystem::path& root) {
   }
 }
 
+CommandError commandError(const core::WorkspaceError& error) {
+  return CommandError(error.what(), error.isUsageError() ? 2 : 1);
+}
+
 bool stdoutIsTerminal() { return ::isatty(STDOUT_FILENO) == 1; }
 
 std::string formatDuration(std::chrono::milliseconds d) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/config/config.h"
+#include "core/workspace/errors.h"
 
 namespace hydra::cli {
 
@@ -27,6 +28,11 @@ std::filesystem::path findRepositoryRoot(const std::filesystem::path& start);
 
 // hydra.toml of `root`; a broken file becomes a CommandError naming file, line and column.
 core::Config loadRepositoryConfig(const std::filesystem::path& root);
+
+// What the workspace refused, as the terminal says it: exit code 2 for what
+// the user must fix (a wrong id, a broken hydra.toml), 1 for a refusal of the
+// repository's state.
+CommandError commandError(const core::WorkspaceError& error);
 
 bool stdoutIsTerminal();
 

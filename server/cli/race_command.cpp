@@ -10,7 +10,7 @@
 #include <map>
 
 #include "core/events/bus.h"
-#include "core/race/race.h"
+#include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
 #include "server/cli/results.h"
@@ -56,8 +56,8 @@ struct AgentView {
 // lines otherwise, nothing with --json.
 class RaceView {
  public:
-  RaceView(const core::RaceRecord& race, bool live, bool quiet, Style style)
-      : raceId_(race.id), live_(live), quiet_(quiet), style_(style), start_(Clock::now()) {
+  RaceView(const core::RaceSummary& race, bool live, bool quiet, Style style)
+      : raceId_(race.raceId), live_(live), quiet_(quiet), style_(style), start_(Clock::now()) {
     for (const auto& a : race.agents) {
       order_.push_back(a.agentId);
       agents_[a.agentId].agentId = a.agentId;
@@ -84,7 +84,9 @@ class RaceView {
     std::cout.flush();
   }
 
-  bool finished() const { return finished_; }
+  bool finished() const { return finished_.has_value(); }
+  // The race's end, with its scores and what auto-merge did.
+  const std::optional<core::RaceFinished>& result() const { return finished_; }
 
  private:
   void on(const core::RaceStarted&) {}
@@ -128,8 +130,9 @@ class RaceView {
     std::cout.flush();
   }
   void on(const core::RaceFinished& e) {
-    if (e.raceId == raceId_) finished_ = true;
+    if (e.raceId == raceId_) finished_ = e;
   }
+  void on(const core::CheckOutput&) {}
   void on(const core::OutputDropped& e) {
     if (e.raceId == raceId_) plain(e.agentId, "(" + std::to_string(e.lines) + " lines not shown; see the log)");
   }
@@ -167,7 +170,7 @@ class RaceView {
   std::map<std::string, AgentView> agents_;
   int drawn_ = 0;
   bool frozen_ = false;
-  bool finished_ = false;
+  std::optional<core::RaceFinished> finished_;
 };
 
 // For a race that was not scored (cancelled): what each agent left.
@@ -188,39 +191,43 @@ void printSummary(const core::RaceRecord& race, const Style& style) {
 }  // namespace
 
 int runRace(const RaceOptions& options) {
-  auto root = findRepositoryRoot(std::filesystem::current_path());
-  auto config = loadRepositoryConfig(root);
-
   asio::io_context io;
-  core::EventBus bus;
-  core::RaceEngine engine(io, root, config, bus);
-  engine.recover();
-
-  core::RaceRecord race;
-  try {
-    race = engine.start(core::RaceRequest{options.task, options.agents, options.base});
-  } catch (const core::RaceError& e) {
-    throw CommandError(e.what(), 2);
-  }
+  core::Workspace workspace(io, std::filesystem::current_path());
+  workspace.recover();
 
   Style style{stdoutIsTerminal() && !options.json};
-  RaceView view(race, stdoutIsTerminal(), options.json, style);
-  if (!options.json) {
-    std::cout << style.bold("Race " + race.id) << ": " << race.agents.size() << " agent(s) on "
-              << race.baseCommit.substr(0, 10) << " (" << race.baseRef << ")\n";
-  }
-
+  std::optional<core::RaceSummary> race;
+  std::optional<core::WorkspaceError> refused;
+  std::unique_ptr<RaceView> view;
   std::shared_ptr<core::Subscription> subscription;
   auto drain = [&] {
-    for (auto& event : subscription->drain()) view.handle(event);
-    if (view.finished()) io.stop();
+    for (auto& event : subscription->drain()) {
+      if (view) view->handle(event);
+    }
+    if (view && view->finished()) io.stop();
   };
-  subscription = bus.subscribe(core::SubscriptionOptions{
+  // Subscribed before the race starts, so nothing of it is missed.
+  subscription = workspace.bus().subscribe(core::SubscriptionOptions{
       .maxEvents = 4096, .maxBytes = 4 * 1024 * 1024, .onReady = [&] { asio::post(io, drain); }});
+
+  workspace.startRace(
+      core::RaceRequest{options.task, options.agents, options.base},
+      [&](core::RaceSummary started) {
+        race = started;
+        view = std::make_unique<RaceView>(started, stdoutIsTerminal(), options.json, style);
+        if (!options.json) {
+          std::cout << style.bold("Race " + started.raceId) << ": " << started.agents.size() << " agent(s) on "
+                    << started.baseCommit.substr(0, 10) << " (" << started.baseRef << ")\n";
+        }
+      },
+      [&](core::WorkspaceError error) {
+        refused = error;
+        io.stop();
+      });
 
   asio::steady_timer ticker(io);
   std::function<void()> tick = [&] {
-    view.redraw();
+    if (view) view->redraw();
     ticker.expires_after(std::chrono::milliseconds(100));
     ticker.async_wait([&](boost::system::error_code ec) {
       if (!ec) tick();
@@ -233,48 +240,53 @@ int runRace(const RaceOptions& options) {
   std::function<void()> waitSignal = [&] {
     signals.async_wait([&](boost::system::error_code ec, int) {
       if (ec) return;
-      if (++interrupts == 1) {
+      if (++interrupts == 1 && race) {
         std::cerr << "\nhydra: cancelling the race (interrupt again to stop at once)\n";
-        engine.cancel(race.id);
+        workspace.cancel(race->raceId);
         waitSignal();
       } else {
-        engine.interruptAll(std::chrono::milliseconds(500));
-        io.stop();
+        workspace.interruptAll([&] { io.stop(); });
       }
     });
   };
   waitSignal();
 
   io.run();
+  if (refused) throw commandError(*refused);
+  io.restart();
+  io.poll();
   drain();
-  view.redraw();
+  if (view) view->redraw();
+  workspace.flush();
 
   if (interrupts > 1) {
-    std::cerr << "hydra: race " << race.id << " interrupted\n";
+    std::cerr << "hydra: race " << race->raceId << " interrupted\n";
     return 130;
   }
-  auto final = engine.find(race.id).value_or(race);
-  auto scores = engine.scores(race.id);
+  auto record = workspace.record(race->raceId);
+  std::optional<core::scoring::RaceScores> scores;
+  std::optional<core::AutoMergeOutcome> autoMerge;
+  if (view->result()) {
+    scores = view->result()->scores;
+    autoMerge = view->result()->autoMerge;
+  }
   if (options.json) {
-    boost::json::object out{{"race", boost::json::value_from(final)}};
+    boost::json::object out{{"race", boost::json::value_from(record)}};
     out["scores"] = scores ? boost::json::value_from(*scores) : boost::json::value(nullptr);
     std::cout << boost::json::serialize(out) << "\n";
   } else if (scores) {
-    printResults(std::cout, final, *scores, style);
-    for (const auto& e : engine.store().readEvents(race.id)) {
-      if (e.at("type").as_string() != "autoMerge") continue;
-      std::string outcome(e.at("outcome").as_string());
-      std::string agent(e.at("agentId").as_string());
-      if (outcome == "fastForward" || outcome == "merged") {
-        std::cout << style.green("Auto-merged") << " " << agent << " (auto_merge = true in hydra.toml).\n";
-      } else if (const auto* error = e.if_contains("error")) {
-        std::cout << style.red("Auto-merge refused") << ": " << error->as_string().c_str() << "\n";
+    printResults(std::cout, record, *scores, style);
+    if (autoMerge) {
+      if (autoMerge->outcome == "fastForward" || autoMerge->outcome == "merged") {
+        std::cout << style.green("Auto-merged") << " " << autoMerge->agentId << " (auto_merge = true in hydra.toml).\n";
+      } else if (autoMerge->error) {
+        std::cout << style.red("Auto-merge refused") << ": " << *autoMerge->error << "\n";
       } else {
-        std::cout << "Auto-merge of " << agent << ": " << outcome << "; nothing was changed.\n";
+        std::cout << "Auto-merge of " << autoMerge->agentId << ": " << autoMerge->outcome << "; nothing was changed.\n";
       }
     }
   } else {
-    printSummary(final, style);
+    printSummary(record, style);
   }
   if (scores) return scores->allFailed ? 1 : 0;
   return 1;

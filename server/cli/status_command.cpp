@@ -1,11 +1,11 @@
 // `hydra status [RACE] [--json]`: the races of this repository, newest first.
 
+#include <boost/asio/io_context.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <iostream>
 
-#include "core/process/process.h"
-#include "core/race/store.h"
+#include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
 
@@ -13,18 +13,17 @@ namespace hydra::cli {
 
 namespace {
 
-void printRace(const core::RaceRecord& race, const Style& style, bool details) {
-  std::string status(core::toString(race.status));
-  std::string colored = race.status == core::RaceStatus::Completed ? style.green(status)
-                        : race.status == core::RaceStatus::Running ? style.yellow(status)
-                                                                   : style.red(status);
+void printRace(const core::RaceSummary& race, const Style& style, bool details) {
+  const std::string& state = race.state;
+  std::string colored = state == "completed" ? style.green(state)
+                        : state == "running" || state == "scoring" ? style.yellow(state)
+                                                                   : style.red(state);
   std::string task = race.task.substr(0, race.task.find('\n'));
   if (task.size() > 60) task = task.substr(0, 57) + "...";
-  std::cout << style.bold(race.id) << "  " << colored << "  " << core::formatTimestamp(race.createdAt) << "  \""
-            << task << "\"\n";
+  std::cout << style.bold(race.raceId) << "  " << colored << "  " << race.createdAt << "  \"" << task << "\"\n";
   for (const auto& a : race.agents) {
-    std::cout << "    " << a.agentId << "  " << core::toString(a.status);
-    if (a.durationMs) std::cout << "  " << formatDuration(std::chrono::milliseconds(*a.durationMs));
+    std::cout << "    " << a.agentId << "  " << a.state;
+    if (a.elapsedMs > 0) std::cout << "  " << formatDuration(std::chrono::milliseconds(a.elapsedMs));
     if (a.exitCode) std::cout << "  exit " << *a.exitCode;
     if (details) {
       std::cout << "\n      branch   " << a.branch << "\n      worktree " << a.worktree;
@@ -40,37 +39,22 @@ void printRace(const core::RaceRecord& race, const Style& style, bool details) {
 }  // namespace
 
 int runStatus(const StatusOptions& options) {
-  auto root = findRepositoryRoot(std::filesystem::current_path());
-  core::RaceStore store(root);
+  boost::asio::io_context io;
+  core::Workspace workspace(io, std::filesystem::current_path());
   // A race whose hydra died shows as running until something notices: status
   // must tell the truth, so it notices, and stops the agents left behind.
-  store.recoverInterrupted([](pid_t pgid) { core::killProcessGroup(pgid, std::chrono::seconds(2)); });
-  Style style{stdoutIsTerminal() && !options.json};
-
-  if (options.raceId) {
-    if (!core::isValidId(*options.raceId)) throw CommandError("'" + *options.raceId + "' is not a race id", 2);
-    auto race = store.load(*options.raceId);
-    if (!race) throw CommandError("no race '" + *options.raceId + "' in " + store.racesDir().string(), 2);
-    if (options.json) {
-      std::cout << boost::json::serialize(boost::json::value_from(*race)) << "\n";
-    } else {
-      printRace(*race, style, true);
-    }
-    return 0;
-  }
-
-  auto races = store.list();
+  workspace.recover();
+  auto races = workspace.status(options.raceId, options.raceId ? 1 : SIZE_MAX);
   if (options.json) {
-    boost::json::array out;
-    for (const auto& r : races) out.push_back(boost::json::value_from(r));
-    std::cout << boost::json::serialize(out) << "\n";
+    std::cout << boost::json::serialize(boost::json::object{{"races", boost::json::value_from(races)}}) << "\n";
     return 0;
   }
   if (races.empty()) {
     std::cout << "No races yet. Start one with: hydra race \"TASK\" --agents NAME[,NAME...]\n";
     return 0;
   }
-  for (const auto& r : races) printRace(r, style, false);
+  Style style{stdoutIsTerminal()};
+  for (const auto& r : races) printRace(r, style, options.raceId.has_value());
   return 0;
 }
 

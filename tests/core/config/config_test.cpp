@@ -393,13 +393,11 @@ TEST(ConfigErrorTest, UnknownChoicesListTheChoicesAndSuggestOne) {
               "found 'cladue'; "
               "did you mean 'claude'?");
   expectError("[scoring]\ntest_format = \"pytset\"\n", 2, 15,
-              "'test_format' must be one of jest, vitest, mocha, node, cargo, pytest, go, ctest, "
-              "gtest, junit, "
-              "exit_code, found 'pytset'; did you mean 'pytest'?");
+              "'test_format' must be one of cargo, ctest, go, gtest, jest, mocha, node, pytest, "
+              "vitest, junit, exit_code, found 'pytset'; did you mean 'pytest'?");
   expectError("[scoring]\nlint_format = \"pylint\"\n", 2, 15,
-              "'lint_format' must be one of gcc, clang_tidy, clippy, eslint, eslint_json, ruff, "
-              "flake8, go_vet, "
-              "exit_code, found 'pylint'");
+              "'lint_format' must be one of clang_tidy, clippy, eslint, eslint_json, flake8, gcc, "
+              "go_vet, ruff, exit_code, found 'pylint'");
 }
 
 TEST(ConfigErrorTest, AgentNameMustBeUsableInBranchNames) {

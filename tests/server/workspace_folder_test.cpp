@@ -1,13 +1,12 @@
-#include "server/workspace.h"
+#include "server/workspace_folder.h"
 
 #include <gtest/gtest.h>
 
-#include "core/git/git.h"
 
 namespace hydra::server {
 namespace {
 
-TEST(WorkspaceTest, FileUrisBecomeLocalPathsWithEscapesDecoded) {
+TEST(WorkspaceFolderTest, FileUrisBecomeLocalPathsWithEscapesDecoded) {
   EXPECT_EQ(pathFromFileUri("file:///home/ana/my%20repo"),
             std::filesystem::path("/home/ana/my repo"));
   EXPECT_EQ(pathFromFileUri("file://localhost/srv/r%C3%A9po"),
@@ -16,7 +15,7 @@ TEST(WorkspaceTest, FileUrisBecomeLocalPathsWithEscapesDecoded) {
   EXPECT_EQ(pathFromFileUri("file:///tmp/x?query#fragment"), std::filesystem::path("/tmp/x"));
 }
 
-TEST(WorkspaceTest, UrisThatNameNoLocalPathAreRefused) {
+TEST(WorkspaceFolderTest, UrisThatNameNoLocalPathAreRefused) {
   EXPECT_FALSE(pathFromFileUri("https://example.com/repo"));
   EXPECT_FALSE(pathFromFileUri("file://otherhost/repo"));
   EXPECT_FALSE(pathFromFileUri("file:relative"));
@@ -25,21 +24,26 @@ TEST(WorkspaceTest, UrisThatNameNoLocalPathAreRefused) {
   EXPECT_FALSE(pathFromFileUri("file:///nul%00byte"));
 }
 
-TEST(WorkspaceTest, AFolderOutsideAnyRepositoryHasNoRootAndSaysWhy) {
-  core::git::LibGit2 libgit2;
+TEST(WorkspaceFolderTest, TheRootUriNamesTheFolder) {
   protocol::InitializeParams params;
-  params.rootUri = "file:///proc/self";
-  Workspace w = locateWorkspace(params);
-  EXPECT_EQ(w.folder, std::filesystem::path("/proc/self"));
-  EXPECT_FALSE(w.root);
-  EXPECT_FALSE(w.problem.empty());
+  params.rootUri = "file:///home/ana/shop%20front";
+  params.rootPath = "/elsewhere";
+  WorkspaceFolder w = workspaceFolder(params);
+  EXPECT_EQ(w.path, std::filesystem::path("/home/ana/shop front"));
+  EXPECT_TRUE(w.problem.empty());
 }
 
-TEST(WorkspaceTest, ARootUriThatIsNotAFileUriIsAProblemNotACrash) {
+TEST(WorkspaceFolderTest, WithoutARootUriTheRootPathOrTheWorkingDirectoryIsTheFolder) {
+  protocol::InitializeParams params;
+  params.rootPath = "/srv/repo";
+  EXPECT_EQ(workspaceFolder(params).path, std::filesystem::path("/srv/repo"));
+  EXPECT_EQ(workspaceFolder(protocol::InitializeParams{}).path, std::filesystem::current_path());
+}
+
+TEST(WorkspaceFolderTest, ARootUriThatIsNotAFileUriIsAProblemNotACrash) {
   protocol::InitializeParams params;
   params.rootUri = "untitled:Untitled-1";
-  Workspace w = locateWorkspace(params);
-  EXPECT_FALSE(w.root);
+  WorkspaceFolder w = workspaceFolder(params);
   EXPECT_EQ(w.problem, "rootUri is not a local file:// URI");
 }
 

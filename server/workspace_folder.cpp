@@ -1,10 +1,6 @@
-#include "server/workspace.h"
-
-#include <spdlog/spdlog.h>
+#include "server/workspace_folder.h"
 
 #include <cctype>
-
-#include "core/git/git.h"
 
 namespace hydra::server {
 
@@ -64,40 +60,22 @@ std::optional<fs::path> pathFromFileUri(std::string_view uri) {
   return fs::path(*path);
 }
 
-Workspace locateWorkspace(const protocol::InitializeParams& params) {
-  Workspace w;
+WorkspaceFolder workspaceFolder(const protocol::InitializeParams& params) {
+  WorkspaceFolder w;
   if (params.rootUri) {
     auto path = pathFromFileUri(*params.rootUri);
     if (!path) {
-      w.folder = *params.rootUri;
+      w.path = *params.rootUri;
       w.problem = "rootUri is not a local file:// URI";
       return w;
     }
-    w.folder = *path;
+    w.path = *path;
   } else if (params.rootPath && !params.rootPath->empty()) {
-    w.folder = *params.rootPath;
+    w.path = *params.rootPath;
   } else {
-    w.folder = fs::current_path();
-  }
-  try {
-    auto repo = core::git::discoverRepository(w.folder);
-    w.root = core::git::workdir(repo.get());
-  } catch (const core::git::GitError& e) {
-    w.problem = e.what();
-    spdlog::info("workspace {} is not in a git repository: {}", w.folder.string(), e.what());
+    w.path = fs::current_path();
   }
   return w;
-}
-
-ConfigState readConfig(const fs::path& root) {
-  ConfigState state;
-  try {
-    state.config = core::loadConfig(root);
-  } catch (const core::ConfigError& e) {
-    spdlog::warn("{}", e.what());
-    state.error = e;
-  }
-  return state;
 }
 
 }  // namespace hydra::server

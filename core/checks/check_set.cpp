@@ -1,0 +1,172 @@
+#include "core/checks/check_set.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <chrono>
+
+#include "core/scoring/parsers.h"
+
+namespace hydra::core {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// The output of one check as it arrives: its end, for the parsers and the result.
+struct Tail {
+  std::string text;
+  std::size_t totalBytes = 0;
+  std::size_t cap = 0;
+  Redactor::LineState out, err;
+
+  void add(const std::string& line) {
+    totalBytes += line.size() + 1;
+    text += line;
+    text += '\n';
+    if (text.size() > cap + cap / 4) text.erase(0, text.size() - cap);
+  }
+};
+
+}  // namespace
+
+const char* checkName(int step) {
+  switch (step) {
+    case 0: return "build";
+    case 1: return "tests";
+    case 2: return "lint";
+  }
+  return "check";
+}
+
+CheckSetRun::CheckSetRun(asio::io_context& io, Publish publish, std::shared_ptr<const Redactor> redactor,
+                         CheckSetSpec spec, Done done)
+    : io_(io), publish_(std::move(publish)), redactor_(std::move(redactor)), spec_(std::move(spec)), done_(std::move(done)) {}
+
+std::shared_ptr<CheckSetRun> CheckSetRun::start(asio::io_context& io, Publish publish,
+                                                std::shared_ptr<const Redactor> redactor, CheckSetSpec spec,
+                                                Done done) {
+  std::shared_ptr<CheckSetRun> run(
+      new CheckSetRun(io, std::move(publish), std::move(redactor), std::move(spec), std::move(done)));
+  // Posted, so `done` never runs inside start().
+  asio::post(io, [run] { run->next(Step::Build); });
+  return run;
+}
+
+void CheckSetRun::cancel() {
+  cancelled_ = true;
+  if (current_) current_->cancel();
+}
+
+void CheckSetRun::next(Step step) {
+  const ScoringConfig& c = spec_.config;
+  bool buildFailed = results_.build && !results_.build->passed();
+  auto skip = [](const std::string& command) {
+    scoring::CheckResult r;
+    r.command = command;
+    r.skipped = true;
+    return r;
+  };
+  for (;; step = static_cast<Step>(static_cast<int>(step) + 1)) {
+    const std::optional<std::string>* command = nullptr;
+    std::optional<scoring::CheckResult>* slot = nullptr;
+    switch (step) {
+      case Step::Build: command = &c.buildCommand; slot = &results_.build; break;
+      case Step::Tests: command = &c.testCommand; slot = &results_.tests; break;
+      case Step::Lint: command = &c.lintCommand; slot = &results_.lint; break;
+      case Step::Done: {
+        auto done = std::move(done_);
+        if (done) done(std::move(results_));
+        return;
+      }
+    }
+    if (!*command) continue;
+    if (step != Step::Build && buildFailed) {
+      *slot = skip(**command);
+      continue;
+    }
+    if (cancelled_) {
+      scoring::CheckResult r;
+      r.command = **command;
+      r.error = "cancelled";
+      *slot = std::move(r);
+      continue;
+    }
+    run(step, **command);
+    return;
+  }
+}
+
+void CheckSetRun::run(Step step, const std::string& command) {
+  std::string check = checkName(static_cast<int>(step));
+  auto tail = std::make_shared<Tail>();
+  tail->cap = spec_.parsedOutputBytes;
+
+  ProcessSpec process;
+  process.program = "/bin/sh";
+  process.args = {"-c", command};
+  process.cwd = spec_.checkout;
+  // Test runners that watch by default (jest, vitest) run once under CI.
+  process.env = {{"CI", "true"}, {"HYDRA_CHECK", check}};
+  process.timeout = std::chrono::seconds(spec_.config.timeoutPerCheckSeconds);
+  process.killGrace = std::chrono::seconds(2);
+
+  auto self = shared_from_this();
+  auto started = std::chrono::steady_clock::now();
+  current_ = Process::start(
+      io_, std::move(process),
+      [self, tail, check](OutputStream stream, std::string line) {
+        line = self->redactor_->redactLine(line, stream == OutputStream::Stdout ? tail->out : tail->err);
+        tail->add(line);
+        self->publish_(CheckOutput{self->spec_.raceId, self->spec_.subject, check, stream, std::move(line)});
+      },
+      [self, tail, step, command, started](const ProcessResult& result) {
+        self->current_.reset();
+        const CheckSetSpec& spec = self->spec_;
+        scoring::CheckResult r;
+        r.command = command;
+        r.exitCode = result.exitCode;
+        r.signal = result.signal;
+        r.timedOut = result.timedOut;
+        r.error = result.spawnError;
+        if (result.timedOut) r.error = "timed out after " + std::to_string(spec.config.timeoutPerCheckSeconds) + " s";
+        if (result.cancelled) r.error = "cancelled";
+        r.durationMs =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+        const std::string& text = tail->text;
+        r.outputTruncated = text.size() > spec.recordedOutputBytes || tail->totalBytes > text.size();
+        r.output = text.size() > spec.recordedOutputBytes ? text.substr(text.size() - spec.recordedOutputBytes) : text;
+        if (step == Step::Tests) {
+          std::optional<scoring::TestParse> parsed;
+          if (spec.config.junitReport) {
+            std::string why;
+            parsed = scoring::parseJUnitReport(spec.checkout / *spec.config.junitReport, &why);
+            if (!parsed) spdlog::info("no JUnit report in {}: {}", spec.checkout.string(), why);
+          } else {
+            parsed = scoring::parseTestOutput(text, spec.config.testFormat);
+          }
+          if (parsed) {
+            r.tests = parsed->counts;
+            r.format = parsed->format;
+          }
+        } else if (step == Step::Lint) {
+          if (auto parsed = scoring::parseLintOutput(text, spec.config.lintFormat)) {
+            r.lint = parsed->counts;
+            r.format = parsed->format;
+          }
+        }
+        self->finished(step, std::move(r));
+      });
+}
+
+void CheckSetRun::finished(Step step, scoring::CheckResult result) {
+  switch (step) {
+    case Step::Build: results_.build = std::move(result); break;
+    case Step::Tests: results_.tests = std::move(result); break;
+    case Step::Lint: results_.lint = std::move(result); break;
+    case Step::Done: break;
+  }
+  next(static_cast<Step>(static_cast<int>(step) + 1));
+}
+
+}  // namespace hydra::core

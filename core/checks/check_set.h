@@ -1,0 +1,75 @@
+#pragma once
+
+// A check set: the configured build, test and lint commands, run one after
+// another in one checkout, each as a supervised process group with [scoring]
+// timeout_per_check_seconds. A failed build skips the tests and the lint.
+// The unit every mode scores with: a race checks the base commit and each
+// agent's result, a collaboration each iteration, an evaluation each sample.
+//
+// Each line a check prints is published (redacted) as a CheckOutput event, so
+// the record store keeps the whole output and views can follow it; the result
+// keeps its end, and the parsers read the counts from it.
+//
+// io thread only.
+
+#include <boost/asio/io_context.hpp>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/config/config.h"
+#include "core/run/agent_run.h"
+#include "core/process/process.h"
+#include "core/scoring/scores.h"
+#include "core/util/redact.h"
+
+namespace hydra::core {
+
+struct CheckSetSpec {
+  std::string raceId;   // what the checks belong to: their output events carry it
+  std::string subject;  // whose checks: an agent id, or "baseline"
+  std::filesystem::path checkout;
+  ScoringConfig config;
+  // How much of a check's output its result keeps; its log keeps all of it.
+  std::size_t recordedOutputBytes = 16 * 1024;
+  // How much of a check's output (its end) the parsers read.
+  std::size_t parsedOutputBytes = 32 * 1024 * 1024;
+};
+
+class CheckSetRun : public std::enable_shared_from_this<CheckSetRun> {
+ public:
+  // Called once, on the io thread, with what ran (checks that are not
+  // configured are nullopt; a cancelled check says so in its error).
+  using Done = std::function<void(scoring::CheckSet)>;
+
+  static std::shared_ptr<CheckSetRun> start(boost::asio::io_context& io, Publish publish,
+                                            std::shared_ptr<const Redactor> redactor, CheckSetSpec spec, Done done);
+
+  // Kills the running check; the ones after it do not run. `done` still follows.
+  void cancel();
+
+ private:
+  CheckSetRun(boost::asio::io_context& io, Publish publish, std::shared_ptr<const Redactor> redactor,
+              CheckSetSpec spec, Done done);
+
+  enum class Step { Build, Tests, Lint, Done };
+  void next(Step step);
+  void run(Step step, const std::string& command);
+  void finished(Step step, scoring::CheckResult result);
+
+  boost::asio::io_context& io_;
+  Publish publish_;
+  std::shared_ptr<const Redactor> redactor_;
+  CheckSetSpec spec_;
+  Done done_;
+  scoring::CheckSet results_;
+  std::shared_ptr<Process> current_;
+  bool cancelled_ = false;
+};
+
+// "build", "tests", "lint": the name a check has in logs, events and records.
+const char* checkName(int step);
+
+}  // namespace hydra::core

@@ -1,0 +1,180 @@
+#include "core/events/events.h"
+
+#include <array>
+#include <boost/json/value_from.hpp>
+#include <utility>
+
+#include "core/util/json_fields.h"
+
+namespace hydra::core {
+
+namespace {
+
+constexpr std::array<std::pair<RaceStatus, std::string_view>, 5> kRaceStatuses{{
+    {RaceStatus::Running, "running"},
+    {RaceStatus::Completed, "completed"},
+    {RaceStatus::Interrupted, "interrupted"},
+    {RaceStatus::Cancelled, "cancelled"},
+    {RaceStatus::Failed, "failed"},
+}};
+
+constexpr std::array<std::pair<AgentStatus, std::string_view>, 7> kAgentStatuses{{
+    {AgentStatus::Queued, "queued"},
+    {AgentStatus::Running, "running"},
+    {AgentStatus::Completed, "completed"},
+    {AgentStatus::Failed, "failed"},
+    {AgentStatus::TimedOut, "timedOut"},
+    {AgentStatus::Cancelled, "cancelled"},
+    {AgentStatus::Interrupted, "interrupted"},
+}};
+
+
+template <class Enum, std::size_t N>
+std::string_view nameOf(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum value) {
+  for (const auto& [e, name] : table) {
+    if (e == value) return name;
+  }
+  return "unknown";
+}
+
+template <class Enum, std::size_t N>
+std::optional<Enum> valueOf(const std::array<std::pair<Enum, std::string_view>, N>& table,
+                            std::string_view text) {
+  for (const auto& [e, name] : table) {
+    if (name == text) return e;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view toString(RaceStatus status) { return nameOf(kRaceStatuses, status); }
+std::string_view toString(AgentStatus status) { return nameOf(kAgentStatuses, status); }
+
+std::optional<RaceStatus> parseRaceStatus(std::string_view text) {
+  return valueOf(kRaceStatuses, text);
+}
+std::optional<AgentStatus> parseAgentStatus(std::string_view text) {
+  return valueOf(kAgentStatuses, text);
+}
+
+}  // namespace hydra::core
+
+// --- events ----------------------------------------------------------------------
+
+namespace hydra::core {
+
+namespace json = boost::json;
+
+namespace {
+
+struct Describe {
+  json::object operator()(const RaceStarted& e) const {
+    json::object o{{"raceId", e.raceId}, {"kind", e.kind},         {"task", e.task},
+                   {"baseRef", e.baseRef}, {"baseCommit", e.baseCommit}, {"repoRoot", e.repoRoot}};
+    o["createdAt"] = formatTimestamp(e.createdAt);
+    o["hydraPid"] = e.hydraPid;
+    o["hydraStartTime"] = e.hydraStartTime;
+    json::array agents;
+    for (const auto& a : e.agents) {
+      agents.push_back(json::object{{"agentId", a.agentId},
+                                    {"agent", a.agent},
+                                    {"adapter", a.adapter},
+                                    {"branch", a.branch},
+                                    {"worktree", a.worktree}});
+    }
+    o["agents"] = std::move(agents);
+    return o;
+  }
+  json::object operator()(const AgentStarted& e) const {
+    json::object o{{"raceId", e.raceId}, {"agentId", e.agentId}, {"agent", e.agent},
+                   {"branch", e.branch}, {"worktree", e.worktree}};
+    o["startedAt"] = formatTimestamp(e.startedAt);
+    putIfSet(o, "pid", e.pid);
+    putIfSet(o, "processGroup", e.processGroup);
+    putIfSet(o, "pidStartTime", e.pidStartTime);
+    return o;
+  }
+  json::object operator()(const AgentOutput& e) const {
+    json::object o{{"raceId", e.raceId}, {"agentId", e.agentId}, {"stream", toString(e.stream)}};
+    json::array lines;
+    if (!e.line.empty()) lines.emplace_back(e.line);
+    o["lines"] = std::move(lines);
+    json::array events;
+    for (const auto& ev : e.events) events.push_back(json::value_from(ev));
+    o["events"] = std::move(events);
+    return o;
+  }
+  json::object operator()(const AgentFinished& e) const {
+    json::object o{{"raceId", e.raceId}, {"agentId", e.agentId}, {"status", toString(e.status)}};
+    putOrNull(o, "exitCode", e.exitCode);
+    putIfSet(o, "signal", e.signal);
+    o["durationMs"] = e.durationMs;
+    o["finishedAt"] = formatTimestamp(e.finishedAt);
+    if (e.usage) o["usage"] = json::value_from(*e.usage);
+    putIfSet(o, "error", e.error);
+    putIfSet(o, "commit", e.commit);
+    if (!e.warnings.empty()) o["warnings"] = stringArray(e.warnings);
+    putIfNotEmpty(o, "stderrTail", e.stderrTail);
+    putIfNotEmpty(o, "finalMessage", e.finalMessage);
+    putIfSet(o, "sessionId", e.sessionId);
+    return o;
+  }
+  json::object operator()(const ScoringStarted& e) const { return json::object{{"raceId", e.raceId}}; }
+  json::object operator()(const CheckOutput& e) const {
+    return json::object{{"raceId", e.raceId},
+                        {"subject", e.subject},
+                        {"check", e.check},
+                        {"stream", toString(e.stream)},
+                        {"line", e.line}};
+  }
+  json::object operator()(const RaceFinished& e) const {
+    json::object o{{"raceId", e.raceId}, {"status", toString(e.status)}};
+    o["finishedAt"] = formatTimestamp(e.finishedAt);
+    // The scores' members, flat: what hydra/scores answers, so a client needs
+    // no second request for the results of a race it watched.
+    json::object scores;
+    if (e.scores) scores = json::value_from(*e.scores).as_object();
+    o["rankings"] = scores.contains("rankings") ? scores["rankings"] : json::array();
+    o["winner"] = scores.contains("winner") ? scores["winner"] : json::value(nullptr);
+    o["autoMergeEligible"] = scores.contains("autoMergeEligible") ? scores["autoMergeEligible"] : false;
+    o["allFailed"] = scores.contains("allFailed") ? scores["allFailed"] : false;
+    if (scores.contains("baseline")) o["baseline"] = scores["baseline"];
+    if (e.autoMerge) o["autoMerge"] = json::value_from(*e.autoMerge);
+    return o;
+  }
+  json::object operator()(const OutputDropped& e) const {
+    return json::object{{"raceId", e.raceId}, {"agentId", e.agentId}, {"lines", e.lines}};
+  }
+};
+
+struct TypeName {
+  std::string_view operator()(const RaceStarted&) const { return "raceStarted"; }
+  std::string_view operator()(const AgentStarted&) const { return "agentStarted"; }
+  std::string_view operator()(const AgentOutput&) const { return "agentOutput"; }
+  std::string_view operator()(const AgentFinished&) const { return "agentFinished"; }
+  std::string_view operator()(const ScoringStarted&) const { return "scoringStarted"; }
+  std::string_view operator()(const CheckOutput&) const { return "checkOutput"; }
+  std::string_view operator()(const RaceFinished&) const { return "raceFinished"; }
+  std::string_view operator()(const OutputDropped&) const { return "outputDropped"; }
+};
+
+}  // namespace
+
+const std::string& raceIdOf(const RaceEventBody& body) {
+  return std::visit([](const auto& e) -> const std::string& { return e.raceId; }, body);
+}
+
+std::string_view typeOf(const RaceEventBody& body) { return std::visit(TypeName{}, body); }
+
+json::object toJson(const RaceEventBody& body) { return std::visit(Describe{}, body); }
+
+void tag_invoke(json::value_from_tag, json::value& out, const AutoMergeOutcome& x) {
+  json::object o{{"agentId", x.agentId}, {"outcome", x.outcome}};
+  putIfSet(o, "commit", x.commit);
+  if (!x.conflicts.empty()) o["conflicts"] = stringArray(x.conflicts);
+  putIfSet(o, "error", x.error);
+  out = std::move(o);
+}
+
+}  // namespace hydra::core

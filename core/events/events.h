@@ -1,0 +1,164 @@
+#pragma once
+
+// What happens in a workspace, as typed events: every state change of a race
+// (and of every mode built on agent runs) is published once on the EventBus,
+// and everything else follows from that one event: the record store writes it
+// to disk, the server turns it into a notification, the terminal draws it.
+//
+// Each event has one JSON form (toJson), used for the race's events.jsonl and
+// for the protocol's notifications alike; a notification may add members, it
+// never renames one.
+//
+// Everything in an event is already redacted: secrets hydra hands to agents
+// never reach a subscriber.
+
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/adapter/event.h"
+#include "core/events/status.h"
+#include "core/process/output_stream.h"
+#include "core/scoring/scores.h"
+#include "core/util/timestamp.h"
+
+namespace hydra::core {
+
+// One agent of a race as planned when the race starts.
+struct AgentPlan {
+  std::string agentId;  // unique within the race, [A-Za-z0-9_-]+
+  std::string agent;    // the configured agent name
+  std::string adapter;
+  std::string branch;
+  std::string worktree;
+};
+
+struct RaceStarted {
+  std::string raceId;
+  std::string kind = "race";
+  std::string task;
+  std::string baseRef;
+  std::string baseCommit;
+  std::string repoRoot;
+  Timestamp createdAt;
+  // The hydra process running the race and its /proc starttime, so that a
+  // later hydra can tell a race whose process died.
+  int hydraPid = 0;
+  std::uint64_t hydraStartTime = 0;
+  std::vector<AgentPlan> agents;
+};
+
+struct AgentStarted {
+  std::string raceId;
+  std::string agentId;
+  std::string agent;  // the configured agent name
+  std::string branch;
+  std::string worktree;
+  Timestamp startedAt;
+  std::optional<int> pid;
+  std::optional<int> processGroup;
+  std::optional<std::uint64_t> pidStartTime;
+};
+
+// One line an agent printed, and what its adapter made of it. `line` is empty
+// for events an adapter produces at the end of the stream.
+struct AgentOutput {
+  std::string raceId;
+  std::string agentId;
+  OutputStream stream = OutputStream::Stdout;
+  std::string line;
+  std::vector<AgentEvent> events;
+};
+
+// What an agent run leaves: how it ended, what it cost, what its CLI reported,
+// and the commit holding its work.
+struct AgentFinished {
+  std::string raceId;
+  std::string agentId;
+  AgentStatus status = AgentStatus::Completed;  // completed, failed, timedOut or cancelled
+  std::optional<int> exitCode;
+  std::optional<int> signal;
+  std::int64_t durationMs = 0;
+  Timestamp finishedAt;
+  std::optional<Usage> usage;
+  std::optional<std::string> error;
+  std::optional<std::string> commit;
+  std::vector<std::string> warnings;  // what the CLI's summary reported (permission denials, model errors)
+  std::string stderrTail;             // the last lines the agent wrote to stderr
+  std::string finalMessage;           // the agent's last word, from its summary
+  std::optional<std::string> sessionId;  // for CLIs that can continue a session
+};
+
+// Every agent has finished; their results are being built, tested, linted and scored.
+struct ScoringStarted {
+  std::string raceId;
+};
+
+// One line a scoring check printed. `subject` is an agent id, or "baseline".
+struct CheckOutput {
+  std::string raceId;
+  std::string subject;
+  std::string check;  // build, tests or lint
+  OutputStream stream = OutputStream::Stdout;
+  std::string line;
+};
+
+// What `[scoring] auto_merge` did with the winner.
+struct AutoMergeOutcome {
+  std::string agentId;
+  std::string outcome;  // fastForward, merged, upToDate, conflict or refused
+  std::optional<std::string> commit;
+  std::vector<std::string> conflicts;
+  std::optional<std::string> error;  // why it was refused
+};
+
+// The race is over: scored (unless it was cancelled or interrupted), and
+// auto-merged when hydra.toml asks for it.
+struct RaceFinished {
+  std::string raceId;
+  RaceStatus status = RaceStatus::Completed;
+  Timestamp finishedAt;
+  std::optional<scoring::RaceScores> scores;
+  std::optional<AutoMergeOutcome> autoMerge;
+};
+
+// Made by the bus, never published: `lines` AgentOutput events of this agent
+// were dropped for this subscriber because it fell behind. It arrives where the
+// gap was: before the agent's next delivered event, or once the queue empties.
+struct OutputDropped {
+  std::string raceId;
+  std::string agentId;
+  std::uint64_t lines = 0;
+};
+
+using RaceEventBody = std::variant<RaceStarted, AgentStarted, AgentOutput, AgentFinished, ScoringStarted,
+                                   CheckOutput, RaceFinished, OutputDropped>;
+
+struct RaceEvent {
+  std::uint64_t seq = 0;  // assigned by the bus, strictly increasing
+  std::chrono::system_clock::time_point time;
+  RaceEventBody body;
+};
+
+// Output is the only kind of event a lagging subscriber may lose.
+inline bool isDroppable(const RaceEventBody& body) {
+  return std::holds_alternative<AgentOutput>(body) || std::holds_alternative<CheckOutput>(body);
+}
+
+const std::string& raceIdOf(const RaceEventBody& body);
+
+// The event's type word: raceStarted, agentStarted, agentOutput, agentFinished,
+// scoringStarted, checkOutput, raceFinished, outputDropped.
+std::string_view typeOf(const RaceEventBody& body);
+
+// The event's one JSON form, without its type (the members a notification carries).
+boost::json::object toJson(const RaceEventBody& body);
+
+void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const AutoMergeOutcome& x);
+
+}  // namespace hydra::core

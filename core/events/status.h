@@ -1,0 +1,27 @@
+#pragma once
+
+// The states a race and its agents go through, and their wire words, shared by
+// the live events, the records on disk and every front end.
+
+#include <optional>
+#include <string_view>
+
+namespace hydra::core {
+
+enum class RaceStatus { Running, Completed, Interrupted, Cancelled, Failed };
+
+enum class AgentStatus { Queued, Running, Completed, Failed, TimedOut, Cancelled, Interrupted };
+
+// Wire words: running, completed, interrupted, cancelled, failed; queued,
+// timedOut. parse* give nullopt for anything else.
+std::string_view toString(RaceStatus status);
+std::string_view toString(AgentStatus status);
+std::optional<RaceStatus> parseRaceStatus(std::string_view text);
+std::optional<AgentStatus> parseAgentStatus(std::string_view text);
+
+// An agent that is done, one way or another.
+inline bool isFinal(AgentStatus status) {
+  return status != AgentStatus::Queued && status != AgentStatus::Running;
+}
+
+}  // namespace hydra::core

@@ -1,0 +1,136 @@
+#include "core/race/recorder.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <boost/json/serialize.hpp>
+#include <future>
+#include <variant>
+
+namespace hydra::core {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+RaceRecorder::RaceRecorder(EventBus& bus, RaceStore& store, asio::any_io_executor executor)
+    : store_(store), executor_(std::move(executor)) {
+  subscription_ = bus.subscribe(SubscriptionOptions{
+      .lossless = true,
+      .onReady = [this] { asio::post(executor_, [this] { drain(); }); },
+  });
+}
+
+RaceRecorder::~RaceRecorder() {
+  flush();
+  subscription_.reset();
+}
+
+void RaceRecorder::flush() {
+  std::promise<void> done;
+  auto written = done.get_future();
+  asio::post(executor_, [this, &done] {
+    drain();
+    done.set_value();
+  });
+  written.wait();
+}
+
+void RaceRecorder::afterWritten(std::function<void()> fn) {
+  asio::post(executor_, [this, fn = std::move(fn)] {
+    drain();
+    fn();
+  });
+}
+
+void RaceRecorder::drain() {
+  for (const RaceEvent& event : subscription_->drain()) {
+    try {
+      write(event);
+    } catch (const std::exception& e) {
+      spdlog::error("race {}: recording {} failed: {}", raceIdOf(event.body), typeOf(event.body), e.what());
+    }
+  }
+}
+
+void RaceRecorder::appendEvent(const RaceEvent& event) {
+  json::object line{{"type", typeOf(event.body)}, {"time", formatTimestamp(event.time)}, {"seq", event.seq}};
+  for (auto& member : toJson(event.body)) line.insert(std::move(member));
+  store_.appendEvent(raceIdOf(event.body), line);
+}
+
+void RaceRecorder::save(const RaceRecord& record) {
+  try {
+    store_.save(record);
+  } catch (const std::exception& e) {
+    spdlog::error("race {}: saving its record failed: {}", record.id, e.what());
+  }
+}
+
+AgentLog* RaceRecorder::agentLog(OpenRace& race, const std::string& agentId) {
+  auto it = race.logs.find(agentId);
+  if (it != race.logs.end()) return it->second.get();
+  if (!race.record.findAgent(agentId)) return nullptr;
+  auto [inserted, _] = race.logs.emplace(agentId, store_.openLog(race.record.id, agentId));
+  return inserted->second.get();
+}
+
+void RaceRecorder::write(const RaceEvent& event) {
+  const std::string& raceId = raceIdOf(event.body);
+  if (const auto* started = std::get_if<RaceStarted>(&event.body)) {
+    OpenRace& race = races_[raceId];
+    race.record = RaceRecord::started(*started);
+    save(race.record);
+    appendEvent(event);
+    return;
+  }
+  auto it = races_.find(raceId);
+  if (it == races_.end()) return;  // a race recorded by someone else, or already closed
+  OpenRace& race = it->second;
+
+  std::visit(
+      [&](const auto& e) {
+        using E = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<E, AgentOutput>) {
+          if (AgentLog* log = agentLog(race, e.agentId)) {
+            if (!e.line.empty()) log->write(e.stream, e.line);
+            log->writeEvents(e.stream, e.events);
+          }
+        } else if constexpr (std::is_same_v<E, CheckOutput>) {
+          auto& log = race.checkLogs[{e.subject, e.check}];
+          if (!log) log = store_.openCheckLog(raceId, e.subject, e.check);
+          log->write(e.stream, e.line);
+        } else if constexpr (std::is_same_v<E, AgentStarted>) {
+          race.record.apply(event.body);
+          agentLog(race, e.agentId);  // the log exists from the start, so a viewer can page it at once
+          save(race.record);
+          appendEvent(event);
+        } else if constexpr (std::is_same_v<E, AgentFinished>) {
+          race.record.apply(event.body);
+          if (auto log = race.logs.find(e.agentId); log != race.logs.end()) {
+            log->second->sync();
+            race.logs.erase(log);
+          }
+          save(race.record);
+          appendEvent(event);
+        } else if constexpr (std::is_same_v<E, ScoringStarted>) {
+          appendEvent(event);
+        } else if constexpr (std::is_same_v<E, RaceFinished>) {
+          race.record.apply(event.body);
+          for (auto& [key, log] : race.checkLogs) log->sync();
+          for (auto& [id, log] : race.logs) log->sync();
+          if (e.scores) {
+            try {
+              store_.saveScores(raceId, *e.scores);
+            } catch (const std::exception& error) {
+              spdlog::error("race {}: saving its scores failed: {}", raceId, error.what());
+            }
+          }
+          save(race.record);
+          appendEvent(event);
+          races_.erase(it);
+        }
+      },
+      event.body);
+}
+
+}  // namespace hydra::core

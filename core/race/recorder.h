@@ -1,0 +1,66 @@
+#pragma once
+
+// Writes what happens in a workspace to its RaceStore. The recorder is a
+// subscriber of the EventBus like any view, but a lossless one: it takes every
+// event, output included, and writes it on an executor of its own (a strand of
+// the workspace's thread pool), so neither the io thread nor an agent ever
+// waits for a disk. What is on disk is therefore a record of the events:
+//
+//   RaceStarted, AgentStarted, AgentFinished, RaceFinished   race.json (RaceRecord::apply) and events.jsonl
+//   ScoringStarted                                          events.jsonl
+//   AgentOutput                                             <agent>.log, <agent>.stderr.log, <agent>.events.jsonl
+//   CheckOutput                                             checks/<subject>.<check>.log
+//   RaceFinished with scores                                scores.json
+//
+// A write that fails is logged and the recorder goes on: a full disk must not
+// stop a race.
+
+#include <boost/asio/any_io_executor.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "core/events/bus.h"
+#include "core/race/record.h"
+#include "core/race/store.h"
+
+namespace hydra::core {
+
+class RaceRecorder {
+ public:
+  // `executor` must run handlers one at a time (a strand).
+  RaceRecorder(EventBus& bus, RaceStore& store, boost::asio::any_io_executor executor);
+  // Writes whatever is still queued.
+  ~RaceRecorder();
+  RaceRecorder(const RaceRecorder&) = delete;
+  RaceRecorder& operator=(const RaceRecorder&) = delete;
+
+  // Returns once every event published before the call is on disk. Must not be
+  // called from the recorder's executor.
+  void flush();
+  // Runs `fn` on the recorder's executor once every event published before
+  // the call is on disk.
+  void afterWritten(std::function<void()> fn);
+
+ private:
+  struct OpenRace {
+    RaceRecord record;
+    std::map<std::string, std::unique_ptr<AgentLog>> logs;  // by agent id
+    std::map<std::pair<std::string, std::string>, std::unique_ptr<AgentLog>> checkLogs;  // (subject, check)
+  };
+
+  void drain();
+  void write(const RaceEvent& event);
+  void appendEvent(const RaceEvent& event);
+  void save(const RaceRecord& record);
+  AgentLog* agentLog(OpenRace& race, const std::string& agentId);
+
+  RaceStore& store_;
+  boost::asio::any_io_executor executor_;
+  std::shared_ptr<Subscription> subscription_;
+  std::map<std::string, OpenRace> races_;
+};
+
+}  // namespace hydra::core

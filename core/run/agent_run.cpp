@@ -1,0 +1,282 @@
+#include "core/run/agent_run.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+
+namespace hydra::core {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+
+namespace {
+
+// How much of an agent's stderr its record keeps: the end, where CLIs say why they stopped.
+constexpr std::size_t kStderrTailLines = 20;
+constexpr std::size_t kStderrTailBytes = 4096;
+
+void addUsage(Usage& total, const Usage& part) {
+  auto add = [](auto& into, const auto& from) {
+    if (from) into = into.value_or(0) + *from;
+  };
+  add(total.inputTokens, part.inputTokens);
+  add(total.outputTokens, part.outputTokens);
+  add(total.cachedInputTokens, part.cachedInputTokens);
+  add(total.costUsd, part.costUsd);
+}
+
+std::string lastNonEmpty(const std::deque<std::string>& lines) {
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (it->find_first_not_of(" \t\r") != std::string::npos) return *it;
+  }
+  return {};
+}
+
+std::string joinLines(const std::deque<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) {
+    if (!out.empty()) out += '\n';
+    out += l;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> assignAgentIds(const std::vector<std::string>& names) {
+  std::map<std::string, int> total, seen;
+  for (const auto& n : names) total[n]++;
+  std::vector<std::string> ids;
+  for (const auto& n : names) ids.push_back(total[n] == 1 ? n : n + "-" + std::to_string(++seen[n]));
+  return ids;
+}
+
+AgentRun::AgentRun(RunContext context, AgentRunSpec spec, Done done)
+    : ctx_(std::move(context)), spec_(std::move(spec)), done_(std::move(done)) {
+  adapter_ = findAdapter(spec_.agent.adapter);
+}
+
+AgentRun::~AgentRun() { *alive_ = false; }
+
+std::shared_ptr<AgentRun> AgentRun::start(RunContext context, AgentRunSpec spec, Done done) {
+  std::shared_ptr<AgentRun> run(new AgentRun(std::move(context), std::move(spec), std::move(done)));
+  // The slot callback holds the run: a queued run lives until it starts or is withdrawn.
+  auto ticket = run->ctx_.slots.acquire([run] {
+    run->ticket_.reset();
+    run->holdsSlot_ = true;
+    run->launch();
+  });
+  // A free slot starts the run inside acquire(): only a run still waiting keeps its ticket.
+  if (!run->holdsSlot_) run->ticket_ = ticket;
+  return run;
+}
+
+std::optional<pid_t> AgentRun::processGroup() const {
+  if (process_ && process_->pid() > 0) return process_->processGroup();
+  return std::nullopt;
+}
+
+std::map<std::string, std::string> AgentRun::environment(const std::map<std::string, std::string>& adapterEnv) const {
+  std::map<std::string, std::string> env = adapterEnv;
+  for (const auto& [k, v] : spec_.agent.env) env[k] = v;
+  for (const auto& [k, v] : spec_.env) env[k] = v;
+  // CLIs that work in $PWD rather than in their working directory (opencode)
+  // must find the checkout there, not hydra's own directory.
+  env["PWD"] = spec_.checkout.path.string();
+  env["HYDRA_WORKTREE"] = spec_.checkout.path.string();
+  env["HYDRA_AGENT_ID"] = spec_.agentId;
+  env["HYDRA_RACE_ID"] = spec_.raceId;
+  return env;
+}
+
+void AgentRun::launch() {
+  if (cancelRequested_) {
+    if (holdsSlot_) {
+      holdsSlot_ = false;
+      ctx_.slots.release();
+    }
+    AgentFinished finished;
+    finished.raceId = spec_.raceId;
+    finished.agentId = spec_.agentId;
+    finished.status = AgentStatus::Cancelled;
+    finished.finishedAt = recordNow();
+    finish(std::move(finished));
+    return;
+  }
+  Invocation inv = adapter_->invocation(spec_.agent, spec_.prompt);
+  std::string program = inv.program;
+  // A binary given as a path is relative to the repository root, where hydra.toml is.
+  if (program.find('/') != std::string::npos && !fs::path(program).is_absolute()) {
+    program = (spec_.binaryBase / program).lexically_normal().string();
+  }
+
+  ProcessSpec process;
+  process.program = program;
+  process.args = inv.args;
+  process.cwd = spec_.checkout.path;
+  process.env = environment(inv.env);
+  process.timeout = spec_.timeout;
+  process.killGrace = spec_.killGrace;
+
+  parser_ = adapter_->parser();
+  startedAt_ = recordNow();
+  auto self = shared_from_this();
+  process_ = Process::start(
+      ctx_.io, std::move(process),
+      [self](OutputStream stream, std::string line) { self->onLine(stream, std::move(line)); },
+      [self](const ProcessResult& result) { self->onExit(result); });
+
+  AgentStarted started;
+  started.raceId = spec_.raceId;
+  started.agentId = spec_.agentId;
+  started.agent = spec_.agent.name;
+  started.branch = spec_.checkout.branch;
+  started.worktree = spec_.checkout.path.string();
+  started.startedAt = startedAt_;
+  if (process_->pid() > 0) {
+    started.pid = process_->pid();
+    started.processGroup = process_->processGroup();
+    started.pidStartTime = processStartTime(process_->pid());
+  }
+  ctx_.publish(std::move(started));
+  spdlog::info("race {}: {} started ({} {})", spec_.raceId, spec_.agentId, inv.program, process_->pid());
+}
+
+void AgentRun::onLine(OutputStream stream, std::string line) {
+  if (finished_) return;
+  // Secrets never leave this function unmasked: not to a subscriber, not to the disk.
+  line = ctx_.redactor->redactLine(line, stream == OutputStream::Stdout ? stdoutState_ : stderrState_);
+  std::vector<AgentEvent> events;
+  if (stream == OutputStream::Stdout) {
+    events = parser_->parseLine(line);
+  } else {
+    stderrTailBytes_ += line.size();
+    stderrTail_.push_back(line);
+    while (stderrTail_.size() > kStderrTailLines || (stderrTailBytes_ > kStderrTailBytes && stderrTail_.size() > 1)) {
+      stderrTailBytes_ -= stderrTail_.front().size();
+      stderrTail_.pop_front();
+    }
+  }
+  for (const auto& e : events) {
+    if (e.kind == EventKind::Usage && e.usage) {
+      sawUsage_ = true;
+      addUsage(usage_, *e.usage);
+    } else if (e.kind == EventKind::Summary) {
+      if (e.usage) summaryUsage_ = e.usage;
+      if (!e.text.empty()) finalMessage_ = e.text;
+      summaryIsError_ = summaryIsError_ || e.isError;
+      warnings_.insert(warnings_.end(), e.warnings.begin(), e.warnings.end());
+    }
+  }
+  ctx_.publish(AgentOutput{spec_.raceId, spec_.agentId, stream, std::move(line), std::move(events)});
+}
+
+void AgentRun::publishEvents(OutputStream stream, std::vector<AgentEvent> events) {
+  if (events.empty()) return;
+  ctx_.publish(AgentOutput{spec_.raceId, spec_.agentId, stream, "", std::move(events)});
+}
+
+void AgentRun::onExit(const ProcessResult& result) {
+  auto tail = parser_->finish();
+  for (const auto& e : tail) {
+    if (e.kind != EventKind::Summary) continue;
+    if (e.usage) summaryUsage_ = e.usage;
+    if (!e.text.empty()) finalMessage_ = e.text;
+    summaryIsError_ = summaryIsError_ || e.isError;
+    warnings_.insert(warnings_.end(), e.warnings.begin(), e.warnings.end());
+  }
+  publishEvents(OutputStream::Stdout, std::move(tail));
+  process_.reset();
+  if (holdsSlot_) {
+    holdsSlot_ = false;
+    ctx_.slots.release();
+  }
+
+  AgentFinished finished;
+  finished.raceId = spec_.raceId;
+  finished.agentId = spec_.agentId;
+  finished.finishedAt = recordNow();
+  finished.durationMs = millisBetween(startedAt_, finished.finishedAt);
+  finished.exitCode = result.exitCode;
+  finished.signal = result.signal;
+  if (summaryUsage_) {
+    finished.usage = summaryUsage_;
+  } else if (sawUsage_) {
+    finished.usage = usage_;
+  }
+  finished.warnings = warnings_;
+  finished.stderrTail = joinLines(stderrTail_);
+  finished.finalMessage = finalMessage_;
+
+  // The CLI's own last word on stderr says more than an exit code.
+  std::string said = lastNonEmpty(stderrTail_);
+  if (!result.spawnError.empty()) {
+    finished.status = AgentStatus::Failed;
+    finished.error = result.spawnError;
+  } else if (result.cancelled) {
+    finished.status = AgentStatus::Cancelled;
+  } else if (result.timedOut) {
+    finished.status = AgentStatus::TimedOut;
+    finished.error = "timed out after " + std::to_string(spec_.timeout.count()) + " s";
+  } else if (result.exitCode == 0) {
+    finished.status = AgentStatus::Completed;
+  } else {
+    finished.status = AgentStatus::Failed;
+    finished.error = result.exitCode ? "exited with code " + std::to_string(*result.exitCode)
+                                     : "killed by signal " + std::to_string(result.signal.value_or(0));
+    if (!said.empty()) *finished.error += ": " + said;
+  }
+  commitAndFinish(std::move(finished));
+}
+
+void AgentRun::commitAndFinish(AgentFinished finished) {
+  if (!spec_.commitMessage) {
+    finish(std::move(finished));
+    return;
+  }
+  auto self = shared_from_this();
+  asio::post(ctx_.pool, [self, finished = std::move(finished)]() mutable {
+    std::string commitError;
+    try {
+      self->ctx_.worktrees.commitAll(self->spec_.checkout, *self->spec_.commitMessage);
+      finished.commit = self->ctx_.worktrees.headCommit(self->spec_.checkout);
+    } catch (const std::exception& e) {
+      commitError = e.what();
+    }
+    asio::post(self->ctx_.io, [self, finished = std::move(finished), commitError]() mutable {
+      if (!commitError.empty()) {
+        spdlog::error("race {}: committing {}'s work failed: {}", finished.raceId, finished.agentId, commitError);
+        if (!finished.error) finished.error = "committing its work failed: " + commitError;
+      }
+      self->finish(std::move(finished));
+    });
+  });
+}
+
+void AgentRun::finish(AgentFinished finished) {
+  if (finished_) return;
+  finished_ = true;
+  parser_.reset();
+  ctx_.publish(finished);
+  spdlog::info("race {}: {} {}{}", finished.raceId, finished.agentId, toString(finished.status),
+               finished.error ? " (" + *finished.error + ")" : "");
+  auto done = std::move(done_);
+  if (done) done(finished);
+}
+
+bool AgentRun::cancel() {
+  if (finished_ || cancelRequested_) return false;
+  cancelRequested_ = true;
+  if (ticket_) {
+    // Still waiting for a slot: it never starts.
+    ctx_.slots.withdraw(*ticket_);
+    ticket_.reset();
+    auto self = shared_from_this();
+    asio::post(ctx_.io, [self] { self->launch(); });
+    return true;
+  }
+  if (process_) process_->cancel();  // onExit follows
+  return true;
+}
+
+}  // namespace hydra::core

@@ -1,0 +1,138 @@
+#pragma once
+
+// An agent run: one agent, one checkout, one prompt. The unit every mode is
+// made of (a race runs several side by side; a collaboration runs a builder
+// and a reviewer in turns; an evaluation runs many samples).
+//
+// A run waits for a slot of the workspace (AgentSlots), starts the agent's CLI
+// as its adapter says, supervised (its own process group, killed on timeout or
+// cancel), in the checkout, with the environment pointing at the checkout and
+// nowhere else. It reads the agent's output through the adapter's parser and
+// publishes what happens on the EventBus (AgentStarted, AgentOutput,
+// AgentFinished), redacted. When the agent is done it commits whatever it left
+// in the checkout (when asked to) and reports the result.
+//
+// io thread only; the commit runs on the workspace's pool.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/adapter/adapter.h"
+#include "core/config/config.h"
+#include "core/events/events.h"
+#include "core/git/worktree.h"
+#include "core/process/proc_stat.h"
+#include "core/process/process.h"
+#include "core/run/agent_slots.h"
+#include "core/util/redact.h"
+
+namespace hydra::core {
+
+struct AgentRunSpec {
+  std::string raceId;   // what the run belongs to: its events carry it
+  std::string agentId;  // unique within the race
+  AgentConfig agent;    // resolved: adapter, binary, args, env, timeout
+  std::string prompt;
+  Worktree checkout;
+  std::chrono::seconds timeout{600};
+  // Set for the agent on top of its adapter's and its configuration's
+  // variables (HYDRA_TASK, HYDRA_RACE_ID, ... and whatever the mode adds).
+  std::map<std::string, std::string> env;
+  // Where a binary given as a relative path is found (the repository root).
+  std::filesystem::path binaryBase;
+  // Between SIGTERM and SIGKILL when the run is cancelled or times out.
+  std::chrono::milliseconds killGrace{2000};
+  // Commit what the agent leaves in the checkout, with this message; nullopt
+  // leaves the checkout as it is (a reviewer's changes are not kept).
+  std::optional<std::string> commitMessage;
+};
+
+// How a unit hands its events on: the mode that runs it brings its record up
+// to date and publishes them on the workspace's EventBus.
+using Publish = std::function<void(RaceEventBody)>;
+
+// Everything the units around a run need to reach.
+struct RunContext {
+  boost::asio::io_context& io;
+  boost::asio::thread_pool& pool;
+  Publish publish;
+  AgentSlots& slots;
+  WorktreeManager& worktrees;
+  std::shared_ptr<const Redactor> redactor;
+};
+
+class AgentRun : public std::enable_shared_from_this<AgentRun> {
+ public:
+  // Called once, on the io thread, with the AgentFinished the run published.
+  using Done = std::function<void(const AgentFinished&)>;
+
+  // Queues the run for a slot and returns; the run keeps itself alive until done.
+  static std::shared_ptr<AgentRun> start(RunContext context, AgentRunSpec spec, Done done);
+
+  AgentRun(const AgentRun&) = delete;
+  AgentRun& operator=(const AgentRun&) = delete;
+  ~AgentRun();
+
+  // Ends the run: a queued run never starts, a running agent's process group
+  // is sent SIGTERM, then SIGKILL after the kill grace. The run finishes as
+  // cancelled. False when it had already finished.
+  bool cancel();
+
+  const AgentRunSpec& spec() const { return spec_; }
+  bool finished() const { return finished_; }
+  bool running() const { return process_ != nullptr; }
+  // The agent's process group, while it runs.
+  std::optional<pid_t> processGroup() const;
+
+ private:
+  AgentRun(RunContext context, AgentRunSpec spec, Done done);
+
+  void launch();
+  void onLine(OutputStream stream, std::string line);
+  void onExit(const ProcessResult& result);
+  void commitAndFinish(AgentFinished finished);
+  void finish(AgentFinished finished);
+  void publishEvents(OutputStream stream, std::vector<AgentEvent> events);
+  std::map<std::string, std::string> environment(const std::map<std::string, std::string>& adapterEnv) const;
+
+  RunContext ctx_;
+  AgentRunSpec spec_;
+  Done done_;
+  const Adapter* adapter_ = nullptr;
+
+  std::optional<AgentSlots::Ticket> ticket_;
+  bool holdsSlot_ = false;
+  std::shared_ptr<Process> process_;
+  std::unique_ptr<StreamParser> parser_;
+  Redactor::LineState stdoutState_;
+  Redactor::LineState stderrState_;
+  Timestamp startedAt_;
+
+  // What the output said.
+  Usage usage_;
+  bool sawUsage_ = false;
+  std::optional<Usage> summaryUsage_;
+  std::vector<std::string> warnings_;
+  std::string finalMessage_;
+  bool summaryIsError_ = false;
+  std::deque<std::string> stderrTail_;
+  std::size_t stderrTailBytes_ = 0;
+
+  bool cancelRequested_ = false;
+  bool finished_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+// The agent ids for a list of agent names: a name used once keeps its name,
+// a repeated one becomes name-1, name-2, ...
+std::vector<std::string> assignAgentIds(const std::vector<std::string>& names);
+
+}  // namespace hydra::core

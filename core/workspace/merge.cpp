@@ -1,0 +1,140 @@
+// Taking an agent's result: the merge of its branch into the user's branch
+// (and the auto-merge a race does when hydra.toml asks for it), and the
+// cleanup of finished races' worktrees.
+
+#include <spdlog/spdlog.h>
+
+#include <git2.h>
+
+#include <algorithm>
+
+#include "core/git/git.h"
+#include "core/workspace/workspace.h"
+
+namespace hydra::core {
+
+namespace {
+
+bool merged(merge::MergeOutcome outcome) {
+  return outcome == merge::MergeOutcome::FastForward || outcome == merge::MergeOutcome::Merged;
+}
+
+}  // namespace
+
+MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& agentId, bool dryRun, bool keep) {
+  const AgentRecord& agent = withResult(race, agentId);
+  merge::MergeRequest request;
+  request.sourceBranch = agent.branch;
+  request.dryRun = dryRun;
+  std::string task = race.task.substr(0, race.task.find('\n'));
+  request.message = "Merge " + agent.branch + " (hydra race " + race.id + ")\n\nTask: " + task + "\n";
+  merge::MergeResult result;
+  try {
+    result = merge::mergeBranch(root_, request);
+  } catch (const git::GitError& e) {
+    if (e.code() != GIT_ENOTFOUND) throw;
+    throw WorkspaceError::noResult(race, agent,
+                                   "its branch " + agent.branch + " no longer exists (the race was merged or cleaned up)");
+  } catch (const merge::MergeRefused& e) {
+    throw WorkspaceError::mergeRefused(e);
+  }
+
+  MergeReport out;
+  out.outcome = std::string(merge::toString(result.outcome));
+  out.agentId = agentId;
+  out.branch = agent.branch;
+  out.targetBranch = result.targetBranch;
+  out.dryRun = dryRun;
+  out.files = result.files;
+  out.conflicts = result.conflicts;
+  out.commit = result.commit;
+  if (!dryRun && merged(result.outcome) && !keep) {
+    auto config = configState().config;
+    auto& worktrees = worktreesFor(config ? config->general.workspaceDir : GeneralConfig{}.workspaceDir);
+    for (const auto& wt : worktrees.list()) {
+      bool ofThisRace = std::any_of(race.agents.begin(), race.agents.end(), [&](const AgentRecord& a) {
+        return wt.branch == a.branch || wt.path.string() == a.worktree;
+      });
+      if (!ofThisRace) continue;
+      try {
+        worktrees.remove(wt, true);
+      } catch (const std::exception& e) {
+        spdlog::warn("could not remove {}: {}", wt.path.string(), e.what());
+      }
+    }
+    out.cleanedUp = true;
+  }
+  return out;
+}
+
+MergeReport Workspace::merge(const std::string& raceId, const std::optional<std::string>& agentId, bool dryRun,
+                             bool keep) {
+  RaceRecord race = record(raceId);
+  if (race.status == RaceStatus::Running || busy(raceId)) {
+    throw WorkspaceError::raceRunning(raceId, "its results can be merged once it has finished");
+  }
+  if (agentId && (!isValidId(*agentId) || !race.findAgent(*agentId))) throw WorkspaceError::unknownAgent(race, *agentId);
+  std::string chosen;
+  if (agentId) {
+    chosen = *agentId;
+  } else {
+    auto scores = scoresIfAny(raceId);
+    if (!scores || !scores->winner) {
+      throw WorkspaceError(WorkspaceError::Kind::NotScored,
+                           "race " + raceId + " has no winner" + (scores ? "" : " (it was not scored)") +
+                               "; name the agent to merge",
+                           boost::json::object{{"raceId", raceId}, {"state", toString(race.status)}});
+    }
+    chosen = *scores->winner;
+  }
+  return mergeAgent(race, chosen, dryRun, keep);
+}
+
+AutoMergeOutcome Workspace::autoMerge(const std::string& raceId, const std::string& agentId) {
+  AutoMergeOutcome outcome;
+  outcome.agentId = agentId;
+  try {
+    MergeReport report = mergeAgent(record(raceId), agentId, false, false);
+    outcome.outcome = report.outcome;
+    outcome.commit = report.commit;
+    outcome.conflicts = report.conflicts;
+  } catch (const std::exception& e) {
+    outcome.outcome = "refused";
+    outcome.error = e.what();
+  }
+  return outcome;
+}
+
+CleanupReport Workspace::cleanup(const std::optional<std::string>& raceId, bool keepBranches) {
+  std::vector<RaceRecord> finished;
+  if (raceId) {
+    RaceRecord race = record(*raceId);
+    if (race.status == RaceStatus::Running || busy(*raceId)) {
+      throw WorkspaceError::raceRunning(*raceId, "its worktrees are in use");
+    }
+    finished.push_back(std::move(race));
+  } else {
+    for (auto& race : allRaces()) {
+      if (race.status != RaceStatus::Running && !busy(race.id)) finished.push_back(std::move(race));
+    }
+  }
+
+  auto& worktrees = worktreesFor(config()->general.workspaceDir);
+  auto existing = worktrees.list();
+  CleanupReport out;
+  for (const auto& race : finished) {
+    for (const auto& agent : race.agents) {
+      auto wt = std::find_if(existing.begin(), existing.end(), [&](const Worktree& w) {
+        return w.path.string() == agent.worktree || w.branch == agent.branch;
+      });
+      if (wt == existing.end()) continue;
+      worktrees.remove(*wt, !keepBranches);
+      spdlog::info("race {}: removed worktree {}", race.id, wt->path.string());
+      out.removed.push_back(wt->path.string());
+      existing.erase(wt);
+    }
+  }
+  return out;
+}
+
+}  // namespace hydra::core

@@ -1,0 +1,255 @@
+#include "core/workspace/results.h"
+
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+#include "core/util/json_fields.h"
+
+namespace hydra::core {
+
+namespace json = boost::json;
+
+namespace {
+
+template <class T>
+json::array arrayOf(const std::vector<T>& items) {
+  json::array out;
+  out.reserve(items.size());
+  for (const auto& x : items) out.push_back(json::value_from(x));
+  return out;
+}
+
+template <class T>
+std::vector<T> readArray(const JsonFields& r, std::string_view key) {
+  return r.array<T>(key, [](const json::value& v, const std::string&) { return json::value_to<T>(v); });
+}
+
+}  // namespace
+
+void tag_invoke(json::value_from_tag, json::value& out, const AgentInfo& x) {
+  json::object o{{"name", x.name},
+                 {"adapter", x.adapter},
+                 {"binary", x.binary},
+                 {"configured", x.configured},
+                 {"available", x.available}};
+  putOrNull(o, "version", x.version);
+  putIfSet(o, "path", x.path);
+  putIfSet(o, "problem", x.problem);
+  out = std::move(o);
+}
+
+AgentInfo tag_invoke(json::value_to_tag<AgentInfo>, const json::value& in) {
+  JsonFields r(in);
+  AgentInfo x;
+  x.name = r.string("name");
+  x.adapter = r.string("adapter");
+  x.binary = r.string("binary");
+  x.configured = r.boolean("configured", false);
+  x.available = r.boolean("available", false);
+  x.version = r.optionalString("version");
+  x.path = r.optionalString("path");
+  x.problem = r.optionalString("problem");
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const AgentState& x) {
+  json::object o{{"agentId", x.agentId}, {"agent", x.agent}, {"state", x.state}, {"elapsedMs", x.elapsedMs}};
+  putIfSet(o, "exitCode", x.exitCode);
+  o["branch"] = x.branch;
+  o["worktree"] = x.worktree;
+  putIfSet(o, "commit", x.commit);
+  putIfSet(o, "error", x.error);
+  if (!x.warnings.empty()) o["warnings"] = stringArray(x.warnings);
+  putIfSet(o, "rank", x.rank);
+  putIfSet(o, "total", x.total);
+  out = std::move(o);
+}
+
+AgentState tag_invoke(json::value_to_tag<AgentState>, const json::value& in) {
+  JsonFields r(in);
+  AgentState x;
+  x.agentId = r.string("agentId");
+  x.agent = r.string("agent");
+  x.state = r.string("state");
+  x.elapsedMs = r.optionalNumber<std::int64_t>("elapsedMs").value_or(0);
+  x.exitCode = r.optionalNumber<int>("exitCode");
+  x.branch = r.optionalString("branch").value_or("");
+  x.worktree = r.optionalString("worktree").value_or("");
+  x.commit = r.optionalString("commit");
+  x.error = r.optionalString("error");
+  x.warnings = r.strings("warnings");
+  x.rank = r.optionalNumber<int>("rank");
+  x.total = r.optionalNumber<double>("total");
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const RaceSummary& x) {
+  json::object o{{"raceId", x.raceId}, {"kind", x.kind}, {"task", x.task}, {"state", x.state}, {"createdAt", x.createdAt}};
+  putIfSet(o, "finishedAt", x.finishedAt);
+  putIfNotEmpty(o, "baseRef", x.baseRef);
+  o["baseCommit"] = x.baseCommit;
+  o["agents"] = arrayOf(x.agents);
+  putIfSet(o, "winner", x.winner);
+  o["allFailed"] = x.allFailed;
+  out = std::move(o);
+}
+
+RaceSummary tag_invoke(json::value_to_tag<RaceSummary>, const json::value& in) {
+  JsonFields r(in);
+  RaceSummary x;
+  x.raceId = r.string("raceId");
+  x.kind = r.optionalString("kind").value_or("race");
+  x.task = r.string("task");
+  x.state = r.string("state");
+  x.createdAt = r.string("createdAt");
+  x.finishedAt = r.optionalString("finishedAt");
+  x.baseRef = r.optionalString("baseRef").value_or("");
+  x.baseCommit = r.string("baseCommit");
+  x.agents = readArray<AgentState>(r, "agents");
+  x.winner = r.optionalString("winner");
+  x.allFailed = r.boolean("allFailed", false);
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const RacePage& x) {
+  json::object o{{"races", arrayOf(x.races)}, {"total", x.total}};
+  putIfSet(o, "nextOffset", x.nextOffset);
+  out = std::move(o);
+}
+
+RacePage tag_invoke(json::value_to_tag<RacePage>, const json::value& in) {
+  JsonFields r(in);
+  RacePage x;
+  x.races = readArray<RaceSummary>(r, "races");
+  x.total = r.number<std::int64_t>("total");
+  x.nextOffset = r.optionalNumber<std::int64_t>("nextOffset");
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const DiffResult& x) {
+  out = json::object{{"files", arrayOf(x.files)},
+                     {"additions", x.additions},
+                     {"deletions", x.deletions},
+                     {"patch", x.patch}};
+}
+
+DiffResult tag_invoke(json::value_to_tag<DiffResult>, const json::value& in) {
+  JsonFields r(in);
+  DiffResult x;
+  x.files = readArray<merge::FileChange>(r, "files");
+  x.additions = r.number<int>("additions");
+  x.deletions = r.number<int>("deletions");
+  x.patch = r.optionalString("patch").value_or("");
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const FileContents& x) {
+  json::object o{{"path", x.path}};
+  putOrNull(o, "base", x.base);
+  putOrNull(o, "agent", x.agent);
+  o["binary"] = x.binary;
+  o["encoding"] = x.encoding;
+  out = std::move(o);
+}
+
+FileContents tag_invoke(json::value_to_tag<FileContents>, const json::value& in) {
+  JsonFields r(in);
+  FileContents x;
+  x.path = r.string("path");
+  x.base = r.optionalString("base");
+  x.agent = r.optionalString("agent");
+  x.binary = r.boolean("binary", false);
+  x.encoding = r.optionalString("encoding").value_or("utf-8");
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const MergeReport& x) {
+  json::object o{{"outcome", x.outcome},
+                 {"agentId", x.agentId},
+                 {"branch", x.branch},
+                 {"targetBranch", x.targetBranch},
+                 {"dryRun", x.dryRun},
+                 {"files", stringArray(x.files)},
+                 {"conflicts", stringArray(x.conflicts)}};
+  putIfSet(o, "commit", x.commit);
+  o["cleanedUp"] = x.cleanedUp;
+  out = std::move(o);
+}
+
+MergeReport tag_invoke(json::value_to_tag<MergeReport>, const json::value& in) {
+  JsonFields r(in);
+  MergeReport x;
+  x.outcome = r.string("outcome");
+  x.agentId = r.string("agentId");
+  x.branch = r.string("branch");
+  x.targetBranch = r.string("targetBranch");
+  x.dryRun = r.boolean("dryRun", false);
+  x.files = r.strings("files");
+  x.conflicts = r.strings("conflicts");
+  x.commit = r.optionalString("commit");
+  x.cleanedUp = r.boolean("cleanedUp", false);
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const LogText& x) {
+  out = json::object{
+      {"data", x.data}, {"offset", x.offset}, {"totalSize", x.totalSize}, {"nextOffset", x.nextOffset}};
+}
+
+LogText tag_invoke(json::value_to_tag<LogText>, const json::value& in) {
+  JsonFields r(in);
+  return LogText{r.string("data"), r.number<std::uint64_t>("offset"), r.number<std::uint64_t>("totalSize"),
+                 r.number<std::uint64_t>("nextOffset")};
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const AgentEventsResult& x) {
+  json::object o{{"events", arrayOf(x.events)}, {"offset", x.offset}, {"total", x.total}};
+  putIfSet(o, "nextOffset", x.nextOffset);
+  out = std::move(o);
+}
+
+AgentEventsResult tag_invoke(json::value_to_tag<AgentEventsResult>, const json::value& in) {
+  JsonFields r(in);
+  AgentEventsResult x;
+  x.events = readArray<AgentEvent>(r, "events");
+  x.offset = r.number<std::uint64_t>("offset");
+  x.total = r.number<std::uint64_t>("total");
+  x.nextOffset = r.optionalNumber<std::uint64_t>("nextOffset");
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const CleanupReport& x) {
+  out = json::object{{"removed", stringArray(x.removed)}};
+}
+
+CleanupReport tag_invoke(json::value_to_tag<CleanupReport>, const json::value& in) {
+  return CleanupReport{JsonFields(in).strings("removed")};
+}
+
+}  // namespace hydra::core
+
+namespace hydra::core::merge {
+
+void tag_invoke(json::value_from_tag, json::value& out, const FileChange& x) {
+  json::object o{{"path", x.path}};
+  if (!x.oldPath.empty() && x.oldPath != x.path) o["oldPath"] = x.oldPath;
+  o["status"] = x.status;
+  o["additions"] = x.additions;
+  o["deletions"] = x.deletions;
+  o["binary"] = x.binary;
+  out = std::move(o);
+}
+
+FileChange tag_invoke(json::value_to_tag<FileChange>, const json::value& in) {
+  JsonFields r(in);
+  FileChange x;
+  x.path = r.string("path");
+  x.oldPath = r.optionalString("oldPath").value_or("");
+  x.status = r.string("status");
+  x.additions = r.number<int>("additions");
+  x.deletions = r.number<int>("deletions");
+  x.binary = r.boolean("binary", false);
+  return x;
+}
+
+}  // namespace hydra::core::merge

@@ -1,0 +1,144 @@
+#pragma once
+
+// What the workspace's operations answer, typed, each with its one JSON form
+// (the tag_invoke pairs below): the terminal's `--json`, the protocol's
+// results and the records all write these, so they cannot drift apart. The
+// protocol may add members; it never renames one (docs/protocol.md).
+
+#include <boost/json/conversion.hpp>
+#include <boost/json/value.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/adapter/event.h"
+#include "core/merge/diff.h"
+#include "core/merge/merge.h"
+#include "core/race/record.h"
+#include "core/scoring/scores.h"
+
+namespace hydra::core {
+
+// An agent hydra can run here (hydra/agents, `hydra agents`).
+struct AgentInfo {
+  std::string name;
+  std::string adapter;
+  std::string binary;       // as configured
+  bool configured = false;  // has an [agents.NAME] table
+  bool available = false;
+  std::optional<std::string> version;  // the first line of its version output
+  std::optional<std::string> path;     // where the binary is, when available
+  std::optional<std::string> problem;  // why it is not available
+};
+
+// One agent of a race as a person wants to see it.
+struct AgentState {
+  std::string agentId;
+  std::string agent;
+  std::string state;  // queued, running, completed, failed, timedOut, cancelled, interrupted
+  std::int64_t elapsedMs = 0;
+  std::optional<int> exitCode;
+  std::string branch;
+  std::string worktree;
+  std::optional<std::string> commit;
+  std::optional<std::string> error;
+  std::vector<std::string> warnings;
+  std::optional<int> rank;      // once scored
+  std::optional<double> total;  // once scored
+};
+
+// A race as hydra/status and `hydra status` show it.
+struct RaceSummary {
+  std::string raceId;
+  std::string kind;
+  std::string task;
+  std::string state;  // running, scoring, completed, cancelled, interrupted, failed
+  std::string createdAt;
+  std::optional<std::string> finishedAt;
+  std::string baseRef;
+  std::string baseCommit;
+  std::vector<AgentState> agents;
+  std::optional<std::string> winner;  // once scored
+  bool allFailed = false;
+};
+
+struct RacePage {
+  std::vector<RaceSummary> races;
+  std::int64_t total = 0;
+  std::optional<std::int64_t> nextOffset;  // absent on the last page
+};
+
+// What an agent changed (hydra/diff without a path).
+struct DiffResult {
+  std::vector<merge::FileChange> files;
+  int additions = 0;
+  int deletions = 0;
+  std::string patch;
+};
+
+// Both versions of one changed file (hydra/diff with a path). Contents are
+// UTF-8 text, or base64 when `encoding` says so.
+struct FileContents {
+  std::string path;
+  std::optional<std::string> base;   // null when the agent added the file
+  std::optional<std::string> agent;  // null when the agent deleted it
+  bool binary = false;
+  std::string encoding = "utf-8";  // utf-8 or base64
+};
+
+struct MergeReport {
+  std::string outcome;  // fastForward, merged, conflict, upToDate
+  std::string agentId;
+  std::string branch;
+  std::string targetBranch;
+  bool dryRun = false;
+  std::vector<std::string> files;
+  std::vector<std::string> conflicts;
+  std::optional<std::string> commit;
+  bool cleanedUp = false;
+};
+
+// A byte range of a log, as text.
+struct LogText {
+  std::string data;  // UTF-8; bytes that are not become U+FFFD
+  std::uint64_t offset = 0;
+  std::uint64_t totalSize = 0;
+  std::uint64_t nextOffset = 0;  // == totalSize at the end
+};
+
+// What an agent's adapter read from its output, as stored: a page of them.
+struct AgentEventsResult {
+  std::vector<AgentEvent> events;
+  std::uint64_t offset = 0;
+  std::uint64_t total = 0;
+  std::optional<std::uint64_t> nextOffset;  // absent on the last page
+};
+
+struct CleanupReport {
+  std::vector<std::string> removed;  // worktree paths
+};
+
+#define HYDRA_RESULT_TYPE(T)                                                                 \
+  void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const T& x); \
+  T tag_invoke(boost::json::value_to_tag<T>, const boost::json::value& in)
+
+HYDRA_RESULT_TYPE(AgentInfo);
+HYDRA_RESULT_TYPE(AgentState);
+HYDRA_RESULT_TYPE(RaceSummary);
+HYDRA_RESULT_TYPE(RacePage);
+HYDRA_RESULT_TYPE(DiffResult);
+HYDRA_RESULT_TYPE(FileContents);
+HYDRA_RESULT_TYPE(MergeReport);
+HYDRA_RESULT_TYPE(LogText);
+HYDRA_RESULT_TYPE(AgentEventsResult);
+HYDRA_RESULT_TYPE(CleanupReport);
+
+#undef HYDRA_RESULT_TYPE
+
+}  // namespace hydra::core
+
+namespace hydra::core::merge {
+void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const FileChange& x);
+FileChange tag_invoke(boost::json::value_to_tag<FileChange>, const boost::json::value& in);
+}  // namespace hydra::core::merge

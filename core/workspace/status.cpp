@@ -1,0 +1,171 @@
+// The workspace's view of its races: status, the list of races, one record,
+// and scores. Races running in this process are read from their live state,
+// every other race from its record on disk.
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "core/workspace/agent_probe.h"
+#include "core/workspace/workspace.h"
+
+namespace hydra::core {
+
+std::vector<RaceRecord> Workspace::allRaces() {
+  // The disk, where the recorder may not have caught up yet, completed by the live races.
+  std::vector<RaceRecord> races = store_.list();
+  std::lock_guard lock(liveMutex_);
+  for (const auto& [id, live] : live_) {
+    auto it = std::find_if(races.begin(), races.end(), [&](const RaceRecord& r) { return r.id == id; });
+    if (it == races.end()) {
+      races.push_back(live.record);
+    } else {
+      *it = live.record;
+    }
+  }
+  std::sort(races.begin(), races.end(), [](const RaceRecord& a, const RaceRecord& b) {
+    if (a.createdAt != b.createdAt) return a.createdAt > b.createdAt;
+    return a.id > b.id;
+  });
+  return races;
+}
+
+std::vector<AgentInfo> Workspace::agents() {
+  auto config = this->config();
+  return probeAgents(*config, knownAgentNames(*config), root_);
+}
+
+RaceRecord Workspace::record(const std::string& raceId) {
+  if (!isValidId(raceId)) throw WorkspaceError::unknownRace(raceId);
+  if (auto l = live(raceId)) return l->record;
+  std::optional<RaceRecord> race;
+  try {
+    race = store_.load(raceId);
+  } catch (const RecordError& e) {
+    throw std::runtime_error("the record of race " + raceId + " is unreadable: " + e.what());
+  }
+  if (!race) throw WorkspaceError::unknownRace(raceId);
+  return *race;
+}
+
+AgentRecord Workspace::agentRecord(const std::string& raceId, const std::string& agentId) {
+  RaceRecord race = record(raceId);
+  const AgentRecord* agent = isValidId(agentId) ? race.findAgent(agentId) : nullptr;
+  if (!agent) throw WorkspaceError::unknownAgent(race, agentId);
+  return *agent;
+}
+
+std::optional<scoring::RaceScores> Workspace::scoresIfAny(const std::string& raceId) {
+  if (!isValidId(raceId)) throw WorkspaceError::unknownRace(raceId);
+  if (auto l = live(raceId)) return l->scores;
+  try {
+    return store_.loadScores(raceId);
+  } catch (const RecordError& e) {
+    throw std::runtime_error("the scores of race " + raceId + " are unreadable: " + e.what());
+  }
+}
+
+scoring::RaceScores Workspace::scores(const std::string& raceId) {
+  RaceRecord race = record(raceId);
+  auto scores = scoresIfAny(raceId);
+  if (!scores) {
+    auto l = live(raceId);
+    throw WorkspaceError::notScored(race, l && l->scoring);
+  }
+  return *scores;
+}
+
+RaceSummary Workspace::summarize(const RaceRecord& race, bool scoring,
+                                 const std::optional<scoring::RaceScores>& scores) const {
+  auto now = std::chrono::system_clock::now();
+  RaceSummary s;
+  s.raceId = race.id;
+  s.kind = race.kind;
+  s.task = race.task;
+  s.state = scoring ? "scoring" : std::string(toString(race.status));
+  s.createdAt = formatTimestamp(race.createdAt);
+  if (race.finishedAt) s.finishedAt = formatTimestamp(*race.finishedAt);
+  s.baseRef = race.baseRef;
+  s.baseCommit = race.baseCommit;
+  for (const auto& a : race.agents) {
+    AgentState st;
+    st.agentId = a.agentId;
+    st.agent = a.agent;
+    st.state = std::string(toString(a.status));
+    if (a.durationMs) {
+      st.elapsedMs = *a.durationMs;
+    } else if (a.startedAt && a.status == AgentStatus::Running) {
+      st.elapsedMs = millisBetween(*a.startedAt, now);
+    }
+    st.exitCode = a.exitCode;
+    st.branch = a.branch;
+    st.worktree = a.worktree;
+    st.commit = a.commit;
+    st.error = a.error;
+    st.warnings = a.warnings;
+    if (scores) {
+      for (const auto& r : scores->rankings) {
+        if (r.agentId != a.agentId) continue;
+        st.rank = r.rank;
+        st.total = r.total;
+      }
+    }
+    s.agents.push_back(std::move(st));
+  }
+  if (scores) {
+    s.winner = scores->winner;
+    s.allFailed = scores->allFailed;
+  }
+  return s;
+}
+
+std::vector<RaceSummary> Workspace::status(const std::optional<std::string>& raceId, std::size_t newest) {
+  std::vector<RaceSummary> out;
+  auto summaryOf = [this](const RaceRecord& race) {
+    auto l = live(race.id);
+    std::optional<scoring::RaceScores> scores;
+    try {
+      scores = l ? l->scores : store_.loadScores(race.id);
+    } catch (const std::exception& e) {
+      spdlog::warn("race {}: {}", race.id, e.what());
+    }
+    return summarize(l ? l->record : race, l && l->scoring, scores);
+  };
+  if (raceId) {
+    out.push_back(summaryOf(record(*raceId)));
+    return out;
+  }
+  // Running races first, then the newest of the others.
+  std::vector<RaceRecord> rest;
+  for (auto& race : allRaces()) {
+    if (race.status == RaceStatus::Running || busy(race.id)) {
+      out.push_back(summaryOf(race));
+    } else if (rest.size() < newest) {
+      rest.push_back(std::move(race));
+    }
+  }
+  for (const auto& race : rest) out.push_back(summaryOf(race));
+  return out;
+}
+
+RacePage Workspace::races(std::size_t offset, std::size_t limit) {
+  auto all = allRaces();  // newest first
+  RacePage page;
+  page.total = static_cast<std::int64_t>(all.size());
+  auto begin = std::min(offset, all.size());
+  auto end = std::min(begin + limit, all.size());
+  for (std::size_t i = begin; i < end; ++i) {
+    auto l = live(all[i].id);
+    std::optional<scoring::RaceScores> scores;
+    try {
+      scores = l ? l->scores : store_.loadScores(all[i].id);
+    } catch (const std::exception& e) {
+      spdlog::warn("race {}: {}", all[i].id, e.what());
+    }
+    page.races.push_back(summarize(l ? l->record : all[i], l && l->scoring, scores));
+  }
+  if (end < all.size()) page.nextOffset = static_cast<std::int64_t>(end);
+  return page;
+}
+
+}  // namespace hydra::core

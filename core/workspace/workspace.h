@@ -1,0 +1,194 @@
+#pragma once
+
+// One repository as hydra works on it: the layer under every front end (the
+// role clangd's ClangdServer plays under ClangdLSPServer). `hydra serve` only
+// binds JSON-RPC to it; the terminal commands only call it and print.
+//
+// A Workspace owns hydra.toml (re-read when it changes on disk, without a
+// second engine: running races keep the settings they started with), the one
+// thread pool for blocking work, the EventBus every view subscribes to, the
+// record store and its recorder, and the cap on agents running at once across
+// everything it runs. Its operations answer typed results (results.h) and
+// refuse with a WorkspaceError (errors.h).
+//
+// Threads: start, cancel and interrupt run on the io thread, like the races
+// themselves. The queries (agents, status, scores, diff, log, merge, cleanup,
+// ...) block on git and files: call them from a worker thread (the server uses
+// pool()) or from a terminal command. They see races running in this process
+// as they are now, and every other race as its record on disk says.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/checks/baseline_cache.h"
+#include "core/config/config.h"
+#include "core/events/bus.h"
+#include "core/git/worktree.h"
+#include "core/race/race.h"
+#include "core/race/recorder.h"
+#include "core/race/store.h"
+#include "core/run/agent_slots.h"
+#include "core/workspace/errors.h"
+#include "core/workspace/results.h"
+
+namespace hydra::core {
+
+struct WorkspaceOptions {
+  // The workspace's one pool: git, records, checks' bookkeeping, blocking queries.
+  std::size_t threads = 2;
+  // Between SIGTERM and SIGKILL when an agent is cancelled or times out.
+  std::chrono::milliseconds killGrace{2000};
+};
+
+struct RaceRequest {
+  std::string task;
+  std::vector<std::string> agents;     // agent names; a name may repeat
+  std::optional<std::string> baseRef;  // default: HEAD
+};
+
+// hydra.toml as last read: the settings, or what is wrong with the file.
+struct ConfigState {
+  std::shared_ptr<const Config> config;
+  std::optional<ConfigError> error;
+};
+
+class Workspace {
+ public:
+  // The repository containing `folder` (git's discovery upwards, then its
+  // working tree). Throws WorkspaceError (NotARepository).
+  Workspace(boost::asio::io_context& io, const std::filesystem::path& folder, WorkspaceOptions options = {});
+  // Interrupts what still runs (its agents are killed), then writes every
+  // record. Blocking; call it with the io_context no longer running.
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  const std::filesystem::path& root() const { return root_; }
+  EventBus& bus() { return bus_; }
+  boost::asio::thread_pool& pool() { return pool_; }
+
+  // --- configuration (any thread) ----------------------------------------------
+  // hydra.toml, read again when the file changed since the last call.
+  ConfigState configState();
+  // The settings; throws WorkspaceError (ConfigError) when hydra.toml is broken.
+  std::shared_ptr<const Config> config();
+
+  // --- lifecycle ----------------------------------------------------------------
+  // After a crash: races left running by a hydra that is gone become
+  // interrupted (their agents' process groups are killed), and worktrees whose
+  // race record is gone are removed. Blocking. Returns the races it marked.
+  std::vector<RaceRecord> recover();
+  // Blocks until every event published so far is on disk.
+  void flush();
+  // Runs `fn` on the io thread once every event published so far is on disk.
+  void whenRecorded(std::function<void()> fn);
+
+  // --- races (io thread) --------------------------------------------------------
+  // Checks and plans the race on the pool, then starts it on the io thread and
+  // calls `started` with its record (ids, branches and worktrees are fixed
+  // there); a refused request calls `refused` instead and leaves nothing behind.
+  void startRace(RaceRequest request, std::function<void(RaceSummary)> started,
+                 std::function<void(WorkspaceError)> refused);
+  // Cancels a race this workspace runs, or one of its agents. False when there
+  // is nothing to cancel. Use record() first to tell an unknown id.
+  bool cancel(std::string_view raceId, std::optional<std::string_view> agentId = std::nullopt);
+  // hydra or its client is going away: every race ends as interrupted and its
+  // agents and checks are killed; `done` runs on the io thread once they are
+  // gone (or the kill grace has passed twice).
+  void interruptAll(std::function<void()> done);
+  // Races this workspace is running (or scoring) now.
+  std::size_t runningRaces() const;
+
+  // --- queries (blocking, any thread) ---------------------------------------------
+  std::vector<AgentInfo> agents();
+  // Without an id: the running races first, then the `newest` most recent others.
+  std::vector<RaceSummary> status(const std::optional<std::string>& raceId, std::size_t newest = 20);
+  RacePage races(std::size_t offset, std::size_t limit);
+  RaceRecord record(const std::string& raceId);
+  // Throws UnknownAgent when the race has no such agent.
+  AgentRecord agentRecord(const std::string& raceId, const std::string& agentId);
+  scoring::RaceScores scores(const std::string& raceId);
+  // nullopt when the race has not been scored.
+  std::optional<scoring::RaceScores> scoresIfAny(const std::string& raceId);
+  DiffResult diff(const std::string& raceId, const std::string& agentId);
+  FileContents file(const std::string& raceId, const std::string& agentId, const std::string& path);
+  std::string patch(const std::string& raceId, const std::string& agentId, const std::optional<std::string>& path);
+  LogText log(const std::string& raceId, const std::string& agentId, OutputStream stream, std::uint64_t offset,
+              std::uint64_t limit);
+  AgentEventsResult agentEvents(const std::string& raceId, const std::string& agentId, std::uint64_t offset,
+                                std::uint64_t limit);
+  // The agent (default: the winner) merged into the branch HEAD is on.
+  MergeReport merge(const std::string& raceId, const std::optional<std::string>& agentId, bool dryRun, bool keep);
+  CleanupReport cleanup(const std::optional<std::string>& raceId, bool keepBranches);
+
+  // How much of a log one log() call returns at most.
+  static constexpr std::uint64_t kMaxLogRead = 1024 * 1024;
+  static constexpr std::uint64_t kMaxEventsRead = 5000;
+
+ private:
+  struct Live {
+    RaceRecord record;
+    bool scoring = false;
+    std::optional<scoring::RaceScores> scores;
+  };
+  struct Plan;
+
+  void emit(RaceEventBody event);
+  Plan plan(const RaceRequest& request);
+  void launch(Plan plan, std::function<void(RaceSummary)> started);
+  std::optional<Live> live(const std::string& raceId) const;
+  // Every race, newest first: the records on disk and the live ones.
+  std::vector<RaceRecord> allRaces();
+  bool busy(const std::string& raceId) const;
+  RaceSummary summarize(const RaceRecord& race, bool scoring, const std::optional<scoring::RaceScores>& scores) const;
+  const AgentRecord& withResult(const RaceRecord& race, const std::string& agentId);
+  MergeReport mergeAgent(const RaceRecord& race, const std::string& agentId, bool dryRun, bool keep);
+  AutoMergeOutcome autoMerge(const std::string& raceId, const std::string& agentId);
+  std::vector<std::string> knownAgentNames(const Config& config) const;
+  void checkQuiet(std::shared_ptr<std::function<void()>> done, std::chrono::steady_clock::time_point deadline);
+  // The worktrees under `workspaceDir` ([general] workspace_dir). Throws
+  // WorkspaceError (RaceRefused) for a directory outside the repository.
+  WorktreeManager& worktreesFor(const std::filesystem::path& workspaceDir);
+
+  boost::asio::io_context& io_;
+  WorkspaceOptions options_;
+  std::filesystem::path root_;
+  boost::asio::thread_pool pool_;
+  EventBus bus_;
+  RaceStore store_;
+  BaselineCache baselines_;
+  AgentSlots slots_;
+
+  std::mutex worktreesMutex_;
+  std::map<std::filesystem::path, std::unique_ptr<WorktreeManager>> worktrees_;
+
+  mutable std::mutex configMutex_;
+  ConfigState config_;
+  std::optional<std::filesystem::file_time_type> configTime_;
+  std::optional<std::uintmax_t> configSize_;
+  bool configRead_ = false;
+
+  // io thread: the races this workspace runs, and those interrupted whose processes may still be dying.
+  std::map<std::string, std::shared_ptr<Race>, std::less<>> races_;
+  std::vector<std::shared_ptr<Race>> dying_;
+
+  // Any thread: what the live races look like now, until their end is on disk.
+  mutable std::mutex liveMutex_;
+  std::map<std::string, Live, std::less<>> live_;
+
+  // Last: it writes through the store on the pool, and is flushed before either goes.
+  std::unique_ptr<RaceRecorder> recorder_;
+};
+
+}  // namespace hydra::core

@@ -1,0 +1,361 @@
+#include "server/hydra_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <boost/json/value_from.hpp>
+#include <variant>
+
+#include "hydra/version.h"
+#include "protocol/methods.h"
+#include "server/rpc_errors.h"
+
+namespace hydra::server {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+namespace method = protocol::method;
+using protocol::ErrorCode;
+using protocol::RpcError;
+
+namespace {
+
+std::string firstLine(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() > 80) line = line.substr(0, 77) + "...";
+  return line;
+}
+
+std::string outcomeText(const core::RaceFinished& e) {
+  std::string text = "race " + std::string(core::toString(e.status));
+  if (e.scores && e.scores->allFailed) return text + " (all agents failed)";
+  if (e.scores && e.scores->winner) text += "; winner: " + *e.scores->winner;
+  return text;
+}
+
+}  // namespace
+
+HydraService::HydraService(Context context, WorkspaceFolder folder)
+    : ctx_(std::move(context)), folder_(std::move(folder)) {
+  if (!folder_.problem.empty()) {
+    noWorkspace_ = core::WorkspaceError::notARepository(folder_.path, folder_.problem);
+  } else {
+    try {
+      workspace_ = std::make_unique<core::Workspace>(ctx_.io, folder_.path, ctx_.workspace);
+      spdlog::info("repository: {}", workspace_->root().string());
+    } catch (const core::WorkspaceError& e) {
+      spdlog::info("{}", e.what());
+      noWorkspace_ = e;
+    }
+  }
+  output_ = std::make_unique<OutputNotifier>(ctx_.io, ctx_.dispatcher, ctx_.transport, ctx_.output);
+  if (workspace_) {
+    // Events are taken on the io thread; the bus only posts a wake-up there.
+    subscription_ = workspace_->bus().subscribe(core::SubscriptionOptions{
+        .maxEvents = 4096,
+        .maxBytes = 4 * 1024 * 1024,
+        .onReady =
+            [this, alive = alive_, &io = ctx_.io] {
+              asio::post(io, [this, alive] {
+                if (*alive) drain();
+              });
+            },
+    });
+  }
+}
+
+HydraService::~HydraService() {
+  *alive_ = false;
+  subscription_.reset();
+  live_.clear();
+  workspace_.reset();  // interrupts whatever still runs, writes the records
+}
+
+core::Workspace& HydraService::workspace() {
+  if (!workspace_) throw toRpcError(*noWorkspace_);
+  return *workspace_;
+}
+
+protocol::HydraCapabilities HydraService::capabilities() {
+  protocol::HydraCapabilities caps;
+  caps.version = kVersion;
+  if (workspace_) {
+    if (auto config = workspace_->configState().config) {
+      for (const auto& [name, agent] : config->agents) caps.agents.push_back(name);
+    }
+  }
+  for (auto m : method::kHydraRequests) caps.methods.emplace_back(m);
+  return caps;
+}
+
+void HydraService::open() {
+  if (!workspace_) return;
+  reportConfig();
+  asio::post(workspace_->pool(), [ws = workspace_.get()] {
+    try {
+      ws->recover();
+    } catch (const std::exception& e) {
+      spdlog::warn("could not recover races left by an earlier hydra: {}", e.what());
+    }
+  });
+}
+
+// --- helpers ---------------------------------------------------------------------------
+
+template <class Fn>
+void HydraService::onPool(Reply reply, Fn fn) {
+  asio::post(workspace().pool(), [reply = std::move(reply), fn = std::move(fn)]() mutable {
+    try {
+      reply(fn());
+    } catch (const core::WorkspaceError& e) {
+      reply.error(toRpcError(e));
+    } catch (const RpcError& e) {
+      reply.error(e);
+    } catch (const std::exception& e) {
+      spdlog::error("{} failed: {}", reply.method(), e.what());
+      reply.error(RpcError(ErrorCode::RequestFailed, reply.method() + " failed: " + e.what()));
+    }
+  });
+}
+
+void HydraService::reportConfig() {
+  auto state = workspace().configState();
+  if (!state.error) {
+    shownConfigProblem_.clear();
+    return;
+  }
+  std::string problem = state.error->what();
+  if (problem == shownConfigProblem_) return;
+  shownConfigProblem_ = problem;
+  showMessage(protocol::MessageType::Error,
+              "hydra.toml is broken: " + problem + " (races cannot start until it is fixed)");
+}
+
+void HydraService::showMessage(protocol::MessageType type, std::string message) {
+  notify(method::kShowMessage, json::value_from(protocol::ShowMessageParams{type, std::move(message)}));
+}
+
+void HydraService::notify(std::string_view name, json::value params) {
+  ctx_.dispatcher->notify(name, std::move(params));
+}
+
+// --- methods ---------------------------------------------------------------------------
+
+void HydraService::agents(Reply reply) {
+  reportConfig();
+  // Probing runs every agent's version option: seconds, at worst.
+  onPool(std::move(reply), [ws = &workspace()] {
+    return json::value(json::object{{"agents", json::value_from(ws->agents())}});
+  });
+}
+
+void HydraService::race(protocol::RaceParams params, Reply reply) {
+  reportConfig();
+  auto token = params.workDoneToken;
+  auto shared = std::make_shared<Reply>(std::move(reply));
+  workspace().startRace(
+      core::RaceRequest{params.task, params.agents, params.base},
+      [this, alive = alive_, token, shared](core::RaceSummary race) {
+        if (!*alive) return;
+        LiveRace& live = live_[race.raceId];
+        live.agents = race.agents.size();
+        protocol::WorkDoneProgressBegin begin;
+        begin.title = "Racing " + std::to_string(live.agents) + (live.agents == 1 ? " agent" : " agents");
+        begin.cancellable = true;
+        begin.message = firstLine(race.task);
+        begin.percentage = 0;
+        live.progress =
+            WorkDoneProgress::begin(*ctx_.dispatcher, token, ctx_.clientCreatesProgress, std::move(begin));
+        (*shared)(json::value_from(race));
+      },
+      [shared](core::WorkspaceError error) { shared->error(toRpcError(error)); });
+}
+
+void HydraService::status(protocol::StatusParams params, Reply reply) {
+  onPool(std::move(reply), [ws = &workspace(), params] {
+    return json::value(json::object{{"races", json::value_from(ws->status(params.raceId))}});
+  });
+}
+
+void HydraService::races(protocol::RacesParams params, Reply reply) {
+  onPool(std::move(reply), [ws = &workspace(), params] {
+    return json::value_from(
+        ws->races(static_cast<std::size_t>(params.offset), static_cast<std::size_t>(params.limit)));
+  });
+}
+
+void HydraService::cancel(protocol::CancelRaceParams params, Reply reply) {
+  // The ids are checked on the pool (they may name a race on disk); the cancel
+  // itself happens on the io thread, where races run.
+  auto shared = std::make_shared<Reply>(std::move(reply));
+  asio::post(workspace().pool(), [this, alive = alive_, ws = &workspace(), params, shared] {
+    try {
+      if (params.agentId) {
+        ws->agentRecord(params.raceId, *params.agentId);
+      } else {
+        ws->record(params.raceId);
+      }
+    } catch (const core::WorkspaceError& e) {
+      shared->error(toRpcError(e));
+      return;
+    } catch (const std::exception& e) {
+      shared->error(RpcError(ErrorCode::RequestFailed, std::string("hydra/cancel failed: ") + e.what()));
+      return;
+    }
+    asio::post(ctx_.io, [alive, ws, params, shared] {
+      if (!*alive) return;
+      std::optional<std::string_view> agent;
+      if (params.agentId) agent = *params.agentId;
+      (*shared)(json::value_from(protocol::CancelRaceResult{ws->cancel(params.raceId, agent)}));
+    });
+  });
+}
+
+void HydraService::scores(protocol::RaceIdParams params, Reply reply) {
+  onPool(std::move(reply), [ws = &workspace(), params] { return json::value_from(ws->scores(params.raceId)); });
+}
+
+void HydraService::diff(protocol::DiffParams params, Reply reply) {
+  onPool(std::move(reply), [ws = &workspace(), params] {
+    if (params.path) return json::value_from(ws->file(params.raceId, params.agentId, *params.path));
+    return json::value_from(ws->diff(params.raceId, params.agentId));
+  });
+}
+
+void HydraService::log(protocol::LogParams params, Reply reply) {
+  onPool(std::move(reply), [ws = &workspace(), params] {
+    auto stream = params.stream == "stderr" ? core::OutputStream::Stderr : core::OutputStream::Stdout;
+    return json::value_from(ws->log(params.raceId, params.agentId, stream, params.offset, params.limit.value_or(0)));
+  });
+}
+
+void HydraService::agentEvents(protocol::AgentEventsParams params, Reply reply) {
+  onPool(std::move(reply), [ws = &workspace(), params] {
+    return json::value_from(
+        ws->agentEvents(params.raceId, params.agentId, params.offset, params.limit.value_or(1000)));
+  });
+}
+
+void HydraService::cleanup(protocol::CleanupParams params, Reply reply) {
+  reportConfig();
+  onPool(std::move(reply), [ws = &workspace(), params] {
+    return json::value_from(ws->cleanup(params.raceId, params.keepBranches));
+  });
+}
+
+void HydraService::merge(protocol::MergeParams params, Reply reply) {
+  reportConfig();
+  // The person at the editor must see a conflict or a refusal even when the
+  // request came from a command that shows nothing else: both also go out
+  // as window/showMessage, from the io thread, before the answer.
+  asio::post(workspace().pool(), [this, alive = alive_, ws = &workspace(), params,
+                                  reply = std::move(reply)]() mutable {
+    std::variant<core::MergeReport, RpcError> outcome = RpcError(ErrorCode::RequestFailed, "");
+    try {
+      outcome = ws->merge(params.raceId, params.agentId, params.dryRun, params.keep);
+    } catch (const core::WorkspaceError& e) {
+      outcome = toRpcError(e);
+    } catch (const std::exception& e) {
+      outcome = RpcError(ErrorCode::RequestFailed, std::string("hydra/merge failed: ") + e.what());
+    }
+    asio::post(ctx_.io, [this, alive, outcome = std::move(outcome), reply = std::move(reply)]() mutable {
+      if (auto* result = std::get_if<core::MergeReport>(&outcome)) {
+        if (*alive && result->outcome == "conflict") {
+          std::string files;
+          for (const auto& f : result->conflicts) files += (files.empty() ? "" : ", ") + f;
+          showMessage(protocol::MessageType::Warning, "merging " + result->branch + " into " + result->targetBranch +
+                                                          " conflicts in " + std::to_string(result->conflicts.size()) +
+                                                          " file(s): " + files + "; nothing was changed");
+        }
+        reply(json::value_from(*result));
+        return;
+      }
+      const RpcError& e = std::get<RpcError>(outcome);
+      bool refused = e.code() == static_cast<int>(ErrorCode::DirtyWorkingTree) ||
+                     e.code() == static_cast<int>(ErrorCode::MergeRefused);
+      if (*alive && refused) showMessage(protocol::MessageType::Error, e.what());
+      reply.error(e);
+    });
+  });
+}
+
+void HydraService::progressCancelled(const protocol::ProgressToken& token) {
+  for (const auto& [id, race] : live_) {
+    if (race.progress && race.progress->token() == token) {
+      spdlog::info("race {} cancelled from its progress", id);
+      if (workspace_) workspace_->cancel(id);
+      return;
+    }
+  }
+}
+
+void HydraService::stopAll(std::function<void()> done) {
+  if (stopped_ || !workspace_) {
+    stopped_ = true;
+    if (done) done();
+    return;
+  }
+  stopped_ = true;
+  live_.clear();
+  workspace_->interruptAll([done = std::move(done)] {
+    if (done) done();
+  });
+}
+
+// --- events ----------------------------------------------------------------------------
+
+void HydraService::drain() {
+  if (!subscription_) return;
+  for (auto& event : subscription_->drain()) {
+    if (stopped_) return;
+    onEvent(event);
+  }
+}
+
+void HydraService::onEvent(core::RaceEvent& event) {
+  std::visit(
+      [&](auto& e) {
+        using E = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<E, core::AgentOutput>) {
+          output_->add(std::move(e));
+        } else if constexpr (std::is_same_v<E, core::OutputDropped>) {
+          output_->dropped(e);
+        } else if constexpr (std::is_same_v<E, core::AgentStarted>) {
+          notify(method::kAgentStarted, core::toJson(event.body));
+        } else if constexpr (std::is_same_v<E, core::AgentFinished>) {
+          output_->flushAgent(e.raceId, e.agentId);
+          notify(method::kAgentFinished, core::toJson(event.body));
+          auto it = live_.find(e.raceId);
+          if (it == live_.end() || !it->second.progress) return;
+          LiveRace& race = it->second;
+          race.finished = std::min(race.finished + 1, race.agents);
+          protocol::WorkDoneProgressReport report;
+          report.message = e.agentId + " finished (" + std::string(core::toString(e.status)) + ")";
+          report.percentage = static_cast<int>(race.finished * 100 / std::max<std::size_t>(race.agents, 1));
+          race.progress->report(std::move(report));
+        } else if constexpr (std::is_same_v<E, core::ScoringStarted>) {
+          output_->flushRace(e.raceId);
+          notify(method::kScoringStarted, core::toJson(event.body));
+          auto it = live_.find(e.raceId);
+          if (it != live_.end() && it->second.progress) {
+            it->second.progress->report(protocol::WorkDoneProgressReport{{}, "scoring the results", {}});
+          }
+        } else if constexpr (std::is_same_v<E, core::RaceFinished>) {
+          output_->flushRace(e.raceId);
+          // Sent once the race's record and scores are on disk, so a client
+          // may read them as soon as it hears the race is over.
+          workspace_->whenRecorded([this, alive = alive_, finished = e] {
+            if (!*alive || stopped_) return;
+            output_->flushRace(finished.raceId);
+            notify(method::kRaceFinished, core::toJson(core::RaceEventBody(finished)));
+            auto it = live_.find(finished.raceId);
+            if (it == live_.end()) return;
+            if (it->second.progress) it->second.progress->end(protocol::WorkDoneProgressEnd{outcomeText(finished)});
+            live_.erase(it);
+          });
+        }
+      },
+      event.body);
+}
+
+}  // namespace hydra::server

@@ -1,0 +1,111 @@
+#pragma once
+
+// The hydra/* methods and notifications of one editor session, bound to the
+// session's core::Workspace. Nothing here does an operation's work: each
+// method decodes its params, calls the workspace (blocking queries on the
+// workspace's pool), and encodes the typed result in its one JSON form; every
+// refusal becomes a JSON-RPC error in one place (rpc_errors.h). The
+// workspace's events become notifications and work-done progress.
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/events/bus.h"
+#include "core/workspace/workspace.h"
+#include "protocol/hydra.h"
+#include "server/dispatcher.h"
+#include "server/output_notifier.h"
+#include "server/progress.h"
+#include "server/transport.h"
+#include "server/workspace_folder.h"
+
+namespace hydra::server {
+
+class HydraService {
+ public:
+  using Reply = Dispatcher::Reply;
+
+  struct Context {
+    boost::asio::io_context& io;
+    std::shared_ptr<Dispatcher> dispatcher;
+    const Transport& transport;
+    bool clientCreatesProgress = false;  // capabilities.window.workDoneProgress
+    OutputNotifier::Options output;
+    core::WorkspaceOptions workspace;
+  };
+
+  // Opens the repository containing the client's folder; when there is none,
+  // every hydra/* request answers NotARepository.
+  HydraService(Context context, WorkspaceFolder folder);
+  ~HydraService();
+  HydraService(const HydraService&) = delete;
+  HydraService& operator=(const HydraService&) = delete;
+
+  // The workspace's pool, when the folder is a repository.
+  boost::asio::thread_pool* pool() { return workspace_ ? &workspace_->pool() : nullptr; }
+
+  // What initialize announces as capabilities.hydra.
+  protocol::HydraCapabilities capabilities();
+  // Once initialize has been answered: says if hydra.toml is broken, and marks
+  // races left running by a hydra that died as interrupted.
+  void open();
+
+  void agents(Reply reply);
+  void race(protocol::RaceParams params, Reply reply);
+  void status(protocol::StatusParams params, Reply reply);
+  void races(protocol::RacesParams params, Reply reply);
+  void cancel(protocol::CancelRaceParams params, Reply reply);
+  void scores(protocol::RaceIdParams params, Reply reply);
+  void diff(protocol::DiffParams params, Reply reply);
+  void merge(protocol::MergeParams params, Reply reply);
+  void log(protocol::LogParams params, Reply reply);
+  void agentEvents(protocol::AgentEventsParams params, Reply reply);
+  void cleanup(protocol::CleanupParams params, Reply reply);
+  // window/workDoneProgress/cancel on a race's progress cancels the race.
+  void progressCancelled(const protocol::ProgressToken& token);
+
+  // The client is gone or the editor closes: every race ends as interrupted
+  // and its agents and checks are killed; `done` runs on the io thread once
+  // they are gone.
+  void stopAll(std::function<void()> done);
+
+ private:
+  // A race this session started, until hydra/raceFinished has been sent.
+  struct LiveRace {
+    std::shared_ptr<WorkDoneProgress> progress;
+    std::size_t agents = 0;
+    std::size_t finished = 0;
+  };
+
+  core::Workspace& workspace();
+  // Runs `fn` (returning the result as JSON) on the workspace's pool and
+  // answers from there; a WorkspaceError becomes its RPC error.
+  template <class Fn>
+  void onPool(Reply reply, Fn fn);
+  // Tells the user, once per distinct problem, that hydra.toml is broken.
+  void reportConfig();
+  void showMessage(protocol::MessageType type, std::string message);
+  void notify(std::string_view method, boost::json::value params);
+
+  // Bus events, on the io thread.
+  void drain();
+  void onEvent(core::RaceEvent& event);
+
+  Context ctx_;
+  WorkspaceFolder folder_;
+  std::unique_ptr<core::Workspace> workspace_;
+  std::optional<core::WorkspaceError> noWorkspace_;
+  std::string shownConfigProblem_;  // told the user once per distinct problem (io thread)
+  std::shared_ptr<core::Subscription> subscription_;
+  std::unique_ptr<OutputNotifier> output_;
+  std::map<std::string, LiveRace> live_;
+  bool stopped_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace hydra::server
