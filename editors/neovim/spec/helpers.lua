@@ -240,6 +240,38 @@ function H.highlight_at(buf, ns, line, col)
   return nil
 end
 
+--- The diff Neovim computes for window `win` (in diff mode): how many of its
+--- lines it highlights as added or changed, and how many filler lines it
+--- shows for lines only the other side has.
+function H.diff_of(win)
+  return vim.api.nvim_win_call(win, function()
+    local changed, filler = 0, 0
+    local last = vim.api.nvim_buf_line_count(0)
+    for lnum = 1, last do
+      if vim.fn.diff_hlID(lnum, 1) ~= 0 then
+        changed = changed + 1
+      end
+      filler = filler + vim.fn.diff_filler(lnum)
+    end
+    -- Filler below the last line is counted on the line after it.
+    filler = filler + vim.fn.diff_filler(last + 1)
+    return { changed = changed, filler = filler }
+  end)
+end
+
+--- The lines of window `win` that its diff highlights as added or changed.
+function H.changed_lines(win)
+  return vim.api.nvim_win_call(win, function()
+    local out = {}
+    for lnum = 1, vim.api.nvim_buf_line_count(0) do
+      if vim.fn.diff_hlID(lnum, 1) ~= 0 then
+        table.insert(out, vim.fn.getline(lnum))
+      end
+    end
+    return out
+  end)
+end
+
 --- The buffer named `name`, or nil.
 function H.find_buffer(name)
   return require('hydra.ui').find_buffer(name)

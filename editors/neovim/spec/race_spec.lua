@@ -221,17 +221,42 @@ describe('racing from Neovim', function()
         return vim.deep_equal(H.buffer_lines(agent_buf), H.lines_of(versions.agent))
       end, 'the agent version of ' .. path)
       assert.are.same(base_lines, H.buffer_lines(vim.api.nvim_win_get_buf(base_win)))
+      return base_win, agent_win
     end
 
     -- The first file was added: its base is empty.
-    check_pair('CHANGELOG.md', { '' })
+    local changelog_base_win, changelog_agent_win = check_pair('CHANGELOG.md', { '' })
+    -- What Neovim itself computes for the pair: the agent's three lines,
+    -- two of them added (the blank one matches the empty base).
+    local changelog = {
+      base = H.diff_of(changelog_base_win),
+      agent = H.diff_of(changelog_agent_win),
+    }
+    assert.are.same({ changed = 2, filler = 0 }, changelog.agent)
+    assert.are.same({ changed = 0, filler = 2 }, changelog.base)
+
     vim.cmd('cnext')
     local base_lib = H.lines_of(table.concat(H.git(root, 'show', base_commit .. ':lib.sh'), '\n') .. '\n')
-    check_pair('lib.sh', base_lib)
+    local base_win, agent_win = check_pair('lib.sh', base_lib)
     local agent_lib = H.buffer_text(vim.api.nvim_get_current_buf())
     assert.truthy(find(agent_lib, 'echo $(( $1 + $2 ))'))
     -- Only the pair and the list: the previous pair's windows are gone.
     assert.are.equal(3, #vim.api.nvim_tabpage_list_wins(0))
+    -- And so is the previous pair from the diff: fixer changed one line of
+    -- lib.sh, so one line differs on each side and nothing is filler.
+    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(agent_win))
+    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(base_win))
+    assert.are.same({ '  echo $(( $1 + $2 ))' }, H.changed_lines(agent_win))
+
+    -- Back to the first file with :cc: its diff is what it was.
+    vim.cmd('cc 1')
+    changelog_base_win, changelog_agent_win = check_pair('CHANGELOG.md', { '' })
+    assert.are.same(changelog.agent, H.diff_of(changelog_agent_win))
+    assert.are.same(changelog.base, H.diff_of(changelog_base_win))
+    vim.cmd('cc 2')
+    base_win, agent_win = check_pair('lib.sh', base_lib)
+    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(agent_win))
+    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(base_win))
   end)
 
   it(":HydraLog shows the agent's complete output", function()

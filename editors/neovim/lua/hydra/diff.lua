@@ -123,6 +123,11 @@ local function show_pair(pair, win)
   arranging = true
   local ok, err = pcall(function()
     vim.api.nvim_set_current_win(win)
+    -- A buffer hidden while in diff mode stays in the tab's diff (unless
+    -- 'diffopt' has "hiddenoff"): the previous pair would be diffed against
+    -- this one and every line would show as changed. `:diffoff!` takes every
+    -- buffer of this tab, hidden ones too, out of the diff first.
+    vim.cmd('diffoff!')
     vim.api.nvim_win_set_buf(win, pair.agent_buf)
     for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
       if w ~= win and vim.fn.getwinvar(w, '&buftype') ~= 'quickfix' then
