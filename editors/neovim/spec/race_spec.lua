@@ -297,7 +297,34 @@ describe('racing from Neovim', function()
     assert.truthy(H.buffer_lines(0)[1]:find('^break: starting in breaker%-'))
   end)
 
+  it(':HydraMerge of an agent that is not the winner says why, and offers Cancel first', function()
+    H.notifications = {}
+    H.answer_selects({
+      function(items)
+        return items[1]
+      end,
+    })
+    vim.cmd('HydraMerge breaker')
+    H.wait_message('hydra: merge cancelled; nothing was changed')
+    local ask = H.selects[1]
+    assert.are.same({ 'Cancel', 'Merge anyway' }, ask.items)
+    local prompt = ask.opts.prompt
+    local _, scores = H.request(root, 'hydra/scores', { raceId = r.id })
+    local breaker = scores.rankings[2]
+    assert.are.equal('breaker', breaker.agentId)
+    local expected = string.format(
+      'Warning: breaker is not a safe pick: it ranked #2 of 2 (%.1f / 100; the winner, fixer, has %.1f); its build failed (exit %d).',
+      breaker.total,
+      scores.rankings[1].total,
+      breaker.checks.build.exitCode
+    )
+    assert.are.equal(expected, vim.split(prompt, '\n', { plain = true })[1])
+    assert.truthy(find(prompt, 'Merge breaker (' .. r.agents.breaker.branch .. ') into main'), prompt)
+    assert.are.equal(base_commit, H.git(root, 'rev-parse', 'HEAD')[1])
+  end)
+
   it(':HydraMerge asks first, and Cancel changes nothing', function()
+    H.notifications = {}
     H.answer_selects({
       function()
         return 'Cancel'
@@ -309,6 +336,7 @@ describe('racing from Neovim', function()
     assert.truthy(find(prompt, 'Merge fixer (' .. r.agents.fixer.branch .. ') into main as a fast-forward'), prompt)
     assert.truthy(find(prompt, '2 file(s): CHANGELOG.md, lib.sh'), prompt)
     assert.are.same({ 'Merge', 'Cancel' }, H.selects[1].items)
+    assert.is_false(find(prompt, 'Warning'), 'the winner is merged without a warning')
     assert.are.equal(base_commit, H.git(root, 'rev-parse', 'HEAD')[1])
   end)
 

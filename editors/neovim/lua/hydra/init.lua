@@ -396,6 +396,14 @@ local outcomes = {
   conflict = 'conflict',
 }
 
+-- Calls fn(concerns) with what speaks against merging `agent_id` of race `r`
+-- (hydra.concerns), from the race's scores.
+local function with_merge_concerns(root, r, agent_id, fn)
+  client.request(root, protocol.scores, { raceId = r.id }, function(err, scores)
+    fn(require('hydra.concerns').of(not err and scores or nil, agent_id))
+  end)
+end
+
 --- :HydraMerge [agent]: shows what merging the agent (default: the winner)
 --- would do, asks, then merges and reloads the buffers of changed files.
 function M.merge(target)
@@ -438,7 +446,7 @@ function M.merge(target)
         )
         return done({ message = 'unsaved changes' }, nil)
       end
-      local prompt = string.format(
+      local question = string.format(
         'Merge %s (%s) into %s as a %s, changing %d file(s): %s?',
         dry.agentId,
         dry.branch,
@@ -447,34 +455,44 @@ function M.merge(target)
         #dry.files,
         table.concat(dry.files, ', ')
       )
-      vim.ui.select({ 'Merge', 'Cancel' }, { prompt = prompt, kind = 'hydra_merge' }, function(choice)
-        if choice ~= 'Merge' then
-          vim.notify('hydra: merge cancelled; nothing was changed', vim.log.levels.INFO)
-          return done(nil, nil)
+      with_merge_concerns(root, r, dry.agentId, function(concerns)
+        local items, prompt, confirm = { 'Merge', 'Cancel' }, question, 'Merge'
+        if #concerns > 0 then
+          -- Not the merge hydra would pick: say why, and put Cancel first,
+          -- where a quick <CR> or a picker's first entry lands.
+          confirm = 'Merge anyway'
+          items = { 'Cancel', confirm }
+          prompt = 'Warning: ' .. dry.agentId .. ' is not a safe pick: ' .. table.concat(concerns, '; ') .. '.\n' .. question
         end
-        local real = { raceId = r.id, agentId = dry.agentId }
-        client.request(root, protocol.merge, real, function(merge_err, result)
-          if merge_err then
-            merge_error(merge_err)
-            return done(merge_err, nil)
+        vim.ui.select(items, { prompt = prompt, kind = 'hydra_merge' }, function(choice)
+          if choice ~= confirm then
+            vim.notify('hydra: merge cancelled; nothing was changed', vim.log.levels.INFO)
+            return done(nil, nil)
           end
-          if result.outcome == 'conflict' then
-            list_conflicts(root, result)
-            return done(nil, result)
-          end
-          reload(buffers_of(root, result.files))
-          vim.notify(
-            string.format(
-              'hydra: merged %s into %s (%s%s): %d file(s)',
-              result.branch,
-              result.targetBranch,
-              outcomes[result.outcome] or result.outcome,
-              present(result.commit) and (', now at ' .. result.commit:sub(1, 12)) or '',
-              #result.files
-            ),
-            vim.log.levels.INFO
-          )
-          done(nil, result)
+          local real = { raceId = r.id, agentId = dry.agentId }
+          client.request(root, protocol.merge, real, function(merge_err, result)
+            if merge_err then
+              merge_error(merge_err)
+              return done(merge_err, nil)
+            end
+            if result.outcome == 'conflict' then
+              list_conflicts(root, result)
+              return done(nil, result)
+            end
+            reload(buffers_of(root, result.files))
+            vim.notify(
+              string.format(
+                'hydra: merged %s into %s (%s%s): %d file(s)',
+                result.branch,
+                result.targetBranch,
+                outcomes[result.outcome] or result.outcome,
+                present(result.commit) and (', now at ' .. result.commit:sub(1, 12)) or '',
+                #result.files
+              ),
+              vim.log.levels.INFO
+            )
+            done(nil, result)
+          end)
         end)
       end)
     end)
