@@ -18,6 +18,8 @@ ui.define_highlights()
 local group = vim.api.nvim_create_augroup('hydra', { clear = true })
 -- A colour scheme clears every group first; put the defaults back after it.
 vim.api.nvim_create_autocmd('ColorScheme', { group = group, callback = ui.define_highlights })
+-- The score colours of Neovim before 0.10 depend on 'background'.
+vim.api.nvim_create_autocmd('OptionSet', { group = group, pattern = 'background', callback = ui.define_highlights })
 
 --- Configures the plugin; see :help hydra-setup. Returns true when every
 --- option was valid (problems are reported through vim.notify).

@@ -9,9 +9,6 @@ M.ns = vim.api.nvim_create_namespace('hydra')
 -- own `:highlight` wins. The score colours follow the seed: green above 80,
 -- yellow from 50 to 80, red below 50.
 local groups = {
-  'highlight default HydraScoreGood ctermfg=2 guifg=#3fb950 gui=bold cterm=bold',
-  'highlight default HydraScoreFair ctermfg=3 guifg=#d29922 gui=bold cterm=bold',
-  'highlight default HydraScorePoor ctermfg=1 guifg=#f85149 gui=bold cterm=bold',
   'highlight default link HydraScoreNone Comment',
   'highlight default link HydraTitle Title',
   'highlight default link HydraWinner Special',
@@ -26,9 +23,70 @@ local groups = {
   'highlight default link HydraStderr WarningMsg',
 }
 
+local has_0_10 = vim.fn.has('nvim-0.10') == 1
+
+-- Neovim 0.10's default colours have green, yellow and red diagnostics made
+-- to be read on its floats, in dark and light: the scores use them, and the
+-- floats keep NormalFloat. Before 0.10, NormalFloat is the completion menu's
+-- magenta, on which green and yellow cannot be read: the floats take Normal's
+-- colours, and the scores colours of their own for each 'background'
+-- (the 256-colour ones for terminals without 'termguicolors').
+local score_links = {
+  HydraScoreGood = 'DiagnosticOk',
+  HydraScoreFair = 'DiagnosticWarn',
+  HydraScorePoor = 'DiagnosticError',
+}
+local score_colours = {
+  dark = {
+    HydraScoreGood = { '#3fb950', 10 },
+    HydraScoreFair = { '#d29922', 11 },
+    HydraScorePoor = { '#f85149', 9 },
+  },
+  light = {
+    HydraScoreGood = { '#1a7f37', 28 },
+    HydraScoreFair = { '#9a6700', 130 },
+    HydraScorePoor = { '#cf222e', 124 },
+  },
+}
+-- group -> the foreground this module gave it last, to tell its own
+-- colours (replaced when 'background' changes) from the user's (kept).
+local given = {}
+
+local function foreground(group)
+  local ok, hl = pcall(vim.api.nvim_get_hl_by_name, group, true)
+  return ok and hl.foreground or nil
+end
+
+local function define_score_colours()
+  local colours = score_colours[vim.o.background] or score_colours.dark
+  for group, colour in pairs(colours) do
+    local current = foreground(group)
+    local definition =
+      string.format('%s guifg=%s ctermfg=%d gui=bold cterm=bold', group, colour[1], colour[2])
+    if current ~= nil and current == given[group] then
+      vim.cmd('highlight ' .. definition)
+    else
+      vim.cmd('highlight default ' .. definition)
+    end
+    local wanted = tonumber(colour[1]:sub(2), 16)
+    given[group] = foreground(group) == wanted and wanted or nil
+  end
+end
+
 function M.define_highlights()
   for _, cmd in ipairs(groups) do
     vim.cmd(cmd)
+  end
+  if has_0_10 then
+    for group, link in pairs(score_links) do
+      vim.cmd('highlight default link ' .. group .. ' ' .. link)
+    end
+    vim.cmd('highlight default link HydraFloat NormalFloat')
+    vim.cmd('highlight default link HydraFloatBorder FloatBorder')
+  else
+    define_score_colours()
+    vim.cmd('highlight default link HydraFloat Normal')
+    vim.cmd('highlight default link HydraFloatBorder Normal')
   end
 end
 
@@ -138,6 +196,9 @@ function M.open_float(name, lines, highlights, filetype)
       vim.api.nvim_buf_delete(old, { force = true })
     end
   end
+  -- 'background' may have changed since (OptionSet does not fire for a
+  -- change made while Neovim starts): colours for the one in force.
+  M.define_highlights()
   local buf = M.scratch_buffer(name, filetype)
   vim.bo[buf].bufhidden = 'wipe'
   M.fill(buf, lines, highlights)
@@ -159,6 +220,7 @@ function M.open_float(name, lines, highlights, filetype)
   })
   vim.wo[win].cursorline = true
   vim.wo[win].wrap = false
+  vim.wo[win].winhighlight = 'NormalFloat:HydraFloat,FloatBorder:HydraFloatBorder'
   local close = function()
     if vim.api.nvim_win_is_valid(win) then
       vim.api.nvim_win_close(win, true)
