@@ -272,9 +272,9 @@ function H.changed_lines(win)
   end)
 end
 
---- The buffer named `name`, or nil.
-function H.find_buffer(name)
-  return require('hydra.ui').find_buffer(name)
+--- The plugin's buffer with key `key` (race.output_key, diff.agent_key...), or nil.
+function H.find_buffer(key)
+  return require('hydra.ui').find_buffer(key)
 end
 
 --- Waits until the race is over (hydra/raceFinished arrived).
@@ -312,7 +312,8 @@ function H.reset_windows()
   vim.cmd('silent! cclose')
   vim.cmd('enew!')
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_get_name(buf):find('^hydra://') and #vim.fn.win_findbuf(buf) == 0 then
+    local ok = pcall(vim.api.nvim_buf_get_var, buf, 'hydra_key')
+    if (ok or vim.api.nvim_buf_get_name(buf):find('^hydra://')) and #vim.fn.win_findbuf(buf) == 0 then
       pcall(vim.api.nvim_buf_delete, buf, { force = true })
     end
   end

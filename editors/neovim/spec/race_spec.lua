@@ -56,13 +56,16 @@ describe('racing from Neovim', function()
     -- A new tab, the agents side by side.
     local shown = {}
     for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-      table.insert(shown, vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)))
+      table.insert(shown, vim.api.nvim_win_get_buf(win))
     end
-    assert.are.same({ race.output_name(r.id, 'fixer'), race.output_name(r.id, 'breaker') }, shown)
+    local fixer = H.find_buffer(race.output_key(r.id, 'fixer'))
+    assert.are.same({ fixer, H.find_buffer(race.output_key(r.id, 'breaker')) }, shown)
     assert.are.equal(2, vim.fn.tabpagenr('$'))
+    -- The tab's label (the current window's buffer name, every folder
+    -- shortened to a letter) says whose output it is.
+    assert.are.equal('hydra: fixer (race ' .. r.id .. ')', vim.fn.pathshorten(vim.fn.bufname(fixer)))
 
     -- Both agents wait at the gate: what they printed so far is already there.
-    local fixer = H.find_buffer(race.output_name(r.id, 'fixer'))
     H.wait(function()
       return find(H.buffer_text(fixer), 'fix: waiting for the gate')
     end, "the fixer's first lines")
@@ -186,19 +189,24 @@ describe('racing from Neovim', function()
     end, expected.files))
     for i, item in ipairs(qf) do
       assert.are.equal(expected.files[i].path, item.module)
-      assert.are.equal(diff.agent_name(r.id, 'fixer', expected.files[i].path), vim.api.nvim_buf_get_name(item.bufnr))
+      assert.are.equal(H.find_buffer(diff.agent_key(r.id, 'fixer', expected.files[i].path)), item.bufnr)
+      -- What a tab label shows of it: the file, the agent and the race.
+      assert.are.equal(
+        expected.files[i].path .. ' (fixer, race ' .. r.id .. ')',
+        vim.fn.pathshorten(vim.fn.bufname(item.bufnr))
+      )
     end
     assert.truthy(find(vim.fn.getqflist({ title = 1 }).title, 'fixer changed 2 file(s)'))
 
     -- Shows the pair of the current file: base left, agent right, in diff mode.
     local function shown_pair(path)
-      local base_name, agent_name = diff.base_name(r.id, 'fixer', path), diff.agent_name(r.id, 'fixer', path)
+      local base_buf, agent_buf = H.find_buffer(diff.base_key(r.id, 'fixer', path)), H.find_buffer(diff.agent_key(r.id, 'fixer', path))
       local base_win, agent_win
       for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-        local name = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win))
-        if name == base_name then
+        local buf = vim.api.nvim_win_get_buf(win)
+        if buf == base_buf then
           base_win = win
-        elseif name == agent_name then
+        elseif buf == agent_buf then
           agent_win = win
         end
       end
@@ -260,11 +268,18 @@ describe('racing from Neovim', function()
   end)
 
   it(":HydraLog shows the agent's complete output", function()
+    local tabs = vim.fn.tabpagenr('$')
     vim.cmd('HydraLog fixer')
-    local name = 'hydra://' .. r.id .. '/fixer~log'
+    local hydra = require('hydra')
     H.wait(function()
-      return vim.api.nvim_buf_get_name(0) == name
+      local buf = H.find_buffer(hydra.log_key(r.id, 'fixer'))
+      return buf ~= nil and vim.api.nvim_get_current_buf() == buf
     end, 'the log')
+    -- A window to read it in: a tab of its own, the whole height of the screen.
+    assert.are.equal(tabs + 1, vim.fn.tabpagenr('$'))
+    assert.are.equal(1, #vim.api.nvim_tabpage_list_wins(0))
+    assert.are.equal(vim.o.lines - vim.o.cmdheight - 2, vim.api.nvim_win_get_height(0), 'below the tab line, above the status line')
+    assert.are.equal('hydra: fixer log (race ' .. r.id .. ')', vim.fn.pathshorten(vim.fn.bufname()))
     local lines = H.buffer_lines(0)
     assert.truthy(lines[1]:find('^fix: starting in fixer%-'))
     assert.are.same({
@@ -284,14 +299,14 @@ describe('racing from Neovim', function()
     vim.cmd('tabfirst')
     vim.cmd('tabnext')
     local output = vim.api.nvim_get_current_buf()
-    assert.are.equal(race.output_name(r.id, 'breaker'), vim.api.nvim_buf_get_name(output))
+    assert.are.equal(H.find_buffer(race.output_key(r.id, 'breaker')), output)
     local elsewhere = vim.fn.tempname()
     vim.fn.mkdir(elsewhere, 'p')
     vim.cmd('cd ' .. vim.fn.fnameescape(elsewhere))
     assert.are.equal(root, require('hydra.client').find_root())
     vim.api.nvim_feedkeys('L', 'x', false)
     H.wait(function()
-      return vim.api.nvim_buf_get_name(0) == 'hydra://' .. r.id .. '/breaker~log'
+      return vim.api.nvim_get_current_buf() == H.find_buffer(hydra.log_key(r.id, 'breaker'))
     end, "the breaker's log")
     vim.cmd('cd ' .. vim.fn.fnameescape(root))
     assert.truthy(H.buffer_lines(0)[1]:find('^break: starting in breaker%-'))

@@ -529,6 +529,11 @@ local function text_lines(text)
   return lines
 end
 
+--- The key (ui.find_buffer) of the buffer :HydraLog shows an agent's log in.
+function M.log_key(race_id, agent_id)
+  return 'hydra://' .. race_id .. '/' .. agent_id .. '~log'
+end
+
 --- :HydraLog [agent]: an agent's complete output (stdout, then stderr).
 function M.log(target)
   target = target or {}
@@ -550,8 +555,9 @@ function M.log(target)
             table.insert(highlights, { #lines - 1, 0, -1, 'HydraHeader' })
             vim.list_extend(lines, text_lines(stderr))
           end
-          local name = 'hydra://' .. r.id .. '/' .. agent .. '~log'
-          local buf = ui.find_buffer(name) or ui.scratch_buffer(name, 'hydralog')
+          local key = M.log_key(r.id, agent)
+          local buf = ui.find_buffer(key)
+            or ui.scratch_buffer(string.format('hydra: %s log (race %s)', agent, r.id), 'hydralog', key)
           ui.fill(buf, lines, highlights)
           vim.api.nvim_buf_set_var(buf, 'hydra_root', root)
           ui.map(buf, config.options.keymaps.close, ui.close_window, 'Close')
@@ -559,8 +565,9 @@ function M.log(target)
           if #wins > 0 then
             vim.api.nvim_set_current_win(wins[1])
           else
-            vim.cmd('botright split')
-            vim.api.nvim_win_set_buf(0, buf)
+            -- A log is read like a file: a tab of its own, not a strip at
+            -- the bottom of whatever layout the current tab has.
+            vim.cmd('tab sbuffer ' .. buf)
           end
           if target.callback then
             target.callback(buf)

@@ -140,8 +140,14 @@ function M.fill(buf, lines, highlights)
   end
 end
 
+-- The plugin's buffers by key ('hydra://RACE/AGENT', ...): a key says what
+-- a buffer shows, its name is for people (:ls, tab labels). Neovim makes a
+-- name without a scheme absolute, so buffers are found by key, not by name.
+local keyed = {}
+
 --- A scratch buffer that is not a file: nothing to save, no swap file.
-function M.scratch_buffer(name, filetype)
+--- Found again with find_buffer(key) (default key: its name).
+function M.scratch_buffer(name, filetype, key)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
@@ -151,16 +157,21 @@ function M.scratch_buffer(name, filetype)
   if filetype then
     vim.bo[buf].filetype = filetype
   end
+  key = key or name
+  if key then
+    keyed[key] = buf
+    vim.api.nvim_buf_set_var(buf, 'hydra_key', key)
+  end
   return buf
 end
 
---- The buffer with this name, if there is one.
-function M.find_buffer(name)
-  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_buf_get_name(buf) == name then
-      return buf
-    end
+--- The plugin's buffer with this key, if there is one.
+function M.find_buffer(key)
+  local buf = keyed[key]
+  if buf and vim.api.nvim_buf_is_valid(buf) then
+    return buf
   end
+  keyed[key] = nil
   return nil
 end
 
