@@ -191,14 +191,20 @@ function H.answer_selects(pickers)
   end
 end
 
---- Answers vim.ui.input with `answers`, in turn; prompts go to H.inputs.
+--- Answers vim.ui.input with `answers`, in turn (a function answer gets the
+--- opts); prompts go to H.inputs, the opts to H.input_opts.
 function H.answer_inputs(answers)
-  H.inputs = {}
+  H.inputs, H.input_opts = {}, {}
   local i = 0
   vim.ui.input = function(opts, on_confirm)
     i = i + 1
     table.insert(H.inputs, opts.prompt)
-    on_confirm(answers[i])
+    table.insert(H.input_opts, opts)
+    local answer = answers[i]
+    if type(answer) == 'function' then
+      answer = answer(opts)
+    end
+    on_confirm(answer)
   end
 end
 

@@ -126,7 +126,49 @@ function M.parse_race_args(args)
   return vim.split(vim.trim(names), '%s+', { trimempty = true }), task
 end
 
--- Asks the user for agents, one at a time, from hydra/agents (available ones first).
+-- One line of the agent list: its number, name, and version or why it cannot race.
+local function agent_line(i, agent, width)
+  local line = string.format('%3d  %s', i, agent.name .. string.rep(' ', width - #agent.name))
+  if not agent.available then
+    -- "'claude' not found on PATH (<the whole PATH>)": the first part says it.
+    local why = present(agent.problem) and agent.problem:gsub(' %(.*$', '') or nil
+    return line .. '  not available' .. (why and (': ' .. why) or '')
+  end
+  return line .. '  ' .. (present(agent.version) and agent.version or agent.adapter or '')
+end
+
+--- Reads the answer to the agent question: numbers of the list or names,
+--- separated by spaces or commas (one may repeat: the same agent races
+--- twice). Returns the names, or nil and what is wrong.
+function M.parse_agent_choice(text, agents)
+  local by_name = {}
+  for _, a in ipairs(agents) do
+    by_name[a.name] = a
+  end
+  local names, problems = {}, {}
+  for word in (text or ''):gmatch('[^%s,]+') do
+    local agent = tonumber(word) and agents[tonumber(word)] or by_name[word]
+    if not agent then
+      table.insert(problems, "no agent '" .. word .. "' in the list")
+    elseif not agent.available then
+      local why = present(agent.problem) and (': ' .. agent.problem) or ''
+      table.insert(problems, agent.name .. ' is not available' .. why)
+    else
+      table.insert(names, agent.name)
+    end
+  end
+  if #problems > 0 then
+    return nil, table.concat(problems, '; ')
+  end
+  if #names == 0 then
+    return nil, 'no agent chosen'
+  end
+  return names, nil
+end
+
+-- Asks the user for the agents in one question: hydra/agents as a numbered
+-- list (available ones first, the others marked), answered with numbers or
+-- names; hydra.toml's available agents are the default answer.
 local function pick_agents(root, fn)
   client.request(root, protocol.agents, vim.empty_dict(), function(err, result)
     if err then
@@ -143,41 +185,32 @@ local function pick_agents(root, fn)
       end
       return a.order < b.order
     end)
-    local chosen = {}
-    local function ask()
-      local items = {}
-      if #chosen > 0 then
-        table.insert(items, { start = true })
+    local width = 0
+    for _, a in ipairs(agents) do
+      width = math.max(width, #a.name)
+    end
+    local lines, defaults = { 'Agents hydra can race here:' }, {}
+    for i, a in ipairs(agents) do
+      table.insert(lines, agent_line(i, a, width))
+      if a.available and a.configured then
+        table.insert(defaults, tostring(i))
       end
-      vim.list_extend(items, agents)
-      local prompt = #chosen == 0 and 'Agent to race:'
-        or ('Racing ' .. table.concat(chosen, ', ') .. ': add an agent, or start')
-      vim.ui.select(items, {
-        prompt = prompt,
-        kind = 'hydra_agent',
-        format_item = function(item)
-          if item.start then
-            return 'Start the race with ' .. table.concat(chosen, ', ')
-          end
-          if not item.available then
-            -- "'claude' not found on PATH (<the whole PATH>)": the first part says it.
-            local why = present(item.problem) and item.problem:gsub(' %(.*$', '') or nil
-            return item.name .. '  (not available' .. (why and (': ' .. why) or '') .. ')'
-          end
-          return item.name .. (present(item.version) and ('  ' .. item.version) or '')
-        end,
-      }, function(item)
-        if item == nil then
+    end
+    table.insert(lines, 'Agents to race (numbers or names; one may repeat): ')
+    local function ask(default)
+      vim.ui.input({ prompt = table.concat(lines, '\n'), default = default, kind = 'hydra_agents' }, function(input)
+        if input == nil or vim.trim(input) == '' then
           return
         end
-        if item.start then
-          return fn(chosen)
+        local names, problem = M.parse_agent_choice(input, agents)
+        if not names then
+          vim.notify('hydra: ' .. problem, vim.log.levels.WARN)
+          return ask(input)
         end
-        table.insert(chosen, item.name)
-        ask()
+        fn(names)
       end)
     end
-    ask()
+    ask(table.concat(defaults, ' '))
   end)
 end
 
