@@ -159,6 +159,10 @@ describe('racing from Neovim', function()
     assert.is_true(scores.rankings[1].total > 80)
     assert.is_true(scores.rankings[2].total < 50)
     assert.is_not_nil(index_of(lines, 'Winner: fixer (branch: ' .. r.agents.fixer.branch .. ')'))
+    -- The spec's hydra.toml leaves auto_merge off: nothing says it will be merged.
+    assert.is_true(scores.autoMergeEligible)
+    assert.is_not_nil(index_of(lines, '(its total reaches auto_merge_minimum)'))
+    assert.is_false(find(H.buffer_text(buf), 'eligible for auto-merge'))
     -- The cursor starts on the winner's line.
     assert.truthy(vim.api.nvim_get_current_line():find('#1  fixer', 1, true))
 

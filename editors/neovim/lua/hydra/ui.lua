@@ -352,7 +352,9 @@ function M.scoreboard(model)
     end
     b:newline()
     if model.autoMergeEligible then
-      b:line('(eligible for auto-merge)', 'HydraMuted')
+      -- Whether auto_merge is on is hydra.toml's business, not the scores':
+      -- say only what the score reaches.
+      b:line('(its total reaches auto_merge_minimum)', 'HydraMuted')
     end
   elseif #model.rankings == 0 then
     b:line('Nothing was scored.', 'HydraMuted')
