@@ -108,16 +108,18 @@ describe('racing from Neovim', function()
   end)
 
   it('opens the scoreboard by itself, and :HydraScores shows what hydra/scores says, coloured', function()
-    local name = 'hydra://' .. r.id .. '/scores'
-    local first = H.find_buffer(name)
+    local key = 'hydra://' .. r.id .. '/scores'
+    local first = H.find_buffer(key)
     assert.is_not_nil(first, 'the scoreboard opened when the race finished')
 
     vim.cmd('HydraScores')
     H.wait(function()
-      return vim.api.nvim_buf_get_name(0) == name and vim.api.nvim_get_current_buf() ~= first
+      local buf = H.find_buffer(key)
+      return buf ~= nil and vim.api.nvim_get_current_buf() == buf and buf ~= first
     end, 'the scoreboard')
     local buf = vim.api.nvim_get_current_buf()
     assert.are_not.equal('', vim.api.nvim_win_get_config(0).relative, 'a floating window')
+    assert.are.equal('hydra: scores (race ' .. r.id .. ')', vim.fn.pathshorten(vim.fn.bufname(buf)))
 
     local err, scores = H.request(root, 'hydra/scores', { raceId = r.id })
     assert.is_nil(err)
@@ -167,7 +169,7 @@ describe('racing from Neovim', function()
     assert.truthy(vim.api.nvim_get_current_line():find('#1  fixer', 1, true))
 
     vim.api.nvim_feedkeys('q', 'x', false)
-    assert.is_nil(H.find_buffer(name), 'q closes the scoreboard')
+    assert.is_nil(H.find_buffer(key), 'q closes the scoreboard')
   end)
 
   it(':HydraDiff lists the changed files and shows base and agent side by side', function()

@@ -127,11 +127,16 @@ function M.parse_race_args(args)
 end
 
 -- One line of the agent list: its number, name, and version or why it cannot race.
+-- Why an agent cannot race, in short: "'claude' not found on PATH (<the
+-- whole PATH>)" says it in its first part.
+local function why_unavailable(agent)
+  return present(agent.problem) and (agent.problem:gsub(' %(.*$', '')) or nil
+end
+
 local function agent_line(i, agent, width)
   local line = string.format('%3d  %s', i, agent.name .. string.rep(' ', width - #agent.name))
   if not agent.available then
-    -- "'claude' not found on PATH (<the whole PATH>)": the first part says it.
-    local why = present(agent.problem) and agent.problem:gsub(' %(.*$', '') or nil
+    local why = why_unavailable(agent)
     return line .. '  not available' .. (why and (': ' .. why) or '')
   end
   return line .. '  ' .. (present(agent.version) and agent.version or agent.adapter or '')
@@ -151,8 +156,8 @@ function M.parse_agent_choice(text, agents)
     if not agent then
       table.insert(problems, "no agent '" .. word .. "' in the list")
     elseif not agent.available then
-      local why = present(agent.problem) and (': ' .. agent.problem) or ''
-      table.insert(problems, agent.name .. ' is not available' .. why)
+      local why = why_unavailable(agent)
+      table.insert(problems, agent.name .. ' is not available' .. (why and (': ' .. why) or ''))
     else
       table.insert(names, agent.name)
     end
@@ -267,7 +272,13 @@ function M.status(opts)
       return client.notify_error(err)
     end
     local lines, highlights, race_at = ui.race_list(root, result.races or {})
-    local buf = ui.open_float('hydra://' .. root .. '/status', lines, highlights, 'hydrastatus')
+    local buf = ui.open_float(
+      'hydra://' .. root .. '/status',
+      lines,
+      highlights,
+      'hydrastatus',
+      'hydra: races of ' .. vim.fn.fnamemodify(root, ':t')
+    )
     local function at_cursor(fn)
       return function()
         local id = race_at[vim.api.nvim_win_get_cursor(0)[1]]
@@ -320,7 +331,8 @@ end
 --- Opens the scoreboard of race record `r` from `model` (race.score_model).
 function M.show_scores(r, model)
   local lines, highlights, agent_at = ui.scoreboard(model)
-  local buf, win = ui.open_float('hydra://' .. r.id .. '/scores', lines, highlights, 'hydrascores')
+  local buf, win =
+    ui.open_float('hydra://' .. r.id .. '/scores', lines, highlights, 'hydrascores', 'hydra: scores (race ' .. r.id .. ')')
   for line, _ in pairs(agent_at) do
     if agent_at[line] == (model.rankings[1] and model.rankings[1].agentId) then
       vim.api.nvim_win_set_cursor(win, { line, 0 })

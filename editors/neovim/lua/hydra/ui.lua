@@ -151,8 +151,9 @@ function M.scratch_buffer(name, filetype, key)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
+  -- A name is for people: when another buffer has it, this one goes without.
   if name then
-    vim.api.nvim_buf_set_name(buf, name)
+    pcall(vim.api.nvim_buf_set_name, buf, name)
   end
   if filetype then
     vim.bo[buf].filetype = filetype
@@ -194,11 +195,12 @@ function M.close_window()
   end
 end
 
---- Opens `lines` in a centred floating window; returns its buffer and window.
-function M.open_float(name, lines, highlights, filetype)
+--- Opens `lines` in a centred floating window, in a buffer found by `key`
+--- and named `title`; returns its buffer and window.
+function M.open_float(key, lines, highlights, filetype, title)
   local options = require('hydra.config').options
   -- The same view opened again replaces the old one (closing its window wipes its buffer).
-  local old = M.find_buffer(name)
+  local old = M.find_buffer(key)
   if old then
     for _, win in ipairs(vim.fn.win_findbuf(old)) do
       vim.api.nvim_win_close(win, true)
@@ -210,7 +212,7 @@ function M.open_float(name, lines, highlights, filetype)
   -- 'background' may have changed since (OptionSet does not fire for a
   -- change made while Neovim starts): colours for the one in force.
   M.define_highlights()
-  local buf = M.scratch_buffer(name, filetype)
+  local buf = M.scratch_buffer(title, filetype, key)
   vim.bo[buf].bufhidden = 'wipe'
   M.fill(buf, lines, highlights)
 
