@@ -42,49 +42,86 @@ describe('commands', function()
     H.restore_notifications()
   end)
 
-  it(':HydraRace asks for the task, then for the agents, available ones first', function()
-    H.answer_inputs({ 'make add() add' })
-    H.answer_selects({
-      function(items)
-        for _, item in ipairs(items) do
-          if item.name == 'fixer' then
-            return item
+  it(':HydraRace asks for the task, then for all the agents in one question', function()
+    local _, known = H.request(root, 'hydra/agents')
+    local unavailable
+    for _, a in ipairs(known.agents) do
+      if not a.available then
+        unavailable = unavailable or a
+      end
+    end
+    assert.is_not_nil(unavailable, 'hydra/agents lists an agent that is not installed here')
+    local listed = {}
+    H.answer_inputs({
+      'make add() add',
+      function(opts)
+        -- The list, numbered, available agents first; what cannot race is marked.
+        for line in opts.prompt:gmatch('[^\n]+') do
+          local n, name, rest = line:match('^%s*(%d+)  (%S+)%s*(.*)$')
+          if n then
+            listed[tonumber(n)] = { name = name, rest = rest }
           end
         end
+        for n, item in ipairs(listed) do
+          if item.name == unavailable.name then
+            return n .. ' fixer'
+          end
+        end
+        error('the prompt does not list ' .. unavailable.name .. ':\n' .. opts.prompt)
       end,
-      function(items)
-        return items[1]
+      function()
+        return 'fixer'
       end,
     })
+    H.answer_selects({})
     local previous = race.latest_id(root)
     vim.cmd('HydraRace')
     local r = next_race(root, previous)
-    assert.are.same({ 'Task for the agents: ' }, H.inputs)
     assert.are.same({ 'fixer' }, r.order)
     assert.are.equal('make add() add', r.task)
+    assert.are.equal(3, #H.inputs, 'the task, the agents, the agents again after the refusal')
+    assert.are.equal('Task for the agents: ', H.inputs[1])
 
-    -- The first question lists every agent hydra/agents knows, available ones first.
-    local _, known = H.request(root, 'hydra/agents')
-    local first = H.selects[1]
-    assert.are.equal(#known.agents, #first.items)
+    -- Every agent hydra/agents knows is listed once, available ones first.
+    assert.are.equal(#known.agents, #listed)
+    local available = {}
+    for _, a in ipairs(known.agents) do
+      available[a.name] = a.available
+    end
     local seen_unavailable = false
-    for _, item in ipairs(first.items) do
-      if item.available then
+    for n, item in ipairs(listed) do
+      if available[item.name] then
         assert.is_false(seen_unavailable, item.name .. ' is available but listed after an unavailable agent')
       else
         seen_unavailable = true
-        assert.truthy(find(first.opts.format_item(item), '(not available'))
+        assert.truthy(find(item.rest, 'not available'), item.rest)
       end
+      -- The default answer: hydra.toml's agents (all available here).
+      assert.are.equal(vim.tbl_contains(H.agent_names, item.name), vim.tbl_contains(vim.split(H.input_opts[2].default, ' '), tostring(n)))
     end
-    for _, name in ipairs(H.agent_names) do
-      assert.truthy(vim.tbl_contains(vim.tbl_map(function(i)
-        return i.name
-      end, first.items), name))
-    end
-    -- The second question offers to start with what was chosen.
-    local second = H.selects[2]
-    assert.are.equal('Start the race with fixer', second.opts.format_item(second.items[1]))
+    -- An agent that is not available cannot be picked: the question comes
+    -- back with the answer to fix, and says why.
+    local warning = H.wait_message(unavailable.name .. ' is not available', vim.log.levels.WARN)
+    assert.truthy(find(warning, (unavailable.problem:gsub(' %(.*$', ''))), warning)
+    assert.truthy(H.input_opts[3].default:find(' fixer$'), H.input_opts[3].default)
     H.wait_race(r.id)
+  end)
+
+  it('reads the agents picked by number or name, once or more', function()
+    local agents = {
+      { name = 'fixer', available = true },
+      { name = 'breaker', available = true },
+      { name = 'claude', available = false, problem = "'claude' not found on PATH" },
+    }
+    local hydra = require('hydra')
+    assert.are.same({ 'fixer', 'breaker', 'fixer' }, hydra.parse_agent_choice('1, breaker 1', agents))
+    local names, problem = hydra.parse_agent_choice('3 7 codex', agents)
+    assert.is_nil(names)
+    assert.are.equal(
+      "claude is not available: 'claude' not found on PATH; no agent '7' in the list; no agent 'codex' in the list",
+      problem
+    )
+    assert.are.same({ nil, 'no agent chosen' }, { hydra.parse_agent_choice(' , ', agents) })
   end)
 
   it(':HydraRace races the default agents of setup() without asking', function()
@@ -128,7 +165,7 @@ describe('commands', function()
     local previous = race.latest_id(root)
     vim.cmd('HydraRace sleeper fixer -- think hard')
     local r = next_race(root, previous)
-    local sleeper = H.find_buffer(race.output_name(r.id, 'sleeper'))
+    local sleeper = H.find_buffer(race.output_key(r.id, 'sleeper'))
     H.wait(function()
       return find(H.buffer_text(sleeper), 'sleep: thinking for a long time')
     end, 'the sleeper to think')
@@ -160,9 +197,9 @@ describe('commands', function()
   it(':HydraStatus lists the races and their agents', function()
     local _, status = H.request(root, 'hydra/status')
     vim.cmd('HydraStatus')
-    local name = 'hydra://' .. root .. '/status'
     H.wait(function()
-      return vim.api.nvim_buf_get_name(0) == name
+      local buf = H.find_buffer('hydra://' .. root .. '/status')
+      return buf ~= nil and vim.api.nvim_get_current_buf() == buf
     end, 'the race list')
     local text = H.buffer_text(0)
     assert.is_true(#status.races >= 3)
@@ -201,7 +238,7 @@ describe('commands', function()
     local r = H.start_race(root, { 'replay' }, 'write hello')
     H.wait_race(r.id)
     race.flush()
-    local buf = H.find_buffer(race.output_name(r.id, 'replay'))
+    local buf = H.find_buffer(race.output_key(r.id, 'replay'))
     local lines = H.buffer_lines(buf)
     local ns = vim.api.nvim_create_namespace('hydra-output')
     local function line_of(text)
@@ -240,7 +277,7 @@ describe('commands', function()
 
   it('writes a chatty agent to its buffer in batches, every line in order', function()
     local r = H.start_race(root, { 'chatty' }, 'talk')
-    local buf = H.find_buffer(race.output_name(r.id, 'chatty'))
+    local buf = H.find_buffer(race.output_key(r.id, 'chatty'))
     local updates = 0
     vim.api.nvim_buf_attach(buf, false, {
       on_lines = function()

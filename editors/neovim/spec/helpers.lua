@@ -191,14 +191,20 @@ function H.answer_selects(pickers)
   end
 end
 
---- Answers vim.ui.input with `answers`, in turn; prompts go to H.inputs.
+--- Answers vim.ui.input with `answers`, in turn (a function answer gets the
+--- opts); prompts go to H.inputs, the opts to H.input_opts.
 function H.answer_inputs(answers)
-  H.inputs = {}
+  H.inputs, H.input_opts = {}, {}
   local i = 0
   vim.ui.input = function(opts, on_confirm)
     i = i + 1
     table.insert(H.inputs, opts.prompt)
-    on_confirm(answers[i])
+    table.insert(H.input_opts, opts)
+    local answer = answers[i]
+    if type(answer) == 'function' then
+      answer = answer(opts)
+    end
+    on_confirm(answer)
   end
 end
 
@@ -240,9 +246,41 @@ function H.highlight_at(buf, ns, line, col)
   return nil
 end
 
---- The buffer named `name`, or nil.
-function H.find_buffer(name)
-  return require('hydra.ui').find_buffer(name)
+--- The diff Neovim computes for window `win` (in diff mode): how many of its
+--- lines it highlights as added or changed, and how many filler lines it
+--- shows for lines only the other side has.
+function H.diff_of(win)
+  return vim.api.nvim_win_call(win, function()
+    local changed, filler = 0, 0
+    local last = vim.api.nvim_buf_line_count(0)
+    for lnum = 1, last do
+      if vim.fn.diff_hlID(lnum, 1) ~= 0 then
+        changed = changed + 1
+      end
+      filler = filler + vim.fn.diff_filler(lnum)
+    end
+    -- Filler below the last line is counted on the line after it.
+    filler = filler + vim.fn.diff_filler(last + 1)
+    return { changed = changed, filler = filler }
+  end)
+end
+
+--- The lines of window `win` that its diff highlights as added or changed.
+function H.changed_lines(win)
+  return vim.api.nvim_win_call(win, function()
+    local out = {}
+    for lnum = 1, vim.api.nvim_buf_line_count(0) do
+      if vim.fn.diff_hlID(lnum, 1) ~= 0 then
+        table.insert(out, vim.fn.getline(lnum))
+      end
+    end
+    return out
+  end)
+end
+
+--- The plugin's buffer with key `key` (race.output_key, diff.agent_key...), or nil.
+function H.find_buffer(key)
+  return require('hydra.ui').find_buffer(key)
 end
 
 --- Waits until the race is over (hydra/raceFinished arrived).
@@ -280,7 +318,8 @@ function H.reset_windows()
   vim.cmd('silent! cclose')
   vim.cmd('enew!')
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_get_name(buf):find('^hydra://') and #vim.fn.win_findbuf(buf) == 0 then
+    local ok = pcall(vim.api.nvim_buf_get_var, buf, 'hydra_key')
+    if (ok or vim.api.nvim_buf_get_name(buf):find('^hydra://')) and #vim.fn.win_findbuf(buf) == 0 then
       pcall(vim.api.nvim_buf_delete, buf, { force = true })
     end
   end

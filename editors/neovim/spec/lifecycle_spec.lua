@@ -94,14 +94,29 @@ describe('hydra serve', function()
 
   it("shows what hydra says a person must see, like a broken hydra.toml", function()
     local root = H.make_repo()
-    H.write_file(root .. '/hydra.toml', '[general]\nmax_concurent_agents = 2\n')
+    local toml = root .. '/hydra.toml'
+    H.write_file(toml, '[general]\nmax_concurent_agents = 2\n')
     assert.is_nil((H.request(root, 'hydra/ping')))
     local message = H.wait_message('hydra.toml', vim.log.levels.ERROR)
     assert.truthy(find(message, 'max_concurent_agents'), message)
     H.take_errors()
 
-    -- And every request that needs the file says so.
+    -- And on the line it is about, as a diagnostic of hydra.toml.
+    local buf = vim.fn.bufadd(toml)
+    local function problems()
+      return vim.diagnostic.get(buf, { namespace = client.config_namespace })
+    end
+    H.wait(function()
+      return #problems() == 1
+    end, 'the diagnostic')
+    local shown = problems()[1]
+    assert.are.equal(1, shown.lnum, 'line 2')
+    assert.are.equal(vim.diagnostic.severity.ERROR, shown.severity)
+    assert.truthy(find(shown.message, 'max_concurent_agents'), shown.message)
+
+    -- Every request that needs the file says so, with the same place.
     local err = H.request(root, 'hydra/agents')
+    assert.are.same({ err.data.line - 1, err.data.message }, { problems()[1].lnum, problems()[1].message })
     require('hydra').race({ root = root, agents = { 'fixer' }, task = 'anything' })
     H.wait(function()
       return #H.messages(vim.log.levels.ERROR) > 0
@@ -109,6 +124,53 @@ describe('hydra serve', function()
     local errors = H.take_errors()
     assert.are.equal(1, #errors)
     assert.truthy(find(errors[1], err.message), errors[1])
+
+    -- Another mistake, saved from Neovim: the diagnostic moves to it.
+    vim.cmd('edit ' .. vim.fn.fnameescape(toml))
+    assert.are.equal(buf, vim.api.nvim_get_current_buf())
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, { '[general]', 'max_concurrent_agents = 2', 'timeout_seconds = "soon"' })
+    vim.cmd('silent write')
+    H.wait(function()
+      return #problems() == 1 and problems()[1].lnum == 2
+    end, 'the diagnostic on line 3; got ' .. vim.inspect(problems()))
+    H.take_errors()
+    -- Fixed and saved: it is gone.
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, { '[general]', 'max_concurrent_agents = 2' })
+    vim.cmd('silent write')
+    H.wait(function()
+      return #problems() == 0
+    end, 'the diagnostic to go')
+    vim.cmd('bwipeout!')
+  end)
+
+  it('shows the diagnostics hydra publishes for hydra.toml, and clears them', function()
+    local root = H.make_repo()
+    local toml = root .. '/hydra.toml'
+    assert.is_nil((H.request(root, 'hydra/ping')))
+    local lsp = client.lsp_client(root)
+    local publish = lsp.handlers['textDocument/publishDiagnostics']
+    local ctx = { method = 'textDocument/publishDiagnostics', client_id = lsp.id }
+    local uri = vim.uri_from_fname(toml)
+    publish(nil, {
+      uri = uri,
+      diagnostics = {
+        {
+          range = { start = { line = 3, character = 0 }, ['end'] = { line = 3, character = 7 } },
+          severity = 1,
+          source = 'hydra',
+          message = "unknown key 'binry' in [agents.fixer]; did you mean 'binary'?",
+        },
+      },
+    }, ctx)
+    local buf = vim.uri_to_bufnr(uri)
+    local shown = vim.diagnostic.get(buf, { namespace = client.config_namespace })
+    assert.are.equal(1, #shown)
+    assert.are.same({ 3, 0, 3, 7 }, { shown[1].lnum, shown[1].col, shown[1].end_lnum, shown[1].end_col })
+    assert.truthy(find(shown[1].message, "did you mean 'binary'"))
+    assert.is_true(client.config_problem_shown(root))
+    publish(nil, { uri = uri, diagnostics = {} }, ctx)
+    assert.are.same({}, vim.diagnostic.get(buf, { namespace = client.config_namespace }))
+    assert.is_false(client.config_problem_shown(root))
   end)
 
   it('and the agents it runs are gone when Neovim quits', function()

@@ -56,13 +56,16 @@ describe('racing from Neovim', function()
     -- A new tab, the agents side by side.
     local shown = {}
     for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-      table.insert(shown, vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)))
+      table.insert(shown, vim.api.nvim_win_get_buf(win))
     end
-    assert.are.same({ race.output_name(r.id, 'fixer'), race.output_name(r.id, 'breaker') }, shown)
+    local fixer = H.find_buffer(race.output_key(r.id, 'fixer'))
+    assert.are.same({ fixer, H.find_buffer(race.output_key(r.id, 'breaker')) }, shown)
     assert.are.equal(2, vim.fn.tabpagenr('$'))
+    -- The tab's label (the current window's buffer name, every folder
+    -- shortened to a letter) says whose output it is.
+    assert.are.equal('hydra: fixer (race ' .. r.id .. ')', vim.fn.pathshorten(vim.fn.bufname(fixer)))
 
     -- Both agents wait at the gate: what they printed so far is already there.
-    local fixer = H.find_buffer(race.output_name(r.id, 'fixer'))
     H.wait(function()
       return find(H.buffer_text(fixer), 'fix: waiting for the gate')
     end, "the fixer's first lines")
@@ -105,16 +108,18 @@ describe('racing from Neovim', function()
   end)
 
   it('opens the scoreboard by itself, and :HydraScores shows what hydra/scores says, coloured', function()
-    local name = 'hydra://' .. r.id .. '/scores'
-    local first = H.find_buffer(name)
+    local key = 'hydra://' .. r.id .. '/scores'
+    local first = H.find_buffer(key)
     assert.is_not_nil(first, 'the scoreboard opened when the race finished')
 
     vim.cmd('HydraScores')
     H.wait(function()
-      return vim.api.nvim_buf_get_name(0) == name and vim.api.nvim_get_current_buf() ~= first
+      local buf = H.find_buffer(key)
+      return buf ~= nil and vim.api.nvim_get_current_buf() == buf and buf ~= first
     end, 'the scoreboard')
     local buf = vim.api.nvim_get_current_buf()
     assert.are_not.equal('', vim.api.nvim_win_get_config(0).relative, 'a floating window')
+    assert.are.equal('hydra: scores (race ' .. r.id .. ')', vim.fn.pathshorten(vim.fn.bufname(buf)))
 
     local err, scores = H.request(root, 'hydra/scores', { raceId = r.id })
     assert.is_nil(err)
@@ -156,11 +161,15 @@ describe('racing from Neovim', function()
     assert.is_true(scores.rankings[1].total > 80)
     assert.is_true(scores.rankings[2].total < 50)
     assert.is_not_nil(index_of(lines, 'Winner: fixer (branch: ' .. r.agents.fixer.branch .. ')'))
+    -- The spec's hydra.toml leaves auto_merge off: nothing says it will be merged.
+    assert.is_true(scores.autoMergeEligible)
+    assert.is_not_nil(index_of(lines, '(its total reaches auto_merge_minimum)'))
+    assert.is_false(find(H.buffer_text(buf), 'eligible for auto-merge'))
     -- The cursor starts on the winner's line.
     assert.truthy(vim.api.nvim_get_current_line():find('#1  fixer', 1, true))
 
     vim.api.nvim_feedkeys('q', 'x', false)
-    assert.is_nil(H.find_buffer(name), 'q closes the scoreboard')
+    assert.is_nil(H.find_buffer(key), 'q closes the scoreboard')
   end)
 
   it(':HydraDiff lists the changed files and shows base and agent side by side', function()
@@ -186,19 +195,24 @@ describe('racing from Neovim', function()
     end, expected.files))
     for i, item in ipairs(qf) do
       assert.are.equal(expected.files[i].path, item.module)
-      assert.are.equal(diff.agent_name(r.id, 'fixer', expected.files[i].path), vim.api.nvim_buf_get_name(item.bufnr))
+      assert.are.equal(H.find_buffer(diff.agent_key(r.id, 'fixer', expected.files[i].path)), item.bufnr)
+      -- What a tab label shows of it: the file, the agent and the race.
+      assert.are.equal(
+        expected.files[i].path .. ' (fixer, race ' .. r.id .. ')',
+        vim.fn.pathshorten(vim.fn.bufname(item.bufnr))
+      )
     end
     assert.truthy(find(vim.fn.getqflist({ title = 1 }).title, 'fixer changed 2 file(s)'))
 
     -- Shows the pair of the current file: base left, agent right, in diff mode.
     local function shown_pair(path)
-      local base_name, agent_name = diff.base_name(r.id, 'fixer', path), diff.agent_name(r.id, 'fixer', path)
+      local base_buf, agent_buf = H.find_buffer(diff.base_key(r.id, 'fixer', path)), H.find_buffer(diff.agent_key(r.id, 'fixer', path))
       local base_win, agent_win
       for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-        local name = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win))
-        if name == base_name then
+        local buf = vim.api.nvim_win_get_buf(win)
+        if buf == base_buf then
           base_win = win
-        elseif name == agent_name then
+        elseif buf == agent_buf then
           agent_win = win
         end
       end
@@ -221,25 +235,57 @@ describe('racing from Neovim', function()
         return vim.deep_equal(H.buffer_lines(agent_buf), H.lines_of(versions.agent))
       end, 'the agent version of ' .. path)
       assert.are.same(base_lines, H.buffer_lines(vim.api.nvim_win_get_buf(base_win)))
+      return base_win, agent_win
     end
 
     -- The first file was added: its base is empty.
-    check_pair('CHANGELOG.md', { '' })
+    local changelog_base_win, changelog_agent_win = check_pair('CHANGELOG.md', { '' })
+    -- What Neovim itself computes for the pair: the agent's three lines,
+    -- two of them added (the blank one matches the empty base).
+    local changelog = {
+      base = H.diff_of(changelog_base_win),
+      agent = H.diff_of(changelog_agent_win),
+    }
+    assert.are.same({ changed = 2, filler = 0 }, changelog.agent)
+    assert.are.same({ changed = 0, filler = 2 }, changelog.base)
+
     vim.cmd('cnext')
     local base_lib = H.lines_of(table.concat(H.git(root, 'show', base_commit .. ':lib.sh'), '\n') .. '\n')
-    check_pair('lib.sh', base_lib)
+    local base_win, agent_win = check_pair('lib.sh', base_lib)
     local agent_lib = H.buffer_text(vim.api.nvim_get_current_buf())
     assert.truthy(find(agent_lib, 'echo $(( $1 + $2 ))'))
     -- Only the pair and the list: the previous pair's windows are gone.
     assert.are.equal(3, #vim.api.nvim_tabpage_list_wins(0))
+    -- And so is the previous pair from the diff: fixer changed one line of
+    -- lib.sh, so one line differs on each side and nothing is filler.
+    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(agent_win))
+    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(base_win))
+    assert.are.same({ '  echo $(( $1 + $2 ))' }, H.changed_lines(agent_win))
+
+    -- Back to the first file with :cc: its diff is what it was.
+    vim.cmd('cc 1')
+    changelog_base_win, changelog_agent_win = check_pair('CHANGELOG.md', { '' })
+    assert.are.same(changelog.agent, H.diff_of(changelog_agent_win))
+    assert.are.same(changelog.base, H.diff_of(changelog_base_win))
+    vim.cmd('cc 2')
+    base_win, agent_win = check_pair('lib.sh', base_lib)
+    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(agent_win))
+    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(base_win))
   end)
 
   it(":HydraLog shows the agent's complete output", function()
+    local tabs = vim.fn.tabpagenr('$')
     vim.cmd('HydraLog fixer')
-    local name = 'hydra://' .. r.id .. '/fixer~log'
+    local hydra = require('hydra')
     H.wait(function()
-      return vim.api.nvim_buf_get_name(0) == name
+      local buf = H.find_buffer(hydra.log_key(r.id, 'fixer'))
+      return buf ~= nil and vim.api.nvim_get_current_buf() == buf
     end, 'the log')
+    -- A window to read it in: a tab of its own, the whole height of the screen.
+    assert.are.equal(tabs + 1, vim.fn.tabpagenr('$'))
+    assert.are.equal(1, #vim.api.nvim_tabpage_list_wins(0))
+    assert.are.equal(vim.o.lines - vim.o.cmdheight - 2, vim.api.nvim_win_get_height(0), 'below the tab line, above the status line')
+    assert.are.equal('hydra: fixer log (race ' .. r.id .. ')', vim.fn.pathshorten(vim.fn.bufname()))
     local lines = H.buffer_lines(0)
     assert.truthy(lines[1]:find('^fix: starting in fixer%-'))
     assert.are.same({
@@ -259,20 +305,47 @@ describe('racing from Neovim', function()
     vim.cmd('tabfirst')
     vim.cmd('tabnext')
     local output = vim.api.nvim_get_current_buf()
-    assert.are.equal(race.output_name(r.id, 'breaker'), vim.api.nvim_buf_get_name(output))
+    assert.are.equal(H.find_buffer(race.output_key(r.id, 'breaker')), output)
     local elsewhere = vim.fn.tempname()
     vim.fn.mkdir(elsewhere, 'p')
     vim.cmd('cd ' .. vim.fn.fnameescape(elsewhere))
     assert.are.equal(root, require('hydra.client').find_root())
     vim.api.nvim_feedkeys('L', 'x', false)
     H.wait(function()
-      return vim.api.nvim_buf_get_name(0) == 'hydra://' .. r.id .. '/breaker~log'
+      return vim.api.nvim_get_current_buf() == H.find_buffer(hydra.log_key(r.id, 'breaker'))
     end, "the breaker's log")
     vim.cmd('cd ' .. vim.fn.fnameescape(root))
     assert.truthy(H.buffer_lines(0)[1]:find('^break: starting in breaker%-'))
   end)
 
+  it(':HydraMerge of an agent that is not the winner says why, and offers Cancel first', function()
+    H.notifications = {}
+    H.answer_selects({
+      function(items)
+        return items[1]
+      end,
+    })
+    vim.cmd('HydraMerge breaker')
+    H.wait_message('hydra: merge cancelled; nothing was changed')
+    local ask = H.selects[1]
+    assert.are.same({ 'Cancel', 'Merge anyway' }, ask.items)
+    local prompt = ask.opts.prompt
+    local _, scores = H.request(root, 'hydra/scores', { raceId = r.id })
+    local breaker = scores.rankings[2]
+    assert.are.equal('breaker', breaker.agentId)
+    local expected = string.format(
+      'Warning: breaker is not a safe pick: it ranked #2 of 2 (%.1f / 100; the winner, fixer, has %.1f); its build failed (exit %d).',
+      breaker.total,
+      scores.rankings[1].total,
+      breaker.checks.build.exitCode
+    )
+    assert.are.equal(expected, vim.split(prompt, '\n', { plain = true })[1])
+    assert.truthy(find(prompt, 'Merge breaker (' .. r.agents.breaker.branch .. ') into main'), prompt)
+    assert.are.equal(base_commit, H.git(root, 'rev-parse', 'HEAD')[1])
+  end)
+
   it(':HydraMerge asks first, and Cancel changes nothing', function()
+    H.notifications = {}
     H.answer_selects({
       function()
         return 'Cancel'
@@ -284,6 +357,7 @@ describe('racing from Neovim', function()
     assert.truthy(find(prompt, 'Merge fixer (' .. r.agents.fixer.branch .. ') into main as a fast-forward'), prompt)
     assert.truthy(find(prompt, '2 file(s): CHANGELOG.md, lib.sh'), prompt)
     assert.are.same({ 'Merge', 'Cancel' }, H.selects[1].items)
+    assert.is_false(find(prompt, 'Warning'), 'the winner is merged without a warning')
     assert.are.equal(base_commit, H.git(root, 'rev-parse', 'HEAD')[1])
   end)
 

@@ -1,6 +1,8 @@
 // Small pure functions that turn hydra's answers into what the user reads.
 // They import nothing from VS Code, so the unit tests run them under plain Node.
-import type { AgentOutputParams, AgentStateName, MergeResult, RaceStateName } from './protocol';
+import type {
+  AgentOutputParams, AgentStateName, CheckResult, MergeResult, RaceFinishedParams, RaceStateName, ScoresResult,
+} from './protocol';
 
 export type ScoreBand = 'good' | 'fair' | 'poor' | 'none';
 
@@ -86,4 +88,79 @@ export function outputText(params: AgentOutputParams): string {
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+}
+
+/** Why a check failed; undefined when it passed, was skipped or is not configured. */
+export function checkFailure(check: CheckResult | null | undefined): string | undefined {
+  if (!check || check.skipped) return undefined;
+  if (check.timedOut) return 'timed out';
+  if (check.error) return `could not run: ${check.error}`;
+  if (check.exitCode === null) return `failed (killed by signal ${check.signal ?? '?'})`;
+  if (check.exitCode !== 0) return `failed (exit ${check.exitCode})`;
+  return undefined;
+}
+
+/**
+ * What speaks against merging `agentId`, as phrases ("its build failed (exit
+ * 2)"); empty when nothing does. `scores` is hydra/scores' answer, undefined
+ * when the race was not scored.
+ */
+export function mergeConcerns(scores: ScoresResult | undefined, agentId: string): string[] {
+  if (!scores) return ['the race was not scored: nothing checked its work'];
+  const ranking = scores.rankings.find((r) => r.agentId === agentId);
+  if (!ranking) return ['it was not ranked: nothing checked its work'];
+  const out: string[] = [];
+  if (ranking.rank !== 1) {
+    const best = scores.rankings.find((r) => r.rank === 1);
+    out.push(`it ranked #${ranking.rank} of ${scores.rankings.length} (${ranking.total.toFixed(1)} / 100${
+      best ? `; the winner, ${best.agentId}, has ${best.total.toFixed(1)}` : ''})`);
+  }
+  if (scores.allFailed) out.push('every agent failed: even the best total is below the fail threshold');
+  if (ranking.status !== 'completed') out.push(`the agent ended ${ranking.status}, not completed`);
+  const build = checkFailure(ranking.checks.build);
+  if (build) out.push(`its build ${build}`);
+  const tests = ranking.checks.tests;
+  if (tests?.tests && tests.tests.failed > 0) {
+    out.push(`${tests.tests.failed} of ${tests.tests.passed + tests.tests.failed} tests failed`);
+  } else {
+    const why = checkFailure(tests);
+    if (why) out.push(`its tests ${why}`);
+  }
+  return out;
+}
+
+/** What to tell the user when a race of theirs ends; undefined when the scoreboard says it all. */
+export function raceOutcome(p: RaceFinishedParams): { severity: 'warning' | 'error'; message: string } | undefined {
+  if (p.status === 'failed' || p.status === 'interrupted') {
+    return { severity: 'error', message: `Hydra: race ${p.raceId} ${p.status} before it was scored.` };
+  }
+  if (p.status !== 'completed') return undefined; // cancelled: the user asked for it
+  if (p.allFailed) {
+    const best = p.rankings[0];
+    return {
+      severity: 'warning',
+      message: `Hydra: every agent failed in race ${p.raceId}${
+        best ? `: the best, ${best.agentId}, has ${best.total.toFixed(1)} / 100, below the fail threshold` : ''}.`,
+    };
+  }
+  if (!p.winner) return { severity: 'warning', message: `Hydra: race ${p.raceId} has no winner: no agent was ranked.` };
+  return undefined;
+}
+
+/**
+ * Whether a request's error says what one of `messages` (hydra's
+ * window/showMessage sent while the request ran) already said: hydra's
+ * messages repeat the error's message, sometimes with more after it.
+ */
+export function shownAlready(error: unknown, messages: string[]): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const message = (error as { message?: unknown }).message;
+  if (typeof message !== 'string' || message === '') return false;
+  return messages.some((m) => m.startsWith(message) || message.startsWith(m));
+}
+
+/** Agent ids in rank order (unranked ones last, in the order given). */
+export function rankOrder(ids: string[], rankOf: (id: string) => number | undefined): string[] {
+  const at = (id: string) => rankOf(id) ?? Number.POSITIVE_INFINITY;
+  return ids.map((id, i) => ({ id, i })).sort((a, b) => at(a.id) - at(b.id) || a.i - b.i).map((e) => e.id);
 }

@@ -4,8 +4,39 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { describeDryRun, raceIsActive } from './format';
+import { describeDryRun, mergeConcerns, raceIsActive } from './format';
 import { pickRace, resolveAgent, targetOf } from './pick';
+
+/** hydra/scores of a race, or undefined when it was not scored (or hydra cannot say). */
+async function scoresOf(session: HydraSession, raceId: string): Promise<proto.ScoresResult | undefined> {
+  try {
+    return await session.requestOrThrow(proto.scores, { raceId });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Asks before a merge. The winner, with nothing against it, gets "Merge" as
+ * the dialog's primary button. Any other merge says what speaks against it
+ * (rank, failed checks...) and offers "Merge Anyway" only as a secondary
+ * button: the primary one, where Enter lands, shows the scoreboard instead.
+ */
+async function confirm(session: HydraSession, raceId: string, preview: proto.MergeResult, plan: string): Promise<boolean> {
+  const concerns = mergeConcerns(await scoresOf(session, raceId), preview.agentId);
+  const after = "The race's worktrees and branches are removed afterwards.";
+  if (concerns.length === 0) {
+    const choice = await vscode.window.showWarningMessage(
+      `Merge ${preview.agentId} into ${preview.targetBranch}?`, { modal: true, detail: `${plan}\n${after}` }, 'Merge');
+    return choice === 'Merge';
+  }
+  const choice = await vscode.window.showWarningMessage(
+    `${preview.agentId} is not a safe pick. Merge it into ${preview.targetBranch} anyway?`,
+    { modal: true, detail: `${concerns.map((c) => `• ${c[0].toUpperCase()}${c.slice(1)}.`).join('\n')}\n\n${plan}\n${after}` },
+    'Show Scoreboard', 'Merge Anyway');
+  if (choice === 'Show Scoreboard') await vscode.commands.executeCommand('hydra.showScoreboard', { raceId });
+  return choice === 'Merge Anyway';
+}
 
 /** Merges `agentId` (or, when undefined, the race's winner) after the user confirms. */
 export async function confirmAndMerge(session: HydraSession, raceId: string, agentId?: string): Promise<proto.MergeResult | undefined> {
@@ -16,12 +47,7 @@ export async function confirmAndMerge(session: HydraSession, raceId: string, age
     void vscode.window.showWarningMessage(`Hydra: ${plan}`);
     return undefined;
   }
-  const choice = await vscode.window.showWarningMessage(
-    `Merge ${preview.agentId} into ${preview.targetBranch}?`,
-    { modal: true, detail: `${plan}\nThe race's worktrees and branches are removed afterwards.` },
-    'Merge',
-  );
-  if (choice !== 'Merge') return undefined;
+  if (!(await confirm(session, raceId, preview, plan))) return undefined;
   const result = await session.request(proto.merge, { raceId, agentId: preview.agentId });
   if (!result) return undefined;
   if (result.outcome === 'conflict') return result; // hydra's own window/showMessage says so

@@ -3,7 +3,7 @@
 // session runs. The tree view and the status bar read it. No VS Code imports:
 // the unit tests drive it with recorded notifications.
 import type {
-  AgentFinishedParams, AgentStartedParams, RaceFinishedParams, RaceResult, RaceSummary, Ranking,
+  AgentFinishedParams, AgentStartedParams, RaceFinishedParams, RaceResult, RaceSummary, Ranking, ScoresResult,
 } from './protocol';
 import { raceIsActive } from './format';
 
@@ -12,6 +12,7 @@ type Listener = () => void;
 export class RaceStore {
   private readonly races = new Map<string, RaceSummary>();
   private readonly rankings = new Map<string, Ranking[]>();
+  private readonly winners = new Map<string, string | null>();
   // When each running agent started, on this machine's clock, for a live elapsed time.
   private readonly startedAt = new Map<string, number>();
   private readonly listeners: Listener[] = [];
@@ -62,8 +63,18 @@ export class RaceStore {
     this.fire();
   }
 
-  setRankings(raceId: string, rankings: Ranking[]): void {
-    this.rankings.set(raceId, rankings);
+  hasRankings(raceId: string): boolean {
+    return this.rankings.has(raceId);
+  }
+
+  winnerOf(raceId: string): string | null | undefined {
+    return this.winners.get(raceId);
+  }
+
+  /** A race's scores (hydra/scores): its rankings and winner. */
+  setScores(raceId: string, scores: Pick<ScoresResult, 'rankings' | 'winner'>): void {
+    this.rankings.set(raceId, scores.rankings);
+    this.winners.set(raceId, scores.winner);
     this.fire();
   }
 
@@ -113,6 +124,7 @@ export class RaceStore {
       race.finishedAt = new Date(this.now()).toISOString();
     }
     this.rankings.set(p.raceId, p.rankings);
+    this.winners.set(p.raceId, p.winner);
     this.fire();
   }
 

@@ -3,24 +3,63 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { raceIsActive } from './format';
+import { raceIsActive, raceOutcome } from './format';
 import { firstLine, pickRace, targetOf } from './pick';
 import { trackRaceProgress } from './progress';
 
 interface AgentPick extends vscode.QuickPickItem {
   name: string;
+  available: boolean;
+  problem?: string;
 }
 
-/** The agents to offer: configured ones first, the ones in hydra.defaultAgents already picked. */
+/** The agents to offer: available ones first, then configured ones; the ones in hydra.defaultAgents already picked. */
 function agentPicks(agents: proto.AgentInfo[], defaults: string[]): AgentPick[] {
-  const ordered = [...agents].sort((a, b) => Number(b.configured) - Number(a.configured) || a.name.localeCompare(b.name));
+  const ordered = [...agents].sort((a, b) =>
+    Number(b.available) - Number(a.available) || Number(b.configured) - Number(a.configured) || a.name.localeCompare(b.name));
   return ordered.map((a) => ({
     name: a.name,
-    label: a.name,
+    available: a.available,
+    problem: a.problem,
+    label: a.available ? a.name : `$(circle-slash) ${a.name}`,
     description: a.available ? `${a.adapter}${a.version ? ' · ' + a.version : ''}` : 'not available',
     detail: a.available ? a.path : a.problem,
-    picked: defaults.includes(a.name),
+    picked: a.available && defaults.includes(a.name),
   }));
+}
+
+/**
+ * Asks for the agents to race. An agent that is not available cannot stay
+ * ticked: ticking it unticks it again, and the title says why.
+ */
+function pickAgents(picks: AgentPick[]): Promise<string[] | undefined> {
+  const title = 'Hydra: agents to race';
+  const quickPick = vscode.window.createQuickPick<AgentPick>();
+  quickPick.title = title;
+  quickPick.placeholder = 'Pick the agents that race on this task';
+  quickPick.canSelectMany = true;
+  quickPick.ignoreFocusOut = true;
+  quickPick.items = picks;
+  quickPick.selectedItems = picks.filter((p) => p.picked);
+  return new Promise((resolve) => {
+    let answered = false;
+    quickPick.onDidChangeSelection((selection) => {
+      const refused = selection.filter((p) => !p.available);
+      if (refused.length === 0) return;
+      quickPick.selectedItems = selection.filter((p) => p.available);
+      quickPick.title = refused.map((p) => `${p.name} is not available${p.problem ? `: ${p.problem}` : ''}`).join('; ');
+    });
+    quickPick.onDidAccept(() => {
+      answered = true;
+      resolve(quickPick.selectedItems.filter((p) => p.available).map((p) => p.name));
+      quickPick.hide();
+    });
+    quickPick.onDidHide(() => {
+      if (!answered) resolve(undefined);
+      quickPick.dispose();
+    });
+    quickPick.show();
+  });
 }
 
 async function startRace(session: HydraSession): Promise<void> {
@@ -41,23 +80,31 @@ async function startRace(session: HydraSession): Promise<void> {
   const available = await session.request(proto.agents);
   if (!available) return;
   const defaults = vscode.workspace.getConfiguration('hydra').get<string[]>('defaultAgents', []);
-  const chosen = await vscode.window.showQuickPick(agentPicks(available.agents, defaults), {
-    title: 'Hydra: agents to race',
-    placeHolder: 'Pick the agents that race on this task',
-    canPickMany: true,
-    ignoreFocusOut: true,
-  });
+  const chosen = await pickAgents(agentPicks(available.agents, defaults));
   if (!chosen || chosen.length === 0) return;
   const progress = await trackRaceProgress(session);
-  const result = await session.request(proto.race, { task, agents: chosen.map((c) => c.name), workDoneToken: progress.token });
+  const result = await session.request(proto.race, { task, agents: chosen, workDoneToken: progress.token });
   if (!result) {
     progress.abandon();
     return;
   }
   session.store.raceStarted(task, result);
   void vscode.commands.executeCommand('hydra.races.focus');
-  void vscode.window.showInformationMessage(
-    `Hydra: race ${result.raceId} started with ${result.agents.map((a) => a.agentId).join(', ')}.`);
+  // The progress notification follows the race; a toast for its start
+  // would only pile up with the next race's.
+  vscode.window.setStatusBarMessage(
+    `Hydra: race ${result.raceId} started with ${result.agents.map((a) => a.agentId).join(', ')}`, 10000);
+}
+
+/** Tells the user about a race of theirs that ended without a winner to review. */
+async function raceFinished(p: proto.RaceFinishedParams): Promise<void> {
+  const outcome = raceOutcome(p);
+  if (!outcome) return;
+  const action = p.rankings.length > 0 ? 'Show Scoreboard' : 'Show Agent Output';
+  const show = outcome.severity === 'error' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+  const choice = await show(outcome.message, action);
+  if (choice === 'Show Scoreboard') await vscode.commands.executeCommand('hydra.showScoreboard', { raceId: p.raceId });
+  if (choice === 'Show Agent Output') await vscode.commands.executeCommand('hydra.showAgentOutput', { raceId: p.raceId });
 }
 
 async function cancelRace(session: HydraSession, arg: unknown): Promise<void> {
@@ -92,8 +139,13 @@ async function showHistory(session: HydraSession): Promise<void> {
   if (action) await vscode.commands.executeCommand(action.command, { raceId: picked.race.raceId });
 }
 
-async function cleanUp(session: HydraSession, arg: unknown): Promise<void> {
-  const raceId = targetOf(arg)?.raceId;
+/**
+ * Removes worktrees and branches: of one race (`hydra.cleanUpRace`, from the
+ * race's context menu), or of every finished race (`hydra.cleanUp`). The
+ * latter takes no target: VS Code hands a view's title buttons the focused
+ * row, which must not narrow "every race" down to it.
+ */
+async function cleanUp(session: HydraSession, raceId: string | undefined): Promise<void> {
   const choice = await vscode.window.showWarningMessage(
     raceId ? `Remove the worktrees and branches of race ${raceId}?` : 'Remove the worktrees and branches of every finished race?',
     { modal: true, detail: 'The race records stay, as history.' },
@@ -111,6 +163,12 @@ export function activate(context: vscode.ExtensionContext, session: HydraSession
     vscode.commands.registerCommand('hydra.startRace', () => startRace(session)),
     vscode.commands.registerCommand('hydra.cancelRace', (arg?: unknown) => cancelRace(session, arg)),
     vscode.commands.registerCommand('hydra.showRaceHistory', () => showHistory(session)),
-    vscode.commands.registerCommand('hydra.cleanUp', (arg?: unknown) => cleanUp(session, arg)),
+    vscode.commands.registerCommand('hydra.cleanUp', () => cleanUp(session, undefined)),
+    vscode.commands.registerCommand('hydra.cleanUpRace', async (arg?: unknown) => {
+      const raceId = targetOf(arg)?.raceId ??
+        (await pickRace(session, 'The race whose worktrees to remove', (r) => !raceIsActive(r.state)))?.raceId;
+      if (raceId) await cleanUp(session, raceId);
+    }),
+    session.onRaceFinished.event((p) => void raceFinished(p)),
   );
 }

@@ -17,7 +17,7 @@ class Scoreboards implements vscode.Disposable {
   async show(raceId: string): Promise<void> {
     const scores = await this.session.request(proto.scores, { raceId });
     if (!scores) return;
-    this.session.store.setRankings(raceId, scores.rankings);
+    this.session.store.setScores(raceId, scores);
     const panel = this.panels.get(raceId) ?? this.create(raceId);
     panel.webview.html = renderScoreboard(scores, {
       cspSource: panel.webview.cspSource,

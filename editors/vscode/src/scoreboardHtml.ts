@@ -4,12 +4,13 @@
 import type { CheckResult, Ranking, ScoresResult } from './protocol';
 import { escapeHtml, formatElapsed, scoreBand } from './format';
 
-const DIMENSIONS: Array<[keyof Ranking['breakdown'], string]> = [
-  ['build', 'Build'],
-  ['tests', 'Tests'],
-  ['lint', 'Lint'],
-  ['diffSize', 'Diff size'],
-  ['speed', 'Speed'],
+// Each dimension, and the check it comes from (none for diff size and speed).
+const DIMENSIONS: Array<[keyof Ranking['breakdown'], string, keyof Ranking['checks'] | undefined]> = [
+  ['build', 'Build', 'build'],
+  ['tests', 'Tests', 'tests'],
+  ['lint', 'Lint', 'lint'],
+  ['diffSize', 'Diff size', undefined],
+  ['speed', 'Speed', undefined],
 ];
 
 export interface ScoreboardPage {
@@ -32,7 +33,8 @@ export function renderScoreboard(scores: ScoresResult, page: ScoreboardPage): st
   const summary = scores.rankings.length === 0
     ? '<p class="empty">No agent was ranked.</p>'
     : `<p class="summary">Winner: <strong>${escapeHtml(scores.winner ?? 'none')}</strong>${
-      scores.autoMergeEligible ? ' &middot; good enough to merge automatically' : ''}${
+      // Whether auto_merge is on is hydra.toml's business: say only what the total reaches.
+      scores.autoMergeEligible ? ' &middot; its total reaches auto_merge_minimum' : ''}${
       scores.allFailed ? ' &middot; <span class="poor-text">every agent failed</span>' : ''}</p>`;
   return `<!DOCTYPE html>
 <html lang="en">
@@ -56,7 +58,8 @@ ${cards}
 }
 
 function renderCard(r: Ranking, isWinner: boolean): string {
-  const bars = DIMENSIONS.map(([key, label]) => renderBar(label, r.breakdown[key])).join('\n');
+  const bars = DIMENSIONS.map(([key, label, check]) =>
+    renderBar(label, r.breakdown[key], check ? r.checks[check]?.skipped === true : false)).join('\n');
   const checks = (['build', 'tests', 'lint'] as const)
     .map((name) => renderCheck(name, r.checks[name]))
     .join('\n');
@@ -81,12 +84,14 @@ ${checks}
 </section>`;
 }
 
-function renderBar(label: string, value: number | null): string {
-  const band = scoreBand(value);
-  const shown = value === null ? 'n/a' : value.toFixed(0);
+/** One dimension's bar: `n/a` when not configured, `--` when its check was skipped (the build failed), as the CLI shows them. */
+function renderBar(label: string, value: number | null, skipped: boolean): string {
+  const band = skipped ? 'none' : scoreBand(value);
+  const shown = value === null ? 'n/a' : skipped ? '--' : value.toFixed(0);
+  const width = skipped ? 0 : value ?? 0;
   return `    <div class="bar-row" data-dimension="${escapeHtml(label)}">
       <span class="label">${label}</span>
-      <span class="bar"><span class="fill ${band}" data-value="${value ?? 0}"></span></span>
+      <span class="bar"><span class="fill ${band}" data-value="${width}"></span></span>
       <span class="value">${shown}</span>
     </div>`;
 }

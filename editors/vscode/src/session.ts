@@ -5,11 +5,12 @@
 // the handlers are registered here once and fanned out to the features.
 import * as vscode from 'vscode';
 import {
-  LanguageClient, LanguageClientOptions, RequestType, RequestType0, ServerOptions, State, WorkDoneProgress,
-  WorkDoneProgressBegin, WorkDoneProgressCancelNotification, WorkDoneProgressEnd, WorkDoneProgressReport,
+  LanguageClient, LanguageClientOptions, MessageType, RequestType, RequestType0, ServerOptions, ShowMessageNotification,
+  ShowMessageParams, State, WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressCancelNotification,
+  WorkDoneProgressEnd, WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
 import * as proto from './protocol';
-import { describeServerError } from './format';
+import { describeServerError, shownAlready } from './format';
 import { RaceStore } from './raceStore';
 
 export class HydraSession implements vscode.Disposable {
@@ -20,6 +21,9 @@ export class HydraSession implements vscode.Disposable {
   readonly onRaceFinished = new vscode.EventEmitter<proto.RaceFinishedParams>();
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient | undefined> | undefined;
+  // What hydra's window/showMessage said lately, and how many it sent in all.
+  private readonly recentMessages: string[] = [];
+  private messageCount = 0;
 
   constructor(private readonly log: vscode.OutputChannel) {}
 
@@ -42,12 +46,16 @@ export class HydraSession implements vscode.Disposable {
     }
     const client = await this.ensureStarted();
     if (!client) return undefined;
+    const messagesBefore = this.messageCount;
     try {
       // A RequestType0 sends no params at all: hydra refuses params on methods that take none.
       if (type instanceof RequestType0) return await client.sendRequest(type);
       return await client.sendRequest(type, params as P);
     } catch (error) {
-      void vscode.window.showErrorMessage(`Hydra: ${describeServerError(error)}`);
+      // hydra shows some errors itself (a broken hydra.toml, a refused
+      // merge) with window/showMessage before it answers: once is enough.
+      const since = this.recentMessages.slice(Math.max(0, this.recentMessages.length - (this.messageCount - messagesBefore)));
+      if (!shownAlready(error, since)) void vscode.window.showErrorMessage(`Hydra: ${describeServerError(error)}`);
       return undefined;
     }
   }
@@ -96,8 +104,22 @@ export class HydraSession implements vscode.Disposable {
     if (result) this.store.setSummaries(result.races);
   }
 
+  /** hydra's window/showMessage, as a notification of this extension. */
+  private showMessage(p: ShowMessageParams): void {
+    this.recentMessages.push(p.message);
+    if (this.recentMessages.length > 20) this.recentMessages.shift();
+    this.messageCount += 1;
+    const text = `Hydra: ${p.message}`;
+    if (p.type === MessageType.Error) void vscode.window.showErrorMessage(text);
+    else if (p.type === MessageType.Warning) void vscode.window.showWarningMessage(text);
+    else void vscode.window.showInformationMessage(text);
+  }
+
   private async start(): Promise<LanguageClient | undefined> {
     const client = createClient(this.log);
+    // Registered before start, so it replaces vscode-languageclient's own
+    // handler: the session must know what hydra already showed.
+    client.onNotification(ShowMessageNotification.type, (p) => this.showMessage(p));
     client.onNotification(proto.agentStarted, (p) => {
       this.store.agentStarted(p);
       this.onAgentStarted.fire(p);

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { agentStateIcon, formatElapsed, raceIsActive } from './format';
+import { agentStateIcon, formatElapsed, raceIsActive, rankOrder } from './format';
 import { firstLine, Target } from './pick';
 
 type Node = RaceNode | AgentNode | FileNode;
@@ -27,6 +27,8 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
   readonly onDidChangeTreeData = this.changed.event;
   // Changed files of finished agents: a result commit never changes.
   private readonly files = new Map<string, proto.FileChange[]>();
+  // Races whose scores were asked for, so that a race hydra cannot score is asked once.
+  private readonly scoresAsked = new Set<string>();
 
   constructor(private readonly session: HydraSession) {}
 
@@ -37,7 +39,11 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
   async getChildren(node?: Node): Promise<Node[]> {
     const store = this.session.store;
     if (!node) return store.list().map((r) => new RaceNode(r.raceId));
-    if (node.kind === 'race') return (store.get(node.raceId)?.agents ?? []).map((a) => new AgentNode(node.raceId, a.agentId));
+    if (node.kind === 'race') {
+      await this.ensureRankings(node.raceId);
+      const ids = (store.get(node.raceId)?.agents ?? []).map((a) => a.agentId);
+      return rankOrder(ids, (id) => store.rankingOf(node.raceId, id)?.rank).map((id) => new AgentNode(node.raceId, id));
+    }
     if (node.kind === 'agent') {
       const changes = await this.changesOf(node.raceId, node.agentId);
       return changes.map((c) => new FileNode(node.raceId, node.agentId, c.path, c));
@@ -74,12 +80,25 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
     item.id = `${node.raceId}/${node.agentId}`;
     const ranking = store.rankingOf(node.raceId, node.agentId);
     const parts: string[] = [state, formatElapsed(store.elapsedMs(node.raceId, node.agentId))];
-    if (ranking) parts.push(`#${ranking.rank} · ${ranking.total.toFixed(1)}`);
+    if (ranking) parts.push(`#${ranking.rank} · ${ranking.total.toFixed(1)}${store.winnerOf(node.raceId) === node.agentId ? ' · winner' : ''}`);
     item.description = parts.join(' · ');
     item.tooltip = agent?.error ? `${agent.branch}\n${agent.error}` : agent?.branch;
     item.iconPath = new vscode.ThemeIcon(agentStateIcon(state));
     item.contextValue = finished ? 'agent' : 'agent.running';
     return item;
+  }
+
+  /** A finished race from the history has no rankings yet: they are its scores'. */
+  private async ensureRankings(raceId: string): Promise<void> {
+    const race = this.session.store.get(raceId);
+    if (!race || race.state !== 'completed' || this.session.store.hasRankings(raceId) || this.scoresAsked.has(raceId)) return;
+    this.scoresAsked.add(raceId);
+    try {
+      const scores = await this.session.requestOrThrow(proto.scores, { raceId });
+      this.session.store.setScores(raceId, scores);
+    } catch {
+      // A race hydra did not score (NotScored) keeps hydra's order.
+    }
   }
 
   private async changesOf(raceId: string, agentId: string): Promise<proto.FileChange[]> {

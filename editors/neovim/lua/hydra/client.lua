@@ -80,6 +80,86 @@ local function dispatch(root, method, params)
   end
 end
 
+-- hydra.toml's problems as diagnostics, on the file's own buffer.
+M.config_namespace = vim.api.nvim_create_namespace('hydra-config')
+-- root -> { [bufnr] = true }: the buffers that show a problem of that root's hydra.toml.
+local problem_buffers = {}
+
+--- Shows a problem of `root`'s hydra.toml, `{file, line, column, message}`
+--- (line and column 1-based, 0 when unknown: the shape of ConfigError's
+--- data), as a diagnostic on the file; nil clears what was shown.
+function M.show_config_problem(root, problem)
+  for buf in pairs(problem_buffers[root] or {}) do
+    if vim.api.nvim_buf_is_valid(buf) then
+      vim.diagnostic.reset(M.config_namespace, buf)
+    end
+  end
+  problem_buffers[root] = nil
+  if not problem or type(problem.file) ~= 'string' or problem.file == '' then
+    return
+  end
+  local buf = vim.fn.bufadd(problem.file)
+  local line = math.max((tonumber(problem.line) or 0) - 1, 0)
+  local col = math.max((tonumber(problem.column) or 0) - 1, 0)
+  vim.diagnostic.set(M.config_namespace, buf, {
+    {
+      lnum = line,
+      col = col,
+      severity = vim.diagnostic.severity.ERROR,
+      message = problem.message or 'hydra.toml is broken',
+      source = 'hydra',
+    },
+  })
+  problem_buffers[root] = { [buf] = true }
+end
+
+--- Whether a problem of `root`'s hydra.toml is shown.
+function M.config_problem_shown(root)
+  return problem_buffers[root] ~= nil
+end
+
+--- The problem a window/showMessage of hydra names, when it is about
+--- hydra.toml: "hydra.toml is broken: FILE[:LINE[:COLUMN]]: MESSAGE" (at
+--- start, followed by " (races cannot start until it is fixed)").
+function M.parse_config_message(text)
+  local rest = type(text) == 'string' and text:match('^hydra%.toml is broken: (.*)$')
+  if not rest then
+    return nil
+  end
+  rest = rest:gsub(' %(races cannot start until it is fixed%)$', '')
+  local file, line, column, message = rest:match('^(.-):(%d+):(%d+): (.*)$')
+  if file then
+    return { file = file, line = tonumber(line), column = tonumber(column), message = message }
+  end
+  file, line, message = rest:match('^(.-):(%d+): (.*)$')
+  if file then
+    return { file = file, line = tonumber(line), column = 0, message = message }
+  end
+  file, message = rest:match('^(.-): (.*)$')
+  if file then
+    return { file = file, line = 0, column = 0, message = message }
+  end
+  return nil
+end
+
+-- The requests that read hydra.toml: answered without a ConfigError, the file is fine.
+local reads_config = {
+  [protocol.agents] = true,
+  [protocol.race] = true,
+  [protocol.merge] = true,
+  [protocol.cleanup] = true,
+}
+
+local function note_config(root, method, err)
+  if type(err) == 'table' and err.code == protocol.errors.config_error then
+    if type(err.data) == 'table' then
+      M.show_config_problem(root, err.data)
+    end
+  elseif err == nil and reads_config[method] then
+    M.show_config_problem(root, nil)
+  end
+end
+
 local show_message_levels = {
   [1] = vim.log.levels.ERROR,
   [2] = vim.log.levels.WARN,
@@ -105,7 +185,42 @@ local function make_handlers(root)
   handlers[protocol.show_message] = function(_, params)
     if type(params) == 'table' and params.message then
       vim.notify('hydra: ' .. params.message, show_message_levels[params.type] or vim.log.levels.INFO)
+      local problem = M.parse_config_message(params.message)
+      if problem then
+        M.show_config_problem(root, problem)
+      end
     end
+  end
+  -- Diagnostics hydra publishes (hydra.toml's problems, on the file) replace
+  -- the ones read from its messages and errors: one namespace for both.
+  handlers[protocol.publish_diagnostics] = function(_, params)
+    if type(params) ~= 'table' or type(params.uri) ~= 'string' then
+      return
+    end
+    local buf = vim.uri_to_bufnr(params.uri)
+    local items = {}
+    for _, d in ipairs(params.diagnostics or {}) do
+      local range = d.range or {}
+      local first, last = range.start or {}, range['end'] or range.start or {}
+      table.insert(items, {
+        lnum = first.line or 0,
+        col = first.character or 0,
+        end_lnum = last.line,
+        end_col = last.character,
+        -- LSP's severities are vim.diagnostic's numbers.
+        severity = d.severity or vim.diagnostic.severity.ERROR,
+        message = d.message or '',
+        source = d.source or 'hydra',
+        code = d.code,
+      })
+    end
+    for b in pairs(problem_buffers[root] or {}) do
+      if b ~= buf and vim.api.nvim_buf_is_valid(b) then
+        vim.diagnostic.reset(M.config_namespace, b)
+      end
+    end
+    vim.diagnostic.set(M.config_namespace, buf, items)
+    problem_buffers[root] = #items > 0 and { [buf] = true } or nil
   end
   return handlers
 end
@@ -249,6 +364,7 @@ function M.request(root, method, params, callback)
   end
   local bufnr = server.anchor and vim.api.nvim_buf_is_valid(server.anchor) and server.anchor or nil
   local sent = call(client, 'request', method, params or vim.empty_dict(), function(err, result)
+    M.guarded(note_config, root, method, err)
     M.guarded(callback, err, result)
   end, bufnr)
   if not sent then
@@ -285,5 +401,19 @@ function M.lsp_client(root)
   local server = servers[root]
   return server and vim.lsp.get_client_by_id(server.id) or nil
 end
+
+-- A hydra.toml whose problem is shown is checked again when it is saved
+-- (hydra/agents reads it), so that a fixed file loses its diagnostic and a
+-- still broken one shows where it is broken now.
+vim.api.nvim_create_autocmd('BufWritePost', {
+  group = vim.api.nvim_create_augroup('hydra-config', { clear = true }),
+  pattern = 'hydra.toml',
+  callback = function(args)
+    local root = M.find_root(vim.api.nvim_buf_get_name(args.buf))
+    if root and servers[root] and M.config_problem_shown(root) then
+      M.request(root, protocol.agents, vim.empty_dict(), function() end)
+    end
+  end,
+})
 
 return M

@@ -17,22 +17,33 @@ local pairs_by_buf = {}
 -- BufWinEnter handler does not rearrange the tab again.
 local arranging = false
 
---- The buffer names of an agent's version and of the base version of `path`
---- (an agent id never contains '~', so the two cannot collide).
-function M.agent_name(race_id, agent_id, path)
+--- The keys (ui.find_buffer) of the buffers holding an agent's version and
+--- the base version of `path` (an agent id never contains '~', so the two
+--- cannot collide).
+function M.agent_key(race_id, agent_id, path)
   return 'hydra://' .. race_id .. '/' .. agent_id .. '/' .. path
 end
 
-function M.base_name(race_id, agent_id, path)
+function M.base_key(race_id, agent_id, path)
   return 'hydra://' .. race_id .. '/' .. agent_id .. '~base/' .. path
 end
 
-local function version_buffer(name, path)
-  local buf = ui.find_buffer(name)
+--- Their names, which tab labels shorten the way they shorten paths (every
+--- folder to one letter): the part after the file's name says whose it is.
+function M.agent_title(race_id, agent_id, path)
+  return string.format('%s (%s, race %s)', path, agent_id, race_id)
+end
+
+function M.base_title(race_id, agent_id, path)
+  return string.format('%s (base for %s, race %s)', path, agent_id, race_id)
+end
+
+local function version_buffer(key, name, path)
+  local buf = ui.find_buffer(key)
   if buf then
     return buf
   end
-  buf = ui.scratch_buffer(name)
+  buf = ui.scratch_buffer(name, nil, key)
   vim.bo[buf].modifiable = false
   -- Highlight it as the file it is a version of.
   vim.api.nvim_buf_call(buf, function()
@@ -123,6 +134,11 @@ local function show_pair(pair, win)
   arranging = true
   local ok, err = pcall(function()
     vim.api.nvim_set_current_win(win)
+    -- A buffer hidden while in diff mode stays in the tab's diff (unless
+    -- 'diffopt' has "hiddenoff"): the previous pair would be diffed against
+    -- this one and every line would show as changed. `:diffoff!` takes every
+    -- buffer of this tab, hidden ones too, out of the diff first.
+    vim.cmd('diffoff!')
     vim.api.nvim_win_set_buf(win, pair.agent_buf)
     for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
       if w ~= win and vim.fn.getwinvar(w, '&buftype') ~= 'quickfix' then
@@ -172,7 +188,8 @@ local function on_agent_buffer_shown(pair)
 end
 
 local function ensure_pair(root, race_id, agent_id, path)
-  local agent_buf = version_buffer(M.agent_name(race_id, agent_id, path), path)
+  local agent_buf =
+    version_buffer(M.agent_key(race_id, agent_id, path), M.agent_title(race_id, agent_id, path), path)
   local pair = pairs_by_buf[agent_buf]
   if pair then
     return pair
@@ -183,7 +200,7 @@ local function ensure_pair(root, race_id, agent_id, path)
     agentId = agent_id,
     path = path,
     agent_buf = agent_buf,
-    base_buf = version_buffer(M.base_name(race_id, agent_id, path), path),
+    base_buf = version_buffer(M.base_key(race_id, agent_id, path), M.base_title(race_id, agent_id, path), path),
   }
   pairs_by_buf[agent_buf] = pair
   vim.api.nvim_create_autocmd('BufWinEnter', {

@@ -18,6 +18,8 @@ ui.define_highlights()
 local group = vim.api.nvim_create_augroup('hydra', { clear = true })
 -- A colour scheme clears every group first; put the defaults back after it.
 vim.api.nvim_create_autocmd('ColorScheme', { group = group, callback = ui.define_highlights })
+-- The score colours of Neovim before 0.10 depend on 'background'.
+vim.api.nvim_create_autocmd('OptionSet', { group = group, pattern = 'background', callback = ui.define_highlights })
 
 --- Configures the plugin; see :help hydra-setup. Returns true when every
 --- option was valid (problems are reported through vim.notify).
@@ -124,7 +126,54 @@ function M.parse_race_args(args)
   return vim.split(vim.trim(names), '%s+', { trimempty = true }), task
 end
 
--- Asks the user for agents, one at a time, from hydra/agents (available ones first).
+-- One line of the agent list: its number, name, and version or why it cannot race.
+-- Why an agent cannot race, in short: "'claude' not found on PATH (<the
+-- whole PATH>)" says it in its first part.
+local function why_unavailable(agent)
+  return present(agent.problem) and (agent.problem:gsub(' %(.*$', '')) or nil
+end
+
+local function agent_line(i, agent, width)
+  local line = string.format('%3d  %s', i, agent.name .. string.rep(' ', width - #agent.name))
+  if not agent.available then
+    local why = why_unavailable(agent)
+    return line .. '  not available' .. (why and (': ' .. why) or '')
+  end
+  return line .. '  ' .. (present(agent.version) and agent.version or agent.adapter or '')
+end
+
+--- Reads the answer to the agent question: numbers of the list or names,
+--- separated by spaces or commas (one may repeat: the same agent races
+--- twice). Returns the names, or nil and what is wrong.
+function M.parse_agent_choice(text, agents)
+  local by_name = {}
+  for _, a in ipairs(agents) do
+    by_name[a.name] = a
+  end
+  local names, problems = {}, {}
+  for word in (text or ''):gmatch('[^%s,]+') do
+    local agent = tonumber(word) and agents[tonumber(word)] or by_name[word]
+    if not agent then
+      table.insert(problems, "no agent '" .. word .. "' in the list")
+    elseif not agent.available then
+      local why = why_unavailable(agent)
+      table.insert(problems, agent.name .. ' is not available' .. (why and (': ' .. why) or ''))
+    else
+      table.insert(names, agent.name)
+    end
+  end
+  if #problems > 0 then
+    return nil, table.concat(problems, '; ')
+  end
+  if #names == 0 then
+    return nil, 'no agent chosen'
+  end
+  return names, nil
+end
+
+-- Asks the user for the agents in one question: hydra/agents as a numbered
+-- list (available ones first, the others marked), answered with numbers or
+-- names; hydra.toml's available agents are the default answer.
 local function pick_agents(root, fn)
   client.request(root, protocol.agents, vim.empty_dict(), function(err, result)
     if err then
@@ -141,41 +190,32 @@ local function pick_agents(root, fn)
       end
       return a.order < b.order
     end)
-    local chosen = {}
-    local function ask()
-      local items = {}
-      if #chosen > 0 then
-        table.insert(items, { start = true })
+    local width = 0
+    for _, a in ipairs(agents) do
+      width = math.max(width, #a.name)
+    end
+    local lines, defaults = { 'Agents hydra can race here:' }, {}
+    for i, a in ipairs(agents) do
+      table.insert(lines, agent_line(i, a, width))
+      if a.available and a.configured then
+        table.insert(defaults, tostring(i))
       end
-      vim.list_extend(items, agents)
-      local prompt = #chosen == 0 and 'Agent to race:'
-        or ('Racing ' .. table.concat(chosen, ', ') .. ': add an agent, or start')
-      vim.ui.select(items, {
-        prompt = prompt,
-        kind = 'hydra_agent',
-        format_item = function(item)
-          if item.start then
-            return 'Start the race with ' .. table.concat(chosen, ', ')
-          end
-          if not item.available then
-            -- "'claude' not found on PATH (<the whole PATH>)": the first part says it.
-            local why = present(item.problem) and item.problem:gsub(' %(.*$', '') or nil
-            return item.name .. '  (not available' .. (why and (': ' .. why) or '') .. ')'
-          end
-          return item.name .. (present(item.version) and ('  ' .. item.version) or '')
-        end,
-      }, function(item)
-        if item == nil then
+    end
+    table.insert(lines, 'Agents to race (numbers or names; one may repeat): ')
+    local function ask(default)
+      vim.ui.input({ prompt = table.concat(lines, '\n'), default = default, kind = 'hydra_agents' }, function(input)
+        if input == nil or vim.trim(input) == '' then
           return
         end
-        if item.start then
-          return fn(chosen)
+        local names, problem = M.parse_agent_choice(input, agents)
+        if not names then
+          vim.notify('hydra: ' .. problem, vim.log.levels.WARN)
+          return ask(input)
         end
-        table.insert(chosen, item.name)
-        ask()
+        fn(names)
       end)
     end
-    ask()
+    ask(table.concat(defaults, ' '))
   end)
 end
 
@@ -232,7 +272,13 @@ function M.status(opts)
       return client.notify_error(err)
     end
     local lines, highlights, race_at = ui.race_list(root, result.races or {})
-    local buf = ui.open_float('hydra://' .. root .. '/status', lines, highlights, 'hydrastatus')
+    local buf = ui.open_float(
+      'hydra://' .. root .. '/status',
+      lines,
+      highlights,
+      'hydrastatus',
+      'hydra: races of ' .. vim.fn.fnamemodify(root, ':t')
+    )
     local function at_cursor(fn)
       return function()
         local id = race_at[vim.api.nvim_win_get_cursor(0)[1]]
@@ -285,7 +331,8 @@ end
 --- Opens the scoreboard of race record `r` from `model` (race.score_model).
 function M.show_scores(r, model)
   local lines, highlights, agent_at = ui.scoreboard(model)
-  local buf, win = ui.open_float('hydra://' .. r.id .. '/scores', lines, highlights, 'hydrascores')
+  local buf, win =
+    ui.open_float('hydra://' .. r.id .. '/scores', lines, highlights, 'hydrascores', 'hydra: scores (race ' .. r.id .. ')')
   for line, _ in pairs(agent_at) do
     if agent_at[line] == (model.rankings[1] and model.rankings[1].agentId) then
       vim.api.nvim_win_set_cursor(win, { line, 0 })
@@ -396,6 +443,14 @@ local outcomes = {
   conflict = 'conflict',
 }
 
+-- Calls fn(concerns) with what speaks against merging `agent_id` of race `r`
+-- (hydra.concerns), from the race's scores.
+local function with_merge_concerns(root, r, agent_id, fn)
+  client.request(root, protocol.scores, { raceId = r.id }, function(err, scores)
+    fn(require('hydra.concerns').of(not err and scores or nil, agent_id))
+  end)
+end
+
 --- :HydraMerge [agent]: shows what merging the agent (default: the winner)
 --- would do, asks, then merges and reloads the buffers of changed files.
 function M.merge(target)
@@ -438,7 +493,7 @@ function M.merge(target)
         )
         return done({ message = 'unsaved changes' }, nil)
       end
-      local prompt = string.format(
+      local question = string.format(
         'Merge %s (%s) into %s as a %s, changing %d file(s): %s?',
         dry.agentId,
         dry.branch,
@@ -447,34 +502,44 @@ function M.merge(target)
         #dry.files,
         table.concat(dry.files, ', ')
       )
-      vim.ui.select({ 'Merge', 'Cancel' }, { prompt = prompt, kind = 'hydra_merge' }, function(choice)
-        if choice ~= 'Merge' then
-          vim.notify('hydra: merge cancelled; nothing was changed', vim.log.levels.INFO)
-          return done(nil, nil)
+      with_merge_concerns(root, r, dry.agentId, function(concerns)
+        local items, prompt, confirm = { 'Merge', 'Cancel' }, question, 'Merge'
+        if #concerns > 0 then
+          -- Not the merge hydra would pick: say why, and put Cancel first,
+          -- where a quick <CR> or a picker's first entry lands.
+          confirm = 'Merge anyway'
+          items = { 'Cancel', confirm }
+          prompt = 'Warning: ' .. dry.agentId .. ' is not a safe pick: ' .. table.concat(concerns, '; ') .. '.\n' .. question
         end
-        local real = { raceId = r.id, agentId = dry.agentId }
-        client.request(root, protocol.merge, real, function(merge_err, result)
-          if merge_err then
-            merge_error(merge_err)
-            return done(merge_err, nil)
+        vim.ui.select(items, { prompt = prompt, kind = 'hydra_merge' }, function(choice)
+          if choice ~= confirm then
+            vim.notify('hydra: merge cancelled; nothing was changed', vim.log.levels.INFO)
+            return done(nil, nil)
           end
-          if result.outcome == 'conflict' then
-            list_conflicts(root, result)
-            return done(nil, result)
-          end
-          reload(buffers_of(root, result.files))
-          vim.notify(
-            string.format(
-              'hydra: merged %s into %s (%s%s): %d file(s)',
-              result.branch,
-              result.targetBranch,
-              outcomes[result.outcome] or result.outcome,
-              present(result.commit) and (', now at ' .. result.commit:sub(1, 12)) or '',
-              #result.files
-            ),
-            vim.log.levels.INFO
-          )
-          done(nil, result)
+          local real = { raceId = r.id, agentId = dry.agentId }
+          client.request(root, protocol.merge, real, function(merge_err, result)
+            if merge_err then
+              merge_error(merge_err)
+              return done(merge_err, nil)
+            end
+            if result.outcome == 'conflict' then
+              list_conflicts(root, result)
+              return done(nil, result)
+            end
+            reload(buffers_of(root, result.files))
+            vim.notify(
+              string.format(
+                'hydra: merged %s into %s (%s%s): %d file(s)',
+                result.branch,
+                result.targetBranch,
+                outcomes[result.outcome] or result.outcome,
+                present(result.commit) and (', now at ' .. result.commit:sub(1, 12)) or '',
+                #result.files
+              ),
+              vim.log.levels.INFO
+            )
+            done(nil, result)
+          end)
         end)
       end)
     end)
@@ -509,6 +574,11 @@ local function text_lines(text)
   return lines
 end
 
+--- The key (ui.find_buffer) of the buffer :HydraLog shows an agent's log in.
+function M.log_key(race_id, agent_id)
+  return 'hydra://' .. race_id .. '/' .. agent_id .. '~log'
+end
+
 --- :HydraLog [agent]: an agent's complete output (stdout, then stderr).
 function M.log(target)
   target = target or {}
@@ -530,8 +600,9 @@ function M.log(target)
             table.insert(highlights, { #lines - 1, 0, -1, 'HydraHeader' })
             vim.list_extend(lines, text_lines(stderr))
           end
-          local name = 'hydra://' .. r.id .. '/' .. agent .. '~log'
-          local buf = ui.find_buffer(name) or ui.scratch_buffer(name, 'hydralog')
+          local key = M.log_key(r.id, agent)
+          local buf = ui.find_buffer(key)
+            or ui.scratch_buffer(string.format('hydra: %s log (race %s)', agent, r.id), 'hydralog', key)
           ui.fill(buf, lines, highlights)
           vim.api.nvim_buf_set_var(buf, 'hydra_root', root)
           ui.map(buf, config.options.keymaps.close, ui.close_window, 'Close')
@@ -539,8 +610,9 @@ function M.log(target)
           if #wins > 0 then
             vim.api.nvim_set_current_win(wins[1])
           else
-            vim.cmd('botright split')
-            vim.api.nvim_win_set_buf(0, buf)
+            -- A log is read like a file: a tab of its own, not a strip at
+            -- the bottom of whatever layout the current tab has.
+            vim.cmd('tab sbuffer ' .. buf)
           end
           if target.callback then
             target.callback(buf)

@@ -17,6 +17,7 @@ M.work_done_progress_create = 'window/workDoneProgress/create'
 M.work_done_progress_cancel = 'window/workDoneProgress/cancel'
 M.show_message = 'window/showMessage'
 M.log_message = 'window/logMessage'
+M.publish_diagnostics = 'textDocument/publishDiagnostics'
 
 -- hydra's own requests.
 M.ping = 'hydra/ping'

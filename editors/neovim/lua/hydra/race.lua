@@ -25,9 +25,14 @@ local function present(v)
   return v ~= nil and v ~= vim.NIL
 end
 
---- The name of an agent's output buffer.
-function M.output_name(race_id, agent_id)
+--- The key (ui.find_buffer) of an agent's output buffer.
+function M.output_key(race_id, agent_id)
   return 'hydra://' .. race_id .. '/' .. agent_id
+end
+
+--- Its name: what :ls and the tab label show.
+function M.output_title(race_id, agent_id)
+  return string.format('hydra: %s (race %s)', agent_id, race_id)
 end
 
 local function ensure_race(root, race_id)
@@ -121,8 +126,8 @@ function M.output_buffer(race, agent)
   if agent.buf and vim.api.nvim_buf_is_valid(agent.buf) then
     return agent.buf
   end
-  local name = M.output_name(race.id, agent.id)
-  local buf = ui.find_buffer(name) or ui.scratch_buffer(name, 'hydra')
+  local key = M.output_key(race.id, agent.id)
+  local buf = ui.find_buffer(key) or ui.scratch_buffer(M.output_title(race.id, agent.id), 'hydra', key)
   vim.bo[buf].modifiable = false
   vim.api.nvim_buf_set_var(buf, 'hydra_race', race.id)
   vim.api.nvim_buf_set_var(buf, 'hydra_agent', agent.id)

@@ -9,9 +9,6 @@ M.ns = vim.api.nvim_create_namespace('hydra')
 -- own `:highlight` wins. The score colours follow the seed: green above 80,
 -- yellow from 50 to 80, red below 50.
 local groups = {
-  'highlight default HydraScoreGood ctermfg=2 guifg=#3fb950 gui=bold cterm=bold',
-  'highlight default HydraScoreFair ctermfg=3 guifg=#d29922 gui=bold cterm=bold',
-  'highlight default HydraScorePoor ctermfg=1 guifg=#f85149 gui=bold cterm=bold',
   'highlight default link HydraScoreNone Comment',
   'highlight default link HydraTitle Title',
   'highlight default link HydraWinner Special',
@@ -26,9 +23,70 @@ local groups = {
   'highlight default link HydraStderr WarningMsg',
 }
 
+local has_0_10 = vim.fn.has('nvim-0.10') == 1
+
+-- Neovim 0.10's default colours have green, yellow and red diagnostics made
+-- to be read on its floats, in dark and light: the scores use them, and the
+-- floats keep NormalFloat. Before 0.10, NormalFloat is the completion menu's
+-- magenta, on which green and yellow cannot be read: the floats take Normal's
+-- colours, and the scores colours of their own for each 'background'
+-- (the 256-colour ones for terminals without 'termguicolors').
+local score_links = {
+  HydraScoreGood = 'DiagnosticOk',
+  HydraScoreFair = 'DiagnosticWarn',
+  HydraScorePoor = 'DiagnosticError',
+}
+local score_colours = {
+  dark = {
+    HydraScoreGood = { '#3fb950', 10 },
+    HydraScoreFair = { '#d29922', 11 },
+    HydraScorePoor = { '#f85149', 9 },
+  },
+  light = {
+    HydraScoreGood = { '#1a7f37', 28 },
+    HydraScoreFair = { '#9a6700', 130 },
+    HydraScorePoor = { '#cf222e', 124 },
+  },
+}
+-- group -> the foreground this module gave it last, to tell its own
+-- colours (replaced when 'background' changes) from the user's (kept).
+local given = {}
+
+local function foreground(group)
+  local ok, hl = pcall(vim.api.nvim_get_hl_by_name, group, true)
+  return ok and hl.foreground or nil
+end
+
+local function define_score_colours()
+  local colours = score_colours[vim.o.background] or score_colours.dark
+  for group, colour in pairs(colours) do
+    local current = foreground(group)
+    local definition =
+      string.format('%s guifg=%s ctermfg=%d gui=bold cterm=bold', group, colour[1], colour[2])
+    if current ~= nil and current == given[group] then
+      vim.cmd('highlight ' .. definition)
+    else
+      vim.cmd('highlight default ' .. definition)
+    end
+    local wanted = tonumber(colour[1]:sub(2), 16)
+    given[group] = foreground(group) == wanted and wanted or nil
+  end
+end
+
 function M.define_highlights()
   for _, cmd in ipairs(groups) do
     vim.cmd(cmd)
+  end
+  if has_0_10 then
+    for group, link in pairs(score_links) do
+      vim.cmd('highlight default link ' .. group .. ' ' .. link)
+    end
+    vim.cmd('highlight default link HydraFloat NormalFloat')
+    vim.cmd('highlight default link HydraFloatBorder FloatBorder')
+  else
+    define_score_colours()
+    vim.cmd('highlight default link HydraFloat Normal')
+    vim.cmd('highlight default link HydraFloatBorder Normal')
   end
 end
 
@@ -82,27 +140,39 @@ function M.fill(buf, lines, highlights)
   end
 end
 
+-- The plugin's buffers by key ('hydra://RACE/AGENT', ...): a key says what
+-- a buffer shows, its name is for people (:ls, tab labels). Neovim makes a
+-- name without a scheme absolute, so buffers are found by key, not by name.
+local keyed = {}
+
 --- A scratch buffer that is not a file: nothing to save, no swap file.
-function M.scratch_buffer(name, filetype)
+--- Found again with find_buffer(key) (default key: its name).
+function M.scratch_buffer(name, filetype, key)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
+  -- A name is for people: when another buffer has it, this one goes without.
   if name then
-    vim.api.nvim_buf_set_name(buf, name)
+    pcall(vim.api.nvim_buf_set_name, buf, name)
   end
   if filetype then
     vim.bo[buf].filetype = filetype
   end
+  key = key or name
+  if key then
+    keyed[key] = buf
+    vim.api.nvim_buf_set_var(buf, 'hydra_key', key)
+  end
   return buf
 end
 
---- The buffer with this name, if there is one.
-function M.find_buffer(name)
-  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_buf_get_name(buf) == name then
-      return buf
-    end
+--- The plugin's buffer with this key, if there is one.
+function M.find_buffer(key)
+  local buf = keyed[key]
+  if buf and vim.api.nvim_buf_is_valid(buf) then
+    return buf
   end
+  keyed[key] = nil
   return nil
 end
 
@@ -125,11 +195,12 @@ function M.close_window()
   end
 end
 
---- Opens `lines` in a centred floating window; returns its buffer and window.
-function M.open_float(name, lines, highlights, filetype)
+--- Opens `lines` in a centred floating window, in a buffer found by `key`
+--- and named `title`; returns its buffer and window.
+function M.open_float(key, lines, highlights, filetype, title)
   local options = require('hydra.config').options
   -- The same view opened again replaces the old one (closing its window wipes its buffer).
-  local old = M.find_buffer(name)
+  local old = M.find_buffer(key)
   if old then
     for _, win in ipairs(vim.fn.win_findbuf(old)) do
       vim.api.nvim_win_close(win, true)
@@ -138,7 +209,10 @@ function M.open_float(name, lines, highlights, filetype)
       vim.api.nvim_buf_delete(old, { force = true })
     end
   end
-  local buf = M.scratch_buffer(name, filetype)
+  -- 'background' may have changed since (OptionSet does not fire for a
+  -- change made while Neovim starts): colours for the one in force.
+  M.define_highlights()
+  local buf = M.scratch_buffer(title, filetype, key)
   vim.bo[buf].bufhidden = 'wipe'
   M.fill(buf, lines, highlights)
 
@@ -159,6 +233,7 @@ function M.open_float(name, lines, highlights, filetype)
   })
   vim.wo[win].cursorline = true
   vim.wo[win].wrap = false
+  vim.wo[win].winhighlight = 'NormalFloat:HydraFloat,FloatBorder:HydraFloatBorder'
   local close = function()
     if vim.api.nvim_win_is_valid(win) then
       vim.api.nvim_win_close(win, true)
@@ -279,7 +354,9 @@ function M.scoreboard(model)
     end
     b:newline()
     if model.autoMergeEligible then
-      b:line('(eligible for auto-merge)', 'HydraMuted')
+      -- Whether auto_merge is on is hydra.toml's business, not the scores':
+      -- say only what the score reaches.
+      b:line('(its total reaches auto_merge_minimum)', 'HydraMuted')
     end
   elseif #model.rankings == 0 then
     b:line('Nothing was scored.', 'HydraMuted')

@@ -155,6 +155,42 @@ export class Workbench {
     return (await t.locator('.notification-list-item-message').first().innerText()).trim();
   }
 
+  /** The side bar showing the Hydra view (the activity bar item toggles it: clicked only to open it). */
+  async hydraView() {
+    const sidebar = this.page.locator('.part.sidebar');
+    if (!(await sidebar.isVisible()) || !/Hydra/i.test(await sidebar.locator('.composite.title').innerText())) {
+      await this.page.locator('.activitybar [aria-label^="Hydra"]').first().click();
+    }
+    await sidebar.locator('.composite.title', { hasText: /Hydra/i }).waitFor({ timeout: 15000 });
+    return sidebar;
+  }
+
+  /** Clicks the inline button `label` of a tree row, as a user does: it shows when the pointer is on the row. */
+  async inline(row, label) {
+    await row.hover();
+    const button = row.locator(`.actions .action-label[aria-label="${label}"]`).first();
+    await button.waitFor({ state: 'visible', timeout: 10000 });
+    await button.click();
+  }
+
+  /** The title of the active editor tab. */
+  async activeTab() {
+    return (await this.page.locator('.tabs-container .tab.active').first().innerText()).trim();
+  }
+
+  /** Waits for the active editor tab's title to match `pattern`; answers it. */
+  async waitActiveTab(pattern, what) {
+    return waitFor(async () => {
+      const title = await this.activeTab();
+      return pattern.test(title) ? title : undefined;
+    }, 20000, what);
+  }
+
+  /** The visible notification toasts holding `text`. */
+  async toastCount(text) {
+    return this.page.locator('.notification-toast', { hasText: text }).count();
+  }
+
   /** Closes chromium and stops code-server's process group (started here): SIGTERM, then SIGKILL after 5 s. */
   async close() {
     await this.browser?.close().catch(() => undefined);

@@ -1,10 +1,12 @@
 // End to end in a real VS Code: code-server (VS Code 1.100) with the built
 // .vsix installed, driven in Debian's chromium by playwright-core.
-//  1. race: a throwaway git repository with two scripted agents; "Hydra: Start
-//     Race" from the palette; then what the user sees is checked: the agents'
-//     output channels, the scoreboard (against hydra/scores asked directly),
-//     a diff editor opened from the Hydra view, and a merge that changes the
-//     repository.
+//  1. race: a throwaway git repository with two scripted agents; a race
+//     started from the empty view's welcome button; then what the user sees
+//     is checked: the agent pick, the agents' output channels, the scoreboard
+//     (against hydra/scores asked directly), the view's rows and each of their
+//     inline buttons (diffs, output, scoreboard, merges, with a warning for
+//     the agent that lost), a race every agent fails, a cancelled race, Show
+//     Race History, Clean Up, and a broken hydra.toml reported once.
 //  2. untrusted: the same kind of repository in an untrusted workspace: no
 //     race starts and hydra is never even started.
 // Screenshots of every step go to $HYDRA_E2E_SHOTS.
@@ -34,6 +36,34 @@ async function scoreboardFrame(page) {
   return undefined;
 }
 
+const RACE_ID = /race (\d{8}-\d{6}-[0-9a-f]+)/;
+
+/** Starts a race from the task box that is open: types the task, adjusts the agent pick with `tick`, accepts. Answers the race id. */
+async function startFromTaskBox(wb, task, tick = async () => undefined) {
+  const page = wb.page;
+  await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
+  await page.keyboard.type(task);
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixer' }).first().waitFor({ timeout: 30000 });
+  await tick();
+  await page.keyboard.press('Enter');
+  // The start is said in the status bar, for a moment: no toast to pile up.
+  // (The previous race's message may still be there.)
+  const text = await waitFor(async () => {
+    for (const t of await page.locator('.statusbar-item', { hasText: 'started with' }).allInnerTexts()) {
+      const id = RACE_ID.exec(t)?.[1];
+      if (id && !startedRaces.has(id)) return t;
+    }
+    return undefined;
+  }, 30000, 'the status bar to say the race started');
+  const raceId = RACE_ID.exec(text)[1];
+  startedRaces.add(raceId);
+  return { raceId, text: text.trim() };
+}
+const startedRaces = new Set();
+
+const checkedRows = (page) => page.locator('.quick-input-list .monaco-list-row input[type=checkbox]:checked, .quick-input-list .monaco-list-row .monaco-custom-toggle.checked');
+
 async function raceScenario() {
   const run = runFolder('race');
   // The agents think for 3 s: long enough to see the race run.
@@ -46,28 +76,47 @@ async function raceScenario() {
     const page = wb.page;
     await page.locator('.activitybar [aria-label^="Hydra"]').first().waitFor({ timeout: 30000 });
     check(true, 'the .vsix is installed and VS Code shows the Hydra view container');
-    await wb.shot('workbench');
+    rpc = new HydraRpc(hydra, repo);
+    await rpc.initialize();
 
-    // Start a race from the palette: the task, then the agents (hydra.defaultAgents already picked).
-    await wb.palette('Hydra: Start Race');
-    await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
-    await page.keyboard.type('Make add() add its arguments');
-    await wb.shot('task');
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixer' }).first().waitFor({ timeout: 30000 });
-    const checked = await page.locator('.quick-input-list .monaco-list-row input[type=checkbox]:checked, .quick-input-list .monaco-list-row .monaco-custom-toggle.checked').count();
-    check(checked === 2, `the agent pick lists hydra/agents with hydra.defaultAgents picked (${checked} checked)`);
-    await wb.shot('agents');
-    await page.keyboard.press('Enter');
-    const started = await wb.toast('started with');
-    const raceId = /race (\d{8}-\d{6}-[0-9a-f]+)/.exec(started)?.[1];
-    check(Boolean(raceId), `race started: ${started}`);
+    // The empty view says what Hydra does, with a button to start.
+    let sidebar = await wb.hydraView();
+    const welcome = sidebar.locator('.welcome-view-content').first();
+    await welcome.waitFor({ timeout: 20000 });
+    const welcomeText = (await welcome.innerText()).replace(/\s+/g, ' ');
+    check(/No race yet/.test(welcomeText) && /hydra\.toml/.test(welcomeText), `the empty view welcomes: ${welcomeText}`);
+    await wb.shot('welcome');
+    await welcome.locator('.monaco-button', { hasText: 'Start Race' }).click();
+
+    // The task, then the agents (hydra.defaultAgents already picked); an
+    // agent that is not installed cannot be ticked.
+    let unavailable;
+    const { raceId, text: startedText } = await startFromTaskBox(wb, 'Make add() add its arguments', async () => {
+      const checked = await checkedRows(page).count();
+      check(checked === 2, `the agent pick lists hydra/agents with hydra.defaultAgents picked (${checked} checked)`);
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'not available' }).first();
+      unavailable = (await row.locator('.label-name').first().innerText()).trim();
+      await row.click();
+      const title = await waitFor(async () => {
+        const t = await page.locator('.quick-input-title').innerText();
+        return /is not available/.test(t) ? t : undefined;
+      }, 10000, 'the reason in the title');
+      const after = await checkedRows(page).count();
+      check(after === 2 && title.includes(`${unavailable} is not available`),
+        `ticking ${unavailable}, not available, leaves it unticked and says why: ${title}`);
+      await wb.shot('agents');
+    });
+    check(Boolean(raceId), `race started: ${startedText}`);
+    check(await wb.toastCount('started with') === 0, 'no toast says the race started (the status bar does)');
     // While it runs: hydra's $/progress as a notification, and the status bar item.
     const progress = await wb.toast('Racing 2 agents');
     check(/Racing 2 agents/.test(progress), `the race's progress is a notification: ${progress}`);
-    const status = page.locator('.statusbar-item', { hasText: 'Hydra:' }).first();
+    const status = page.locator('.statusbar-item', { hasText: 'agents done' }).first();
     await status.waitFor({ timeout: 10000 });
     check(/agents done/.test(await status.innerText()), `a status bar item shows the race: ${await status.innerText()}`);
+    const { races: [raced] } = await rpc.request('hydra/status', { raceId });
+    check(raced.agents.map((a) => a.agentId).sort().join() === 'breaker,fixer' && !raced.agents.some((a) => a.agentId === unavailable),
+      `only the available agents race: ${raced.agents.map((a) => a.agentId).join(', ')}`);
     await wb.shot('race-running');
 
     // The scoreboard opens by itself once the race is scored.
@@ -76,14 +125,18 @@ async function raceScenario() {
       agentId: e.dataset.agent, rank: Number(e.dataset.rank), total: Number(e.querySelector('.total').dataset.total),
       band: e.querySelector('.total').className.replace('total', '').trim(),
     })));
-    rpc = new HydraRpc(hydra, repo);
-    await rpc.initialize();
     const scores = await rpc.request('hydra/scores', { raceId });
     const expected = scores.rankings.map((r) => ({ agentId: r.agentId, rank: r.rank, total: r.total }));
     check(JSON.stringify(cards.map(({ band, ...c }) => c)) === JSON.stringify(expected),
       `the scoreboard shows the ranking hydra/scores returns: ${JSON.stringify(cards)}`);
     check(cards[0]?.agentId === 'fixer' && cards[0].band === 'good' && cards.at(-1)?.band === 'poor',
       'the winner is green and the broken agent red');
+    const skippedTests = await frame.locator('section.card[data-agent="breaker"] [data-dimension="Tests"] .value').innerText();
+    check(skippedTests === '--' && scores.rankings[1].checks.tests.skipped,
+      `tests skipped because the build failed show "--", as the CLI does: ${skippedTests}`);
+    const summary = await frame.locator('p.summary').innerText();
+    check(!/merge automatically/.test(summary) && (!scores.autoMergeEligible || /reaches auto_merge_minimum/.test(summary)),
+      `with auto_merge off, nothing promises a merge: ${summary}`);
     await frame.locator('section.card[data-agent="breaker"] details[data-check="build"] summary').click();
     const buildOutput = await frame.locator('section.card[data-agent="breaker"] details[data-check="build"] pre').innerText();
     check(/Syntax error|unexpected|expecting/i.test(buildOutput), `the raw build output expands: ${buildOutput.trim()}`);
@@ -112,23 +165,23 @@ async function raceScenario() {
       'the output channel holds the agent\'s stdout and stderr lines');
     await wb.shot('output-channel');
 
-    // The Hydra view: race -> agent -> changed file; clicking the file opens the diff editor.
-    const sidebar = page.locator('.part.sidebar');
-    // The activity bar's Hydra item toggles the side bar: click it only to open it.
-    if (!(await sidebar.isVisible()) || !/Hydra/i.test(await sidebar.locator('.composite.title').innerText())) {
-      await page.locator('.activitybar [aria-label^="Hydra"]').first().click();
-    }
+    // The Hydra view: race -> agents by rank -> changed files; clicking a file opens the diff editor.
+    sidebar = await wb.hydraView();
     const raceRow = sidebar.locator('.monaco-list-row', { hasText: 'Make add() add its arguments' }).first();
     await raceRow.waitFor({ timeout: 20000 });
     if ((await raceRow.getAttribute('aria-expanded')) !== 'true') await raceRow.click();
     const agentRow = sidebar.locator('.monaco-list-row', { hasText: 'fixer' }).first();
+    const breakerRow = sidebar.locator('.monaco-list-row', { hasText: 'breaker' }).first();
     await agentRow.waitFor({ timeout: 20000 });
+    await breakerRow.waitFor({ timeout: 20000 });
+    const agentOrder = await sidebar.locator('.monaco-list-row[aria-level="2"] .label-name').allInnerTexts();
+    check(agentOrder.join() === 'fixer,breaker', `the view lists the agents by rank, not by name: ${agentOrder.join(', ')}`);
     if ((await agentRow.getAttribute('aria-expanded')) !== 'true') await agentRow.click();
     const fileRow = sidebar.locator('.monaco-list-row', { hasText: 'lib.sh' }).first();
     await fileRow.waitFor({ timeout: 20000 });
     const agentLabel = await agentRow.innerText();
-    check(/completed/.test(agentLabel) && /#1/.test(agentLabel),
-      `the view shows the agent's state and score: ${agentLabel.replace(/\n/g, ' ')}`);
+    check(/completed/.test(agentLabel) && /#1/.test(agentLabel) && /winner/.test(agentLabel),
+      `the view shows the agent's state, score and that it won: ${agentLabel.replace(/\n/g, ' ')}`);
     await fileRow.click();
     const diffEditor = page.locator('.monaco-diff-editor').first();
     await diffEditor.waitFor({ timeout: 20000 });
@@ -139,14 +192,47 @@ async function raceScenario() {
     check(/\$1 - \$2/.test(left) && /\$1 \+ \$2/.test(right), 'the diff editor shows base and agent versions of lib.sh');
     await wb.shot('diff-editor');
 
-    // Merge the winner: the dry run in a modal confirmation, then the merge.
+    // The inline buttons of each row.
+    await wb.inline(raceRow, 'Show Scoreboard');
+    const board = await wb.waitActiveTab(new RegExp(`Hydra scoreboard ${raceId}`), 'the scoreboard tab');
+    check(true, `the race's inline Show Scoreboard brings its scoreboard forward: ${board}`);
+    await wb.inline(agentRow, 'Show Diff');
+    await wb.pick('CHANGELOG.md');
+    const changelogTab = await wb.waitActiveTab(/CHANGELOG\.md \(base ↔ fixer\)/, 'the CHANGELOG.md diff');
+    check(true, `the agent's inline Show Diff asks for the file and opens its diff: ${changelogTab}`);
+    await wb.inline(fileRow, 'Show Diff');
+    const libTab = await wb.waitActiveTab(/lib\.sh \(base ↔ fixer\)/, 'the lib.sh diff');
+    check(true, `the file's inline Show Diff opens its diff: ${libTab}`);
+    await wb.inline(breakerRow, 'Show Agent Output');
+    await waitFor(async () => /break: rewriting lib\.sh from scratch/.test(await outputText()), 30000, 'the breaker output channel');
+    check(true, "the agent's inline Show Agent Output shows its channel");
+    await wb.shot('inline-buttons');
+
+    // Merging the agent that lost: the dialog says why it is not a safe
+    // pick, and its primary button (where Enter lands) does not merge.
+    const headBeforeBreaker = git(repo, 'rev-parse', 'HEAD');
+    await wb.inline(breakerRow, 'Merge Agent');
+    const warning = page.locator('.monaco-dialog-box');
+    await warning.waitFor({ timeout: 20000 });
+    const warned = (await warning.innerText()).replace(/\n+/g, ' | ');
+    const primary = (await warning.locator('.dialog-buttons .monaco-button:not(.secondary)').allInnerTexts()).map((t) => t.trim());
+    await wb.shot('merge-loser');
+    check(/breaker is not a safe pick/.test(warned) && /It ranked #2 of 2/.test(warned) && /Its build failed \(exit 2\)/.test(warned),
+      `merging the last-ranked agent warns why: ${warned}`);
+    check(primary.length === 1 && primary[0] === 'Show Scoreboard',
+      `and "Merge Anyway" is not the primary button (primary: ${primary.join(', ')})`);
+    await warning.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
+    await warning.waitFor({ state: 'hidden', timeout: 10000 });
+    check(git(repo, 'rev-parse', 'HEAD') === headBeforeBreaker, 'Cancel merged nothing');
+
+    // Merge the winner from the race's inline button: the dry run in a modal confirmation, then the merge.
     const headBefore = git(repo, 'rev-parse', 'HEAD');
-    await wb.palette('Hydra: Merge Winner');
-    await wb.pick(raceId);
+    await wb.inline(raceRow, 'Merge Winner');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 20000 });
     const plan = await dialog.innerText();
-    check(/Fast-forward main/.test(plan) && /lib\.sh/.test(plan), `the dry run is shown first: ${plan.replace(/\n+/g, ' | ')}`);
+    check(/Fast-forward main/.test(plan) && /lib\.sh/.test(plan) && !/not a safe pick/.test(plan),
+      `the dry run is shown first, with no warning for the winner: ${plan.replace(/\n+/g, ' | ')}`);
     check(git(repo, 'rev-parse', 'HEAD') === headBefore, 'the dry run changed nothing');
     await wb.shot('merge-confirm');
     await dialog.locator('.monaco-button', { hasText: /^Merge$/ }).click();
@@ -158,14 +244,18 @@ async function raceScenario() {
       `merging changed the repository (${merged}; HEAD ${headBefore.slice(0, 8)} -> ${headAfter.slice(0, 8)})`);
     check(git(repo, 'status', '--porcelain') === '', 'the working tree is clean after the merge');
 
+    // A race where every agent fails is said so.
+    await wb.palette('Hydra: Start Race');
+    const lost = await startFromTaskBox(wb, 'A race nobody wins', async () => {
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixer' }).first().click();
+    });
+    const failedToast = await wb.toast('every agent failed', 90000);
+    check(failedToast.includes(lost.raceId) && /breaker/.test(failedToast), `a race every agent failed says so: ${failedToast}`);
+    await wb.shot('all-failed');
+
     // A second race, cancelled from its progress notification.
     await wb.palette('Hydra: Start Race');
-    await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
-    await page.keyboard.type('A race to cancel');
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixer' }).first().waitFor({ timeout: 30000 });
-    await page.keyboard.press('Enter');
-    const second = /race (\d{8}-\d{6}-[0-9a-f]+)/.exec(await wb.toast('started with'))?.[1];
+    const { raceId: second } = await startFromTaskBox(wb, 'A race to cancel');
     const progressToast = page.locator('.notification-toast', { hasText: 'A race to cancel' }).first();
     await progressToast.waitFor({ timeout: 20000 });
     await progressToast.locator('.monaco-button', { hasText: 'Cancel' }).click();
@@ -179,7 +269,32 @@ async function raceScenario() {
       10000, 'the view to show the cancelled race');
     await wb.shot('cancelled');
 
-    // A server error reaches the user with the server's message: hydra.toml broken, then a new race.
+    // Show Race History: every race, then what to do with the one picked.
+    await wb.palette('Hydra: Show Race History');
+    await wb.pick(raceId);
+    await wb.pick('Show Scoreboard');
+    const historyBoard = await wb.waitActiveTab(new RegExp(`Hydra scoreboard ${raceId}`), "the first race's scoreboard");
+    check(true, `Show Race History opens a past race's scoreboard: ${historyBoard}`);
+    await wb.shot('history');
+
+    // Clean Up, from the view's title: the finished races' worktrees and branches go.
+    const workspaces = path.join(repo, '.hydra-workspaces');
+    const before = fs.existsSync(workspaces) ? fs.readdirSync(workspaces).length : 0;
+    sidebar = await wb.hydraView();
+    await sidebar.hover();
+    await sidebar.locator('.title-actions .action-label[aria-label="Clean Up"], .actions .action-label[aria-label="Clean Up"]').first().click();
+    const cleanup = page.locator('.monaco-dialog-box');
+    await cleanup.waitFor({ timeout: 20000 });
+    const cleanupAsk = (await cleanup.innerText()).replace(/\n+/g, ' | ');
+    check(/every finished race/.test(cleanupAsk), `Clean Up asks first: ${cleanupAsk}`);
+    await cleanup.locator('.monaco-button', { hasText: /^Remove$/ }).click();
+    const removed = await wb.toast('worktree(s)');
+    const left_ = fs.existsSync(workspaces) ? fs.readdirSync(workspaces).length : 0;
+    check(before > 0 && left_ === 0 && git(repo, 'branch', '--list', 'hydra/*') === '',
+      `Clean Up removes the worktrees (${before} -> ${left_}) and branches: ${removed}`);
+    await wb.shot('cleaned-up');
+
+    // A server error reaches the user once, with the server's message: hydra.toml broken, then a new race.
     fs.writeFileSync(path.join(repo, 'hydra.toml'), '[general]\nmax_concurrent_agents = \n');
     await wb.palette('Hydra: Start Race');
     await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
@@ -187,6 +302,12 @@ async function raceScenario() {
     await page.keyboard.press('Enter');
     const error = await wb.toast('hydra.toml');
     check(/hydra\.toml:2/.test(error), `a ConfigError is shown with the server's message: ${error}`);
+    // Anything hydra answers later comes after that error was handled.
+    await wb.palette('Hydra: Show Race History');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: raceId }).first().waitFor({ timeout: 20000 });
+    await page.keyboard.press('Escape');
+    const errorToasts = await wb.toastCount('hydra.toml is broken');
+    check(errorToasts === 1, `one broken hydra.toml, one error toast (${errorToasts})`);
     await wb.shot('server-error');
   } catch (e) {
     check(false, `race scenario: ${e.message}`);

@@ -1,8 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import {
-  describeDryRun, describeServerError, escapeHtml, formatElapsed, outputText, scoreBand,
+  describeDryRun, describeServerError, escapeHtml, formatElapsed, mergeConcerns, outputText, raceOutcome, rankOrder,
+  scoreBand, shownAlready,
 } from '../../src/format';
+import type { ScoresResult } from '../../src/protocol';
 
 test('scoreBand is green above 80, yellow from 50 to 80, red below 50', () => {
   assert.equal(scoreBand(100), 'good');
@@ -56,4 +60,49 @@ test('outputText writes one line per line, marks stderr and counts dropped lines
 
 test('escapeHtml leaves no markup through', () => {
   assert.equal(escapeHtml(`<img src=x onerror="a('b')">&`), '&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;');
+});
+
+test('mergeConcerns: none for the winner, rank and failed checks for the others', () => {
+  const scores: ScoresResult = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../test/unit/fixtures/scores.json'), 'utf8'));
+  assert.deepEqual(mergeConcerns(scores, 'fixer'), []);
+  const [winner, breaker] = scores.rankings;
+  assert.deepEqual(mergeConcerns(scores, 'breaker'), [
+    `it ranked #2 of 2 (${breaker.total.toFixed(1)} / 100; the winner, fixer, has ${winner.total.toFixed(1)})`,
+    'its build failed (exit 2)',
+  ]);
+  // Every agent failed: even the winner is not a safe pick.
+  assert.deepEqual(mergeConcerns({ ...scores, allFailed: true }, 'fixer'),
+    ['every agent failed: even the best total is below the fail threshold']);
+  const failingTests = {
+    ...scores,
+    rankings: [{ ...winner, checks: { ...winner.checks, tests: { ...winner.checks.tests!, exitCode: 1, tests: { passed: 3, failed: 1, skipped: 0 } } } }],
+  };
+  assert.deepEqual(mergeConcerns(failingTests, 'fixer'), ['1 of 4 tests failed']);
+  assert.deepEqual(mergeConcerns(undefined, 'fixer'), ['the race was not scored: nothing checked its work']);
+  assert.deepEqual(mergeConcerns(scores, 'nobody'), ['it was not ranked: nothing checked its work']);
+});
+
+test('raceOutcome speaks up when every agent failed or the race broke, not when there is a winner', () => {
+  const scores: ScoresResult = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../test/unit/fixtures/scores.json'), 'utf8'));
+  const finished = { raceId: 'r1', status: 'completed' as const, rankings: scores.rankings, winner: 'fixer', autoMergeEligible: true, allFailed: false };
+  assert.equal(raceOutcome(finished), undefined);
+  const failed = raceOutcome({ ...finished, rankings: [scores.rankings[1]], winner: null, allFailed: true });
+  assert.equal(failed?.severity, 'warning');
+  assert.match(failed?.message ?? '', /^Hydra: every agent failed in race r1: the best, breaker, has \d+\.\d \/ 100, below the fail threshold\.$/);
+  assert.equal(raceOutcome({ ...finished, status: 'interrupted', rankings: [], winner: null })?.severity, 'error');
+  assert.equal(raceOutcome({ ...finished, status: 'cancelled', rankings: [], winner: null }), undefined);
+});
+
+test('shownAlready knows an error hydra already showed with window/showMessage', () => {
+  const error = { code: -32019, message: 'hydra.toml is broken: /r/hydra.toml:2:25: expected value' };
+  assert.ok(shownAlready(error, ['hydra.toml is broken: /r/hydra.toml:2:25: expected value']));
+  assert.ok(shownAlready(error, ['hydra.toml is broken: /r/hydra.toml:2:25: expected value (races cannot start until it is fixed)']));
+  assert.ok(!shownAlready(error, []));
+  assert.ok(!shownAlready(error, ['hydra.toml is broken: /r/hydra.toml:9:1: another problem']));
+  assert.ok(!shownAlready(new Error(''), ['anything']));
+});
+
+test('rankOrder puts agents by rank, unranked ones last in their order', () => {
+  const ranks: Record<string, number> = { fixer: 1, breaker: 2 };
+  assert.deepEqual(rankOrder(['breaker', 'fixer', 'sleeper', 'other'], (id) => ranks[id]), ['fixer', 'breaker', 'sleeper', 'other']);
 });

@@ -71,3 +71,18 @@ test('summaries replace what is known and list newest first', () => {
   assert.deepEqual(store.list().map((r) => r.raceId), ['20261121-090000-bbbb', '20261120-090000-aaaa']);
   assert.equal(store.elapsedMs('20261121-090000-bbbb', 'a'), 4000);
 });
+
+test("a race's scores give its agents' ranks and its winner", () => {
+  const store = started({ t: 0 });
+  const raceId = '20261121-101500-a3f9';
+  assert.equal(store.hasRankings(raceId), false);
+  const ranking = (rank: number, agentId: string) => ({
+    rank, agentId, agent: agentId, status: 'completed', total: 100 - rank,
+    breakdown: { build: 100, tests: 100, lint: null, diffSize: 90, speed: 70 },
+    checks: { build: null, tests: null, lint: null }, diff: { linesAdded: 1, linesRemoved: 1, filesChanged: 1 },
+  });
+  store.setScores(raceId, { rankings: [ranking(1, 'fixer'), ranking(2, 'breaker')], winner: 'fixer' });
+  assert.equal(store.hasRankings(raceId), true);
+  assert.equal(store.winnerOf(raceId), 'fixer');
+  assert.equal(store.rankingOf(raceId, 'breaker')?.rank, 2);
+});

@@ -50,3 +50,21 @@ test('an unranked race says so instead of showing cards', () => {
   assert.match(html, /No agent was ranked/);
   assert.doesNotMatch(html, /<section class="card/);
 });
+
+test('a dimension whose check was skipped shows --, as the CLI does, not 0', () => {
+  const html = renderScoreboard(scores, page);
+  const breaker = scores.rankings.find((r) => r.agentId === 'breaker');
+  assert.ok(breaker?.checks.tests?.skipped, 'the fixture skipped the tests of the agent whose build failed');
+  const card = html.slice(html.indexOf('data-agent="breaker"'));
+  assert.match(card, /data-dimension="Tests">\s*<span class="label">Tests<\/span>\s*<span class="bar"><span class="fill none" data-value="0"><\/span><\/span>\s*<span class="value">--<\/span>/);
+  // The build itself ran and failed: a red 0.
+  assert.match(card, /data-dimension="Build">[\s\S]*?<span class="fill poor" data-value="0">[\s\S]*?<span class="value">0<\/span>/);
+});
+
+test('the summary says the total reaches the auto-merge minimum, never that it merges by itself', () => {
+  assert.ok(scores.autoMergeEligible);
+  const html = renderScoreboard(scores, page);
+  assert.match(html, /its total reaches auto_merge_minimum/);
+  assert.doesNotMatch(html, /merge automatically|eligible for auto-merge/);
+  assert.doesNotMatch(renderScoreboard({ ...scores, autoMergeEligible: false }, page), /auto_merge_minimum/);
+});

@@ -1,0 +1,86 @@
+-- What speaks against merging an agent, read from the race's scores: it is not
+-- the winner, its checks failed, it did not end normally, every agent failed,
+-- or nothing checked its work. :HydraMerge shows these before it asks, and
+-- then makes "Cancel" the first choice.
+
+local M = {}
+
+local function present(v)
+  return v ~= nil and v ~= vim.NIL
+end
+
+-- Why a check failed, or nil when it passed, was skipped or is not configured.
+local function check_failure(check)
+  if type(check) ~= 'table' or check.skipped == true then
+    return nil
+  end
+  if check.timedOut == true then
+    return 'timed out'
+  end
+  if present(check.error) and check.error ~= '' then
+    return 'could not run: ' .. check.error
+  end
+  if present(check.exitCode) and check.exitCode ~= 0 then
+    return 'failed (exit ' .. check.exitCode .. ')'
+  end
+  if not present(check.exitCode) then
+    return 'failed (killed by signal ' .. (present(check.signal) and check.signal or '?') .. ')'
+  end
+  return nil
+end
+
+--- The concerns about merging `agent_id`, as phrases ("its build failed
+--- (exit 2)"); empty when there is none. `scores` is hydra/scores' answer, or
+--- nil when the race was not scored.
+function M.of(scores, agent_id)
+  local out = {}
+  if not scores then
+    table.insert(out, 'the race was not scored: nothing checked its work')
+    return out
+  end
+  local rankings = scores.rankings or {}
+  local ranking, best
+  for _, r in ipairs(rankings) do
+    if r.agentId == agent_id then
+      ranking = r
+    end
+    if r.rank == 1 then
+      best = r
+    end
+  end
+  if not ranking then
+    table.insert(out, 'it was not ranked: nothing checked its work')
+    return out
+  end
+  if ranking.rank ~= 1 then
+    local text = string.format('it ranked #%d of %d (%.1f / 100', ranking.rank, #rankings, ranking.total)
+    if best then
+      text = text .. string.format('; the winner, %s, has %.1f', best.agentId, best.total)
+    end
+    table.insert(out, text .. ')')
+  end
+  if scores.allFailed == true then
+    table.insert(out, 'every agent failed: even the best total is below the fail threshold')
+  end
+  if present(ranking.status) and ranking.status ~= 'completed' then
+    table.insert(out, 'the agent ended ' .. ranking.status .. ', not completed')
+  end
+  local checks = ranking.checks or {}
+  local build = check_failure(checks.build)
+  if build then
+    table.insert(out, 'its build ' .. build)
+  end
+  local tests = checks.tests
+  if type(tests) == 'table' and type(tests.tests) == 'table' and (tests.tests.failed or 0) > 0 then
+    local counts = tests.tests
+    table.insert(out, string.format('%d of %d tests failed', counts.failed, counts.passed + counts.failed))
+  else
+    local why = check_failure(tests)
+    if why then
+      table.insert(out, 'its tests ' .. why)
+    end
+  end
+  return out
+end
+
+return M
