@@ -100,7 +100,8 @@ CheckoutSnapshot snapshotCheckout(const fs::path& repository) {
     const git_diff_delta* delta =
         entry->index_to_workdir != nullptr ? entry->index_to_workdir : entry->head_to_index;
     if (delta == nullptr) continue;
-    const char* path = delta->new_file.path != nullptr ? delta->new_file.path : delta->old_file.path;
+    const char* path =
+        delta->new_file.path != nullptr ? delta->new_file.path : delta->old_file.path;
     CheckoutFile file;
     file.status = static_cast<unsigned>(entry->status);
     file.contentId = contentIdOf(root / path);
@@ -116,12 +117,13 @@ std::vector<CheckoutChange> compareCheckout(const CheckoutSnapshot& before,
     auto show = [](const CheckoutSnapshot& s) {
       std::string text = s.head.describe();
       if (!s.head.symbolic.empty()) {
-        text += " at " + (s.headCommit.empty() ? std::string("no commit") : s.headCommit.substr(0, 7));
+        text +=
+            " at " + (s.headCommit.empty() ? std::string("no commit") : s.headCommit.substr(0, 7));
       }
       return text;
     };
-    changes.push_back({CheckoutChange::Kind::Head, "",
-                       "HEAD moved from " + show(before) + " to " + show(after)});
+    changes.push_back(
+        {CheckoutChange::Kind::Head, "", "HEAD moved from " + show(before) + " to " + show(after)});
   }
   if (before.indexDigest != after.indexDigest) {
     changes.push_back({CheckoutChange::Kind::Index, "", "the index (staged changes) changed"});

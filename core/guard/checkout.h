@@ -20,16 +20,16 @@
 namespace hydra::core::guard {
 
 struct CheckoutFile {
-  unsigned status = 0;      // git_status_t flags
-  std::string contentId;    // blob id of the working file; empty when it is absent
+  unsigned status = 0;    // git_status_t flags
+  std::string contentId;  // blob id of the working file; empty when it is absent
 
   bool operator==(const CheckoutFile&) const = default;
 };
 
 struct CheckoutSnapshot {
   RefTarget head;
-  std::string headCommit;   // hex; empty on an unborn branch
-  std::string indexDigest;  // over the index entries, see above
+  std::string headCommit;                     // hex; empty on an unborn branch
+  std::string indexDigest;                    // over the index entries, see above
   std::map<std::string, CheckoutFile> files;  // by path relative to the working directory
 };
 

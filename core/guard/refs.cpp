@@ -124,19 +124,37 @@ RestoreReport restoreRefs(const fs::path& repository, const std::vector<RefChang
   for (const RefChange& change : changes) {
     if (change.kind == RefChange::Kind::Created) continue;
     attempt(change, [&] {
+      auto create = [&] {
+        git_reference* raw = nullptr;
+        int rc;
+        if (!change.before->symbolic.empty()) {
+          rc = git_reference_symbolic_create(&raw, repo.get(), change.name.c_str(),
+                                             change.before->symbolic.c_str(), 1, kRestoreMessage);
+        } else {
+          const git_oid id = git::oidFromHex(change.before->oid);
+          rc = git_reference_create(&raw, repo.get(), change.name.c_str(), &id, 1, kRestoreMessage);
+        }
+        git::ReferencePtr restored(raw);
+        return rc;
+      };
+      if (create() >= 0) return;
+      const std::string firstError = git_error_last() ? git_error_last()->message : "";
+      git_error_clear();
+      // A ref file the agent garbled cannot be overwritten (libgit2 reads the
+      // old value first) and does not list (so it shows as deleted). Only
+      // such an unreadable ref is removed before trying once more.
       git_reference* raw = nullptr;
-      if (!change.before->symbolic.empty()) {
-        git::check(git_reference_symbolic_create(&raw, repo.get(), change.name.c_str(),
-                                                 change.before->symbolic.c_str(), 1,
-                                                 kRestoreMessage),
-                   "put back " + change.name);
-      } else {
-        const git_oid id = git::oidFromHex(change.before->oid);
-        git::check(git_reference_create(&raw, repo.get(), change.name.c_str(), &id, 1,
-                                        kRestoreMessage),
-                   "put back " + change.name);
+      const int lookup = git_reference_lookup(&raw, repo.get(), change.name.c_str());
+      git::ReferencePtr current(raw);
+      git_error_clear();
+      if (lookup >= 0 || lookup == GIT_ENOTFOUND) {
+        throw git::GitError(GIT_ERROR, GIT_ERROR_REFERENCE,
+                            "put back " + change.name + ": " + firstError);
       }
-      git::ReferencePtr restored(raw);
+      git_reference_remove(repo.get(), change.name.c_str());
+      git_error_clear();
+      const int rc = create();
+      git::check(rc, "put back " + change.name);
     });
   }
   return report;

@@ -193,7 +193,9 @@ RunReaper::~RunReaper() {
   registry.runs.erase(this);
 }
 
-void RunReaper::prepare(ProcessSpec& spec) const { spec.env[std::string(kRunTokenVariable)] = token_; }
+void RunReaper::prepare(ProcessSpec& spec) const {
+  spec.env[std::string(kRunTokenVariable)] = token_;
+}
 
 void RunReaper::attach(pid_t root) {
   std::lock_guard lock(ReaperRegistry::instance().mutex);
@@ -297,9 +299,9 @@ std::vector<pid_t> RunReaper::members() {
 ReapReport RunReaper::kill(std::chrono::milliseconds grace) {
   watching_ = false;
   auto& registry = ReaperRegistry::instance();
-  auto report = killCollected(
-      [this] { return attributeLocked(ProcessTree(readProcessTable())); }, grace, rootPid_,
-      [&registry] { return std::unique_lock(registry.mutex); });
+  auto report =
+      killCollected([this] { return attributeLocked(ProcessTree(readProcessTable())); }, grace,
+                    rootPid_, [&registry] { return std::unique_lock(registry.mutex); });
   std::lock_guard lock(registry.mutex);
   ended_ = true;
   return report;

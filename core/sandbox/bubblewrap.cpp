@@ -158,7 +158,8 @@ ProcessSpec confine(ProcessSpec spec, const SandboxPolicy& given, const fs::path
         break;
     }
   }
-  for (const fs::path& path : policy.hidden) args.insert(args.end(), {"--remount-ro", path.string()});
+  for (const fs::path& path : policy.hidden)
+    args.insert(args.end(), {"--remount-ro", path.string()});
   args.insert(args.end(), {"--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop",
                            "ALL", "--chdir", policy.worktree.string(), "--", program.string()});
   args.insert(args.end(), spec.args.begin(), spec.args.end());

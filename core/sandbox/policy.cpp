@@ -19,10 +19,17 @@ namespace {
 // Variables that make git work on another repository than the one around
 // the working directory, or change its configuration behind its back.
 constexpr std::string_view kGitVariables[] = {
-    "GIT_DIR",         "GIT_WORK_TREE",         "GIT_INDEX_FILE",
-    "GIT_COMMON_DIR",  "GIT_OBJECT_DIRECTORY",  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_NAMESPACE",   "GIT_PREFIX",            "GIT_CONFIG",
-    "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_CONFIG",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_PARAMETERS",
 };
 
 // The environment the child would get from Process: hydra's own, minus

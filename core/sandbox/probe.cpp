@@ -72,7 +72,8 @@ SandboxProbe runProbe(SandboxProbe probe) {
   ProcessSpec spec;
   spec.program = "/bin/sh";
   // Exit 3 if the read-only directory takes a write.
-  spec.args = {"-c", "echo ok > probe || exit 2; if (echo changed > \"$1\") 2>/dev/null; then exit 3; fi",
+  spec.args = {"-c",
+               "echo ok > probe || exit 2; if (echo changed > \"$1\") 2>/dev/null; then exit 3; fi",
                "sh", (readOnly / "file").string()};
   spec.timeout = 30s;
   ProcessSpec confined;

@@ -12,8 +12,8 @@
 
 #include "core/process/process_table.h"
 #include "core/sandbox/bubblewrap.h"
-#include "core/sandbox/probe.h"
 #include "core/sandbox/paths.h"
+#include "core/sandbox/probe.h"
 
 namespace hydra::core::testing {
 
@@ -52,7 +52,7 @@ std::map<std::string, std::string> treeImage(const fs::path& root,
     bool skipped = false;
     for (const fs::path& dir : except) skipped = skipped || sandbox::isWithin(path, dir);
     if (skipped) {
-      if (it->is_directory(  ) && !it->is_symlink()) it.disable_recursion_pending();
+      if (it->is_directory() && !it->is_symlink()) it.disable_recursion_pending();
       continue;
     }
     struct stat st {};
@@ -107,7 +107,7 @@ FixtureRun runFixture(const std::string& script, const RaceRepo& repo, FixtureOp
   spec.env["HYDRA_WORKTREE"] = repo.agent().path.string();
   spec.env["HYDRA_AGENT_ID"] = repo.agent().agentId;
   spec.env["HYDRA_RACE_ID"] = "20261121-120411";
-  spec.timeout = 120s;
+  spec.timeout = options.timeout;
   spec.killGrace = 500ms;
   if (options.confinement == Confinement::Bubblewrap) {
     // The fixtures themselves must stay visible if this tree lives under /tmp.

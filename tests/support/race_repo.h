@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -68,6 +69,7 @@ struct FixtureOptions {
   // watches it while it runs. It is not told to kill: that is the test's part.
   std::shared_ptr<RunReaper> reaper;
   bool cancelOnReady = false;  // cancel the run when it prints "ready"
+  std::chrono::milliseconds timeout{120000};
   // Applied to the spec once the policy has been (unconfined: PWD back to the checkout ...).
   std::function<void(ProcessSpec&)> adjust;
   // Confined: added to the policy's writable paths.

@@ -25,14 +25,14 @@ namespace hydra::core::sandbox {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::Contains;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::StartsWith;
 using testing::Confinement;
+using ::testing::Contains;
 using testing::FixtureOptions;
 using testing::FixtureRun;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using testing::RaceRepo;
+using ::testing::StartsWith;
 
 class ConfinementTest : public ::testing::Test {
  protected:
@@ -201,8 +201,9 @@ TEST_F(ConfinedWorkTest, StagingAndCommittingNeedTheCommitPaths) {
 
 TEST_F(ConfinedWorkTest, TmpIsPrivateAndEnvironmentPointsAtTheWorktree) {
   const std::string marker = "hydra-confined-" + std::to_string(::getpid());
-  const FixtureRun run = runShell("echo x > /tmp/" + marker + " && ls /tmp && pwd && echo PWD=$PWD" +
-                                  " && echo GIT_DIR=${GIT_DIR-unset} && grep CapEff /proc/self/status");
+  const FixtureRun run =
+      runShell("echo x > /tmp/" + marker + " && ls /tmp && pwd && echo PWD=$PWD" +
+               " && echo GIT_DIR=${GIT_DIR-unset} && grep CapEff /proc/self/status");
   ASSERT_EQ(run.result->exitCode, 0) << run.transcript();
   EXPECT_FALSE(fs::exists(fs::path("/tmp") / marker)) << "the sandbox's /tmp is its own";
   EXPECT_THAT(run.out, Contains(repo.agent().path.string()));
@@ -223,9 +224,9 @@ TEST_F(ConfinedWorkTest, TheLoopbackNetworkIsReachable) {
   socklen_t length = sizeof address;
   ASSERT_EQ(::getsockname(server, reinterpret_cast<sockaddr*>(&address), &length), 0);
   const int port = ntohs(address.sin_port);
-  const FixtureRun run = runShell(
-      "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " +
-      std::to_string(port) + ")); print(\"connected\")'");
+  const FixtureRun run =
+      runShell("python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " +
+               std::to_string(port) + ")); print(\"connected\")'");
   ::close(server);
   EXPECT_EQ(run.result->exitCode, 0) << run.transcript();
   EXPECT_THAT(run.out, Contains("connected"));

@@ -139,7 +139,8 @@ TEST_F(PolicyTest, PolicyForWorktreeFindsItsMetadataAndTheCheckout) {
   ASSERT_TRUE(policy.gitMetadata.has_value());
   EXPECT_EQ(*policy.gitMetadata, repo.gitMetadata(repo.agent()));
   EXPECT_EQ(policy.repository, repo.root());
-  EXPECT_THAT(policy.hidden, ElementsAre(repo.root() / ".hydra-workspaces", repo.root() / ".hydra"));
+  EXPECT_THAT(policy.hidden,
+              ElementsAre(repo.root() / ".hydra-workspaces", repo.root() / ".hydra"));
   EXPECT_TRUE(policy.privateTmp);
 }
 
@@ -190,8 +191,7 @@ TEST_F(PolicyTest, CommandLineBindsWhatThePolicySaysParentsFirst) {
   const std::string records = (repo.root() / ".hydra").string();
   // Sorted by path: the state folder lives next to the repository, in "home".
   EXPECT_THAT(bindsOf(args, "--bind"), ElementsAre(state.string(), metadata, agent));
-  EXPECT_THAT(bindsOf(args, "--ro-bind"),
-              ElementsAre("/", root, agent + "/.git"));
+  EXPECT_THAT(bindsOf(args, "--ro-bind"), ElementsAre("/", root, agent + "/.git"));
   EXPECT_THAT(bindsOf(args, "--tmpfs"), ElementsAre("/tmp", records, workspaces));
   EXPECT_THAT(bindsOf(args, "--remount-ro"), ElementsAre(workspaces, records));
   // Order: private /tmp, then the checkout read-only, the hidden folders,
