@@ -17,7 +17,14 @@
 //      started by one of them, and there is no way to tell which.
 // Only descendants of hydra are ever attributed: hydra never signals a
 // process it did not start. Processes are signalled through pidfds after
-// their start time is checked, so a reused pid is never hit.
+// their start time is checked, so a reused pid is never hit. Rule 5 relies
+// on every child hydra starts itself going through Process (which registers
+// it): a child started any other way (popen, std::system) while a run is
+// under way would look like an orphan of that run.
+//
+// hydra should also call killAllDescendants() on its way out, after
+// ProcessRegistry::killAll().
+
 
 #include <sys/types.h>
 
@@ -100,8 +107,6 @@ class RunReaper : public std::enable_shared_from_this<RunReaper> {
                     const std::optional<std::string>& token) const;
   static void arm(std::shared_ptr<boost::asio::steady_timer> timer,
                   std::chrono::milliseconds interval, std::weak_ptr<RunReaper> weak);
-
-  friend struct ReaperRegistry;
 
   std::string token_;
   std::uint64_t startedAt_;          // in the clock of ProcessInfo::startTime
