@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages hydra needs to build and test.
+# Installs the Debian 12 packages hydra needs to build and test, and to run:
+# bubblewrap confines the agents and their checks (core/sandbox).
 # Idempotent: when every package is already present it returns at once,
 # without touching apt's lists.
 set -euo pipefail
@@ -9,6 +10,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-filesystem1.81-dev
   libtomlplusplus-dev libgit2-dev libspdlog-dev libcli11-dev libpugixml-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  bubblewrap
 )
 
 # Extra groups, selected by the caller:

@@ -146,7 +146,8 @@ struct ChildEnvironment {
   std::vector<const char*> pointers;
 };
 
-ChildEnvironment buildEnvironment(const std::map<std::string, std::string>& overrides) {
+ChildEnvironment buildEnvironment(const std::map<std::string, std::string>& overrides,
+                                  const std::vector<std::string>& removed) {
   std::map<std::string, std::string> merged;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     const std::string_view kv(*entry);
@@ -154,6 +155,7 @@ ChildEnvironment buildEnvironment(const std::map<std::string, std::string>& over
     if (eq == std::string_view::npos || eq == 0) continue;
     merged.emplace(kv.substr(0, eq), kv.substr(eq + 1));  // the first wins, as with getenv
   }
+  for (const auto& name : removed) merged.erase(name);
   for (const auto& [name, value] : overrides) merged[name] = value;
 
   ChildEnvironment env;
@@ -278,8 +280,13 @@ void Process::spawn() {
   if (auto bad = invalidVariableName(spec_.env)) {
     return failSpawn("invalid environment variable name '" + *bad + "'");
   }
+  for (const std::string& name : spec_.unsetEnv) {
+    if (name.empty() || name.find('=') != std::string::npos) {
+      return failSpawn("invalid environment variable name '" + name + "'");
+    }
+  }
 
-  ChildEnvironment env = buildEnvironment(spec_.env);
+  ChildEnvironment env = buildEnvironment(spec_.env, spec_.unsetEnv);
   // The launcher calls notify_fork() on the context of the executor it is given;
   // in the child that would rebuild the reactor of hydra's io_context (taking
   // its locks) between fork and exec. This private context is never run: it
@@ -289,12 +296,16 @@ void Process::spawn() {
   launcher.env = env.pointers.data();
   const std::string cwd = spec_.cwd.string();
   bp::error_code launchError;
+  // Until add() below, the child is one of hydra's children that no registry
+  // knows: the reaper must not take it for a stray.
+  auto spawning = ProcessRegistry::instance().holdSpawns();
   auto child = launcher(launchContext.get_executor(), launchError,
                         boost::filesystem::path(program.executable.string()), spec_.args,
                         bp::process_stdio{nullptr, out_.pipe, err_.pipe},
                         ChildSetup{cwd.empty() ? nullptr : cwd.c_str(), childFdLimit()});
   if (launchError) {
     reapFailedChild(launcher.pid);
+    spawning.unlock();
     return failSpawn("cannot start '" + program.executable.string() +
                      "': " + launchError.message());
   }
@@ -304,6 +315,7 @@ void Process::spawn() {
   child.detach();
   running_ = true;
   ProcessRegistry::instance().add(pid_);
+  spawning.unlock();
   // The timeout counts from the spawn. Setting an idle timer is safe from any
   // thread; waiting on it is left to the strand.
   if (spec_.timeout.count() > 0) timeoutTimer_.expires_after(spec_.timeout);
@@ -554,6 +566,13 @@ void ProcessRegistry::remove(pid_t pgid) {
   std::lock_guard lock(mutex_);
   groups_.erase(pgid);
 }
+
+bool ProcessRegistry::contains(pid_t pgid) const {
+  std::lock_guard lock(mutex_);
+  return groups_.count(pgid) > 0;
+}
+
+std::unique_lock<std::mutex> ProcessRegistry::holdSpawns() { return std::unique_lock(spawnMutex_); }
 
 std::vector<pid_t> ProcessRegistry::liveGroups() const {
   std::vector<pid_t> registered;

@@ -40,6 +40,7 @@ struct ProcessSpec {
   std::vector<std::string> args;
   std::filesystem::path cwd;                  // empty = hydra's working directory
   std::map<std::string, std::string> env;     // added to / overriding hydra's own environment
+  std::vector<std::string> unsetEnv;          // removed from hydra's environment (before `env`)
   std::chrono::milliseconds timeout{0};       // 0 = none
   std::chrono::milliseconds killGrace{2000};  // SIGTERM to the group, then SIGKILL after this
 };
@@ -151,6 +152,12 @@ class ProcessRegistry {
 
   void add(pid_t pgid);
   void remove(pid_t pgid);
+  bool contains(pid_t pgid) const;
+  // Held by Process from before it forks a child until the child is
+  // registered. Whoever decides which of hydra's children are strays (orphans
+  // adopted as a subreaper, see reaper.h) holds it too, so that a child that
+  // is not registered yet is never taken for one.
+  std::unique_lock<std::mutex> holdSpawns();
   // Registered groups that still have a running (non-zombie) member.
   std::vector<pid_t> liveGroups() const;
   // SIGTERM to every live group at once, SIGKILL to those still alive after
@@ -162,6 +169,7 @@ class ProcessRegistry {
 
   mutable std::mutex mutex_;
   std::set<pid_t> groups_;
+  std::mutex spawnMutex_;
 };
 
 // Kills a whole process group: SIGTERM, waits up to `grace` for it to be gone,
