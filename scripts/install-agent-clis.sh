@@ -103,7 +103,7 @@ done
 [ $print_env = 1 ] && exec 3>&2 || exec 3>&1
 for pin in "${pins[@]}"; do
   IFS='|' read -r name package version _ <<<"$pin"
-  printf '%-17s %-34s %s\n' "$name" "$package@$version" "$(readlink -f "$cache/bin/$name")" >&3
+  printf '%-17s %-40s %s\n' "$name" "$package@$version" "$(readlink -f "$cache/bin/$name")" >&3
 done
 if [ $print_env = 1 ]; then
   printf 'export HYDRA_AGENT_CLI_BIN=%q\n' "$cache/bin"

@@ -61,20 +61,14 @@ std::map<std::string, std::string> agentEnvironment(const std::string& cli,
     // declared in $CODEX_HOME/config.toml. gpt-5.5 is a slug codex knows, so it
     // offers apply_patch (an unknown slug gets only the shell tool).
     fs::path codexHome = home / ".codex";
-    writeFile(codexHome / "config.toml",
-              "model = \"gpt-5.5\"\n"
-              "model_provider = \"scripted\"\n"
-              "\n"
-              "[model_providers.scripted]\n"
-              "name = \"scripted model\"\n"
-              "base_url = " +
-                  tomlString(modelUrl + "/v1") +
-                  "\n"
-                  "env_key = \"SCRIPTED_MODEL_API_KEY\"\n"
-                  "wire_api = \"responses\"\n"
-                  "\n"
-                  "[analytics]\n"
-                  "enabled = false\n");
+    std::string config = "model = \"gpt-5.5\"\nmodel_provider = \"scripted\"\n\n";
+    config += "[model_providers.scripted]\nname = \"scripted model\"\n";
+    config += "base_url = " + tomlString(modelUrl + "/v1") + "\n";
+    config += "env_key = \"SCRIPTED_MODEL_API_KEY\"\nwire_api = \"responses\"\n\n";
+    config += "[analytics]\nenabled = false\n\n";
+    // Plugins and apps look github.com up at start.
+    config += "[features]\nplugins = false\napps = false\n";
+    writeFile(codexHome / "config.toml", config);
     env["CODEX_HOME"] = codexHome.string();
     env["SCRIPTED_MODEL_API_KEY"] = kDummyKey;
   } else if (cli == "gemini") {
@@ -103,6 +97,10 @@ std::map<std::string, std::string> agentEnvironment(const std::string& cli,
         R"("}, "models": {"scripted-model": {"name": "Scripted model", "tool_call": true,)"
         R"( "cost": {"input": 3, "output": 15, "cache_read": 0.3},)"
         R"( "limit": {"context": 200000, "output": 8192}}}}}})";
+    // At start opencode installs its plugin packages from the npm registry
+    // into ~/.config/opencode; pointed at a closed port of 127.0.0.1 that
+    // fails at once, and the run goes on without them.
+    env["npm_config_registry"] = "http://127.0.0.1:9";
     env["OPENCODE_DISABLE_MODELS_FETCH"] = "1";
     env["OPENCODE_DISABLE_LSP_DOWNLOAD"] = "1";
     env["OPENCODE_DISABLE_DEFAULT_PLUGINS"] = "1";
