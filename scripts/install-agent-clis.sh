@@ -31,7 +31,7 @@ print_env=0
 for arg in "$@"; do
   case "$arg" in
     --env) print_env=1 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "install-agent-clis.sh: unknown option '$arg' (known: --env, --help)" >&2; exit 2 ;;
   esac
 done
@@ -78,7 +78,8 @@ for pin in "${pins[@]}"; do
     rm -f "$dir.partial.log"
     exe="$dir/node_modules/$binary"
     [ -x "$exe" ] || fail "$package@$version installed, but its binary $exe is missing or not executable"
-    if ! out="$("$exe" "${check:---version}" </dev/null 2>&1)"; then
+    # Some agents wait on their stdin for a protocol: closed, and with a deadline.
+    if ! out="$(timeout 120 "$exe" "${check:---version}" </dev/null 2>&1)"; then
       fail "$package@$version installed, but '$exe ${check:---version}' failed: $out"
     fi
     echo "$package@$version" >"$stamp"

@@ -591,7 +591,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     print("LISTENING %d" % server.server_address[1], flush=True)
-    server.serve_forever()
+    server.serve_forever(poll_interval=0.1)  # how soon a SIGTERM is acted on
     server.server_close()
     return 0
 
