@@ -13,6 +13,7 @@ section() { printf '\n==> %s\n' "$*"; }
 
 section "Installing dependencies"
 scripts/install-deps.sh test
+scripts/install-agent-clis.sh
 
 section "Building (build/)"
 scripts/build.sh
