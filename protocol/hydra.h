@@ -30,7 +30,7 @@ namespace json = boost::json;
 // InitializeResult.capabilities.hydra
 struct HydraCapabilities {
   std::string version;
-  std::vector<std::string> agents;   // the agents hydra.toml configures
+  std::vector<std::string> agents;   // every agent name hydra/race accepts: hydra.toml's, then the built-in adapters
   std::vector<std::string> methods;  // every hydra/* request the server answers
 };
 

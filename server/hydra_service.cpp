@@ -79,11 +79,7 @@ core::Workspace& HydraService::workspace() {
 protocol::HydraCapabilities HydraService::capabilities() {
   protocol::HydraCapabilities caps;
   caps.version = kVersion;
-  if (workspace_) {
-    if (auto config = workspace_->configState().config) {
-      for (const auto& [name, agent] : config->agents) caps.agents.push_back(name);
-    }
-  }
+  if (workspace_) caps.agents = workspace_->agentNames();
   for (auto m : method::kHydraRequests) caps.methods.emplace_back(m);
   return caps;
 }

@@ -30,6 +30,11 @@ std::vector<RaceRecord> Workspace::allRaces() {
   return races;
 }
 
+std::vector<std::string> Workspace::agentNames() {
+  auto config = configState().config;
+  return config ? knownAgentNames(*config) : std::vector<std::string>{};
+}
+
 std::vector<AgentInfo> Workspace::agents() {
   auto config = this->config();
   return probeAgents(*config, knownAgentNames(*config), root_);

@@ -111,6 +111,10 @@ class Workspace {
   std::size_t runningRaces() const;
 
   // --- queries (blocking, any thread) ---------------------------------------------
+  // Every agent name a race accepts: hydra.toml's agents, then each built-in
+  // adapter's own name (from the adapter registry). Empty when hydra.toml is broken.
+  std::vector<std::string> agentNames();
+  // The same names, with whether each is installed and its version.
   std::vector<AgentInfo> agents();
   // Without an id: the running races first, then the `newest` most recent others.
   std::vector<RaceSummary> status(const std::optional<std::string>& raceId, std::size_t newest = 20);

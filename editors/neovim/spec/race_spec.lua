@@ -107,6 +107,14 @@ describe('racing from Neovim', function()
     H.wait_message('hydra: race ' .. r.id .. ' completed; winner: fixer')
   end)
 
+  it('completes agent names the server accepts, built-in adapters included', function()
+    local names = require('hydra').complete_agents('', 'HydraRace ')
+    -- hydra.toml's agents, and the built-in adapters the server lists: no copy in the plugin.
+    assert.truthy(vim.tbl_contains(names, 'fixer'))
+    assert.truthy(vim.tbl_contains(names, 'opencode'))
+    assert.truthy(vim.tbl_contains(names, 'cursor'))
+  end)
+
   it('opens the scoreboard by itself, and :HydraScores shows what hydra/scores says, coloured', function()
     local key = 'hydra://' .. r.id .. '/scores'
     local first = H.find_buffer(key)

@@ -12,7 +12,6 @@ local ui = require('hydra.ui')
 local M = {}
 
 -- The adapters hydra has built in: agents that can be raced without being in hydra.toml.
-local builtin_agents = { 'claude', 'codex', 'cursor', 'gemini', 'opencode', 'aider' }
 
 ui.define_highlights()
 local group = vim.api.nvim_create_augroup('hydra', { clear = true })
@@ -623,8 +622,8 @@ function M.log(target)
   end)
 end
 
---- Completion for :HydraRace: the agents hydra.toml configures (once the
---- server runs), the default ones and the built-in adapters.
+--- Completion for :HydraRace: the default agents and, once the server runs,
+--- every agent name it accepts (hydra.toml's and the built-in adapters').
 function M.complete_agents(arglead, cmdline)
   if cmdline:find('%s%-%-%s') then
     return {}
@@ -635,7 +634,6 @@ function M.complete_agents(arglead, cmdline)
   if caps and type(caps.agents) == 'table' then
     vim.list_extend(names, caps.agents)
   end
-  vim.list_extend(names, builtin_agents)
   local seen, out = {}, {}
   for _, n in ipairs(names) do
     if not seen[n] and vim.startswith(n, arglead) then
