@@ -58,6 +58,11 @@ void CheckSetRun::cancel() {
   if (current_) current_->cancel();
 }
 
+std::optional<pid_t> CheckSetRun::processGroup() const {
+  if (current_ && current_->pid() > 0) return current_->processGroup();
+  return std::nullopt;
+}
+
 void CheckSetRun::next(Step step) {
   const ScoringConfig& c = spec_.config;
   bool buildFailed = results_.build && !results_.build->passed();

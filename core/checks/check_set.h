@@ -49,6 +49,8 @@ class CheckSetRun : public std::enable_shared_from_this<CheckSetRun> {
 
   // Kills the running check; the ones after it do not run. `done` still follows.
   void cancel();
+  // The running check's process group, if one runs.
+  std::optional<pid_t> processGroup() const;
 
  private:
   CheckSetRun(boost::asio::io_context& io, Publish publish, std::shared_ptr<const Redactor> redactor,

@@ -412,6 +412,13 @@ void Process::pollChildExit() {
 
 void Process::readMore(OutputStream stream) {
   PipeReader& r = reader(stream);
+  if (spec_.readGate && !pipesAbandoned_ && !spec_.readGate()) {
+    r.gate.expires_after(std::chrono::milliseconds(5));
+    r.gate.async_wait([self = shared_from_this(), stream](const boost::system::error_code& ec) {
+      if (!ec && !self->finished_) self->readMore(stream);
+    });
+    return;
+  }
   r.pipe.async_read_some(
       boost::asio::buffer(r.buffer),
       [self = shared_from_this(), stream](const boost::system::error_code& ec, std::size_t n) {
@@ -532,6 +539,8 @@ void Process::finish() {
   running_ = false;
   timeoutTimer_.cancel();
   tickTimer_.cancel();
+  out_.gate.cancel();
+  err_.gate.cancel();
   boost::system::error_code ignored;
   exitWatch_.close(ignored);
   // Unregister before reaping: once reaped, the group id may be reused and

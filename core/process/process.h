@@ -43,6 +43,10 @@ struct ProcessSpec {
   std::vector<std::string> unsetEnv;          // removed from hydra's environment (before `env`)
   std::chrono::milliseconds timeout{0};       // 0 = none
   std::chrono::milliseconds killGrace{2000};  // SIGTERM to the group, then SIGKILL after this
+  // Asked before each read of the child's output: while it says no, reading
+  // waits (the child blocks once its pipe is full). Flow control for a
+  // consumer that must not fall behind without bound, e.g. the record store.
+  std::function<bool()> readGate;
 };
 
 struct ProcessResult {
@@ -90,8 +94,9 @@ class Process : public std::enable_shared_from_this<Process> {
 
  private:
   struct PipeReader {
-    explicit PipeReader(const boost::asio::any_io_executor& executor) : pipe(executor) {}
+    explicit PipeReader(const boost::asio::any_io_executor& executor) : pipe(executor), gate(executor) {}
     boost::asio::readable_pipe pipe;
+    boost::asio::steady_timer gate;  // retries a read the read gate held back
     LineSplitter splitter;
     std::array<char, 64 * 1024> buffer{};
     bool eof = false;

@@ -78,6 +78,21 @@ bool Race::quiet() const {
   return true;
 }
 
+std::vector<pid_t> Race::processGroups() const {
+  std::vector<pid_t> groups;
+  for (const auto& [id, agent] : agents_) {
+    if (agent.run) {
+      if (auto g = agent.run->processGroup()) groups.push_back(*g);
+    }
+  }
+  for (const auto& job : checkJobs_) {
+    if (job->run) {
+      if (auto g = job->run->processGroup()) groups.push_back(*g);
+    }
+  }
+  return groups;
+}
+
 // --- agents ----------------------------------------------------------------------
 
 void Race::createWorktrees() {

@@ -66,8 +66,10 @@ class Race : public std::enable_shared_from_this<Race> {
   // hydra or its client is going away: every agent and check is killed and
   // the race ends as interrupted, now.
   void interrupt();
-  // Processes of this race that are still alive (agents and checks).
+  // No process of this race (agent or check) is alive.
   bool quiet() const;
+  // The process groups of its agents and checks that run now.
+  std::vector<pid_t> processGroups() const;
 
   const std::string& id() const { return plan_.started.raceId; }
   bool scoring() const { return scoring_; }

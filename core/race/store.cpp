@@ -128,12 +128,14 @@ void AgentLog::writeEvents(OutputStream stream, const std::vector<AgentEvent>& e
   if (events.empty() || eventsPath_.empty()) return;
   std::string lines;
   for (const auto& e : events) {
+    if (e.kind == EventKind::Raw) continue;  // the log holds the line itself
     json::value value = json::value_from(e);
     value.as_object()["stream"] = toString(stream);
     if (redactor_) redactJson(value, *redactor_);
     lines += json::serialize(value);
     lines += '\n';
   }
+  if (lines.empty()) return;
   std::lock_guard lock(mutex_);
   if (!events_) events_.emplace(eventsPath_);
   events_->append(lines);

@@ -8,7 +8,7 @@
 //     events.jsonl             one JSON object per line, appended
 //     <agentId>.log            the agent's stdout, line by line, as printed
 //     <agentId>.stderr.log     the agent's stderr, likewise (created on its first line)
-//     <agentId>.events.jsonl   what the agent's adapter read from its output, one event per line
+//     <agentId>.events.jsonl   what the agent's adapter read from its output, one event per line (raw lines excepted)
 //     checks/<subject>.<check>.log   the output of a scoring check
 //
 // What is written here is redacted by whoever produced it (every event on the
@@ -59,7 +59,8 @@ class AgentLog {
   void write(OutputStream stream, std::string_view line);
   // Appends what the agent's adapter read from that stream, one JSON event per
   // line (AgentEvent's JSON form with its "stream"), to the events log, when
-  // the log was opened with one.
+  // the log was opened with one. Raw events are left out: they are lines the
+  // adapter could not read, and the log holds them as they were.
   void writeEvents(OutputStream stream, const std::vector<AgentEvent>& events);
   // Forces both logs to stable storage.
   void sync();

@@ -117,6 +117,7 @@ void AgentRun::launch() {
   process.env = environment(inv.env);
   process.timeout = spec_.timeout;
   process.killGrace = spec_.killGrace;
+  process.readGate = ctx_.readGate;
 
   parser_ = adapter_->parser();
   startedAt_ = recordNow();

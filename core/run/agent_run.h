@@ -67,6 +67,9 @@ struct RunContext {
   AgentSlots& slots;
   WorktreeManager& worktrees;
   std::shared_ptr<const Redactor> redactor;
+  // Whether the agents' output may be read now (false while the record store
+  // is behind); empty means always.
+  std::function<bool()> readGate = {};
 };
 
 class AgentRun : public std::enable_shared_from_this<AgentRun> {

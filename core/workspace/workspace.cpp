@@ -63,9 +63,19 @@ Workspace::Workspace(asio::io_context& io, const fs::path& folder, WorkspaceOpti
 }
 
 Workspace::~Workspace() {
+  // No io_context runs any more: the agents and checks are killed here and
+  // now, not by the timers a cancel would arm.
+  std::vector<pid_t> groups;
+  for (const auto& [id, race] : races_) {
+    for (pid_t g : race->processGroups()) groups.push_back(g);
+  }
+  for (const auto& race : dying_) {
+    for (pid_t g : race->processGroups()) groups.push_back(g);
+  }
   // A race that ends leaves races_: interrupt copies.
   auto running = races_;
   for (auto& [id, race] : running) race->interrupt();
+  if (!groups.empty()) killProcessGroups(groups, options_.killGrace);
   races_.clear();
   dying_.clear();
   recorder_.reset();  // writes what is queued, on the pool
@@ -245,7 +255,8 @@ void Workspace::launch(Plan planned, std::function<void(RaceSummary)> started) {
                         .publish = [this](RaceEventBody event) { emit(std::move(event)); },
                         .slots = slots_,
                         .worktrees = worktreesFor(planned.race.config->general.workspaceDir),
-                        .redactor = planned.redactor},
+                        .redactor = planned.redactor,
+                        .readGate = [this] { return recorder_->backlog() < RaceRecorder::kMaxBacklog; }},
       .baselines = &baselines_,
       .autoMerge = [this](const std::string& raceId, const std::string& agentId) { return autoMerge(raceId, agentId); },
   };

@@ -109,6 +109,8 @@ class Workspace {
   void interruptAll(std::function<void()> done);
   // Races this workspace is running (or scoring) now.
   std::size_t runningRaces() const;
+  // Agents holding one of the workspace's slots now (their processes run).
+  std::size_t runningAgents() const { return slots_.running(); }
 
   // --- queries (blocking, any thread) ---------------------------------------------
   // Every agent name a race accepts: hydra.toml's agents, then each built-in

@@ -1,0 +1,174 @@
+// The ranking rules on hand-made results: every dimension, ties, excluded
+// dimensions, thresholds, and the scores' JSON form.
+
+#include <gtest/gtest.h>
+
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+#include "core/scoring/scores.h"
+
+namespace hydra::core::scoring {
+namespace {
+
+// --- ranking -------------------------------------------------------------------
+
+CheckResult passed(const std::string& command) {
+  CheckResult r;
+  r.command = command;
+  r.exitCode = 0;
+  return r;
+}
+
+CheckResult failed(const std::string& command) {
+  CheckResult r;
+  r.command = command;
+  r.exitCode = 1;
+  return r;
+}
+
+AgentScore agent(const std::string& id, std::int64_t durationMs, DiffStats diff, CheckSet checks,
+                 AgentStatus status = AgentStatus::Completed) {
+  AgentScore a;
+  a.agentId = id;
+  a.agent = id;
+  a.status = status;
+  a.durationMs = durationMs;
+  a.diff = diff;
+  a.checks = std::move(checks);
+  return a;
+}
+
+ScoringConfig allCommands() {
+  ScoringConfig c;
+  c.buildCommand = "make";
+  c.testCommand = "make test";
+  c.lintCommand = "make lint";
+  return c;
+}
+
+CheckSet checksWith(int testsPassed, int testsFailed, int lintWarnings, bool buildOk = true) {
+  CheckSet s;
+  s.build = buildOk ? passed("make") : failed("make");
+  s.tests = passed("make test");
+  s.tests->tests = TestCounts{testsPassed, testsFailed, 0};
+  s.lint = passed("make lint");
+  s.lint->lint = LintCounts{0, lintWarnings};
+  if (!buildOk) {
+    s.tests->skipped = true;
+    s.lint->skipped = true;
+  }
+  return s;
+}
+
+Baseline baselineWith(int testsPassed, int testsFailed) {
+  Baseline b;
+  b.commit = "base";
+  b.checks = checksWith(testsPassed, testsFailed, 0);
+  return b;
+}
+
+TEST(RankAgentsTest, RanksByTotalAndComputesEveryDimension) {
+  // fixer: 10/10 tests (baseline 9 of 9 + 1 new), 40 lines in 2 files, 20 s.
+  // slow: same tests as the baseline, 60 s. broken: the build fails, 10 s.
+  auto scores = rankAgents("r", {agent("slow", 60'000, {10, 0, 1}, checksWith(9, 0, 0)),
+                                  agent("broken", 10'000, {5, 5, 1}, checksWith(0, 0, 0, false)),
+                                  agent("fixer", 20'000, {30, 10, 2}, checksWith(10, 0, 0))},
+                           baselineWith(9, 0), allCommands());
+  ASSERT_EQ(scores.rankings.size(), 3u);
+  EXPECT_EQ(scores.rankings[0].agentId, "fixer");
+  EXPECT_EQ(scores.rankings[1].agentId, "slow");
+  EXPECT_EQ(scores.rankings[2].agentId, "broken");
+  EXPECT_EQ(scores.winner, "fixer");
+
+  const AgentScore& fixer = scores.rankings[0];
+  // tests: 10/10 -> 100, bonus (1/10)*10 = 1, clamped to 100.
+  EXPECT_DOUBLE_EQ(*fixer.breakdown.tests, 100.0);
+  // speed: fastest completed run is broken's 10 s -> 10/20 * 100 = 50.
+  EXPECT_DOUBLE_EQ(*fixer.breakdown.speed, 50.0);
+  // (100*30 + 100*30 + 100*15 + 100*15 + 50*10) / 100 = 95.
+  EXPECT_DOUBLE_EQ(fixer.total, 95.0);
+
+  const AgentScore& broken = scores.rankings[2];
+  EXPECT_DOUBLE_EQ(*broken.breakdown.build, 0.0);
+  EXPECT_DOUBLE_EQ(*broken.breakdown.tests, 0.0);  // short-circuit
+  EXPECT_DOUBLE_EQ(*broken.breakdown.lint, 0.0);
+  EXPECT_DOUBLE_EQ(*broken.breakdown.speed, 100.0);
+  // (0 + 0 + 0 + 100*15 + 100*10) / 100 = 25.
+  EXPECT_DOUBLE_EQ(broken.total, 25.0);
+  EXPECT_EQ(fixer.rank, 1);
+  EXPECT_EQ(broken.rank, 3);
+}
+
+TEST(RankAgentsTest, TiesAreBrokenByTestsThenDiffThenSpeedThenId) {
+  ScoringConfig c;  // no commands: only diff size and speed count
+  // Same diff, same duration: the id decides.
+  auto byId = rankAgents("r", {agent("b", 1000, {1, 0, 1}, {}), agent("a", 1000, {1, 0, 1}, {})}, {}, c);
+  EXPECT_EQ(byId.rankings[0].agentId, "a");
+
+  // Weights that make the totals equal while diff scores differ: speed decides nothing
+  // (weight 0 on diff means totals tie) -> diff breaks the tie.
+  c.weights = ScoringWeights{30, 30, 15, 0, 10};
+  auto byDiff = rankAgents("r", {agent("small", 1000, {10, 0, 1}, {}), agent("big", 1000, {900, 0, 40}, {})}, {}, c);
+  EXPECT_DOUBLE_EQ(byDiff.rankings[0].total, byDiff.rankings[1].total);
+  EXPECT_EQ(byDiff.rankings[0].agentId, "small");
+}
+
+TEST(RankAgentsTest, ExcludedDimensionsAreNullAndRenormalised) {
+  ScoringConfig c;
+  c.testCommand = "make test";
+  CheckSet s;
+  s.tests = passed("make test");
+  s.tests->tests = TestCounts{4, 1, 0};
+  auto scores = rankAgents("r", {agent("only", 5000, {10, 0, 1}, s)}, {}, c);
+  const auto& a = scores.rankings[0];
+  EXPECT_FALSE(a.breakdown.build);
+  EXPECT_FALSE(a.breakdown.lint);
+  // tests 80 (4/5, no baseline), diff 100, speed 100 (single agent):
+  // (80*30 + 100*15 + 100*10) / 55 = 4900 / 55
+  EXPECT_NEAR(a.total, 4900.0 / 55.0, 1e-9);
+}
+
+TEST(RankAgentsTest, AnAgentThatDidNotCompleteIsNeverFast) {
+  auto scores = rankAgents("r",
+                           {agent("crashed", 100, {0, 0, 0}, {}, AgentStatus::Failed),
+                            agent("done", 4000, {0, 0, 0}, {})},
+                           {}, ScoringConfig{});
+  const AgentScore* crashed = nullptr;
+  for (const auto& a : scores.rankings) {
+    if (a.agentId == "crashed") crashed = &a;
+  }
+  ASSERT_TRUE(crashed);
+  EXPECT_DOUBLE_EQ(*crashed->breakdown.speed, 0.0);
+  EXPECT_EQ(scores.winner, "done");
+}
+
+TEST(RankAgentsTest, ThresholdsSetAutoMergeAndAllFailed) {
+  ScoringConfig c = allCommands();
+  auto good = rankAgents("r", {agent("a", 1000, {1, 0, 1}, checksWith(5, 0, 0))}, baselineWith(5, 0), c);
+  EXPECT_TRUE(good.autoMergeEligible);  // 100
+  EXPECT_FALSE(good.allFailed);
+
+  auto bad = rankAgents("r", {agent("a", 1000, {1, 0, 1}, checksWith(0, 0, 0, false))}, baselineWith(5, 0), c);
+  // (15*100 + 10*100) / 100 = 25 < fail_maximum 30
+  EXPECT_DOUBLE_EQ(bad.rankings[0].total, 25.0);
+  EXPECT_TRUE(bad.allFailed);
+  EXPECT_FALSE(bad.autoMergeEligible);
+
+  c.thresholds.autoMergeMinimum = 100.5;
+  auto strict = rankAgents("r", {agent("a", 1000, {1, 0, 1}, checksWith(5, 0, 0))}, baselineWith(5, 0), c);
+  EXPECT_FALSE(strict.autoMergeEligible);
+}
+
+TEST(RankAgentsTest, ScoresRoundTripThroughJson) {
+  auto scores = rankAgents("r", {agent("a", 1000, {3, 1, 1}, checksWith(5, 1, 2))}, baselineWith(5, 0), allCommands());
+  auto back = boost::json::value_to<RaceScores>(boost::json::value_from(scores));
+  EXPECT_EQ(back.winner, scores.winner);
+  EXPECT_DOUBLE_EQ(back.rankings[0].total, scores.rankings[0].total);
+  EXPECT_EQ(back.rankings[0].checks.tests->tests, scores.rankings[0].checks.tests->tests);
+  EXPECT_EQ(back.rankings[0].diff, scores.rankings[0].diff);
+  EXPECT_EQ(back.baseline.commit, "base");
+}
+
+}  // namespace
+}  // namespace hydra::core::scoring
