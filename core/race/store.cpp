@@ -66,6 +66,22 @@ void redactJson(json::value& value, const Redactor& redactor) {
   }
 }
 
+// The T that `path` holds; nullopt when there is no such file. A file that
+// does not hold one is a RecordError naming the file and the field.
+template <class T>
+std::optional<T> readRecordFile(const fs::path& path) {
+  auto text = readWholeFile(path);
+  if (!text) return std::nullopt;
+  boost::system::error_code ec;
+  json::value value = json::parse(*text, ec);
+  if (ec) throw RecordError(path.string() + ": " + ec.message());
+  try {
+    return json::value_to<T>(value);
+  } catch (const JsonFieldError& e) {
+    throw RecordError(path.string() + ": " + e.what());
+  }
+}
+
 // The hydra that ran `race` is still the same live process.
 bool hydraAlive(const RaceRecord& race) {
   if (race.hydraPid <= 0) return false;
@@ -196,17 +212,7 @@ void RaceStore::save(const RaceRecord& race) {
 }
 
 std::optional<RaceRecord> RaceStore::load(std::string_view raceId) const {
-  fs::path path = raceDir(raceId) / "race.json";
-  auto text = readWholeFile(path);
-  if (!text) return std::nullopt;
-  boost::system::error_code ec;
-  json::value value = json::parse(*text, ec);
-  if (ec) throw RecordError(path.string() + ": " + ec.message());
-  try {
-    return json::value_to<RaceRecord>(value);
-  } catch (const RecordError& e) {
-    throw RecordError(path.string() + ": " + e.what());
-  }
+  return readRecordFile<RaceRecord>(raceDir(raceId) / "race.json");
 }
 
 std::vector<RaceRecord> RaceStore::list() const {
@@ -279,17 +285,7 @@ void RaceStore::saveScores(std::string_view raceId, const scoring::RaceScores& s
 }
 
 std::optional<scoring::RaceScores> RaceStore::loadScores(std::string_view raceId) const {
-  fs::path path = scoresPath(raceId);
-  auto text = readWholeFile(path);
-  if (!text) return std::nullopt;
-  boost::system::error_code ec;
-  json::value value = json::parse(*text, ec);
-  if (ec) throw RecordError(path.string() + ": " + ec.message());
-  try {
-    return json::value_to<scoring::RaceScores>(value);
-  } catch (const JsonFieldError& e) {
-    throw RecordError(path.string() + ": " + e.what());
-  }
+  return readRecordFile<scoring::RaceScores>(scoresPath(raceId));
 }
 
 RaceStore::AgentEventsPage RaceStore::readAgentEvents(std::string_view raceId, std::string_view agentId,

@@ -89,17 +89,25 @@ std::map<std::string, std::string> AgentRun::environment(const std::map<std::str
   return env;
 }
 
+void AgentRun::releaseSlot() {
+  if (!holdsSlot_) return;
+  holdsSlot_ = false;
+  ctx_.slots.release();
+}
+
+AgentFinished AgentRun::newFinished() const {
+  AgentFinished finished;
+  finished.raceId = spec_.raceId;
+  finished.agentId = spec_.agentId;
+  finished.finishedAt = recordNow();
+  return finished;
+}
+
 void AgentRun::launch() {
   if (cancelRequested_) {
-    if (holdsSlot_) {
-      holdsSlot_ = false;
-      ctx_.slots.release();
-    }
-    AgentFinished finished;
-    finished.raceId = spec_.raceId;
-    finished.agentId = spec_.agentId;
+    releaseSlot();
+    AgentFinished finished = newFinished();
     finished.status = AgentStatus::Cancelled;
-    finished.finishedAt = recordNow();
     finish(std::move(finished));
     return;
   }
@@ -188,15 +196,9 @@ void AgentRun::onExit(const ProcessResult& result) {
   }
   publishEvents(OutputStream::Stdout, std::move(tail));
   process_.reset();
-  if (holdsSlot_) {
-    holdsSlot_ = false;
-    ctx_.slots.release();
-  }
+  releaseSlot();
 
-  AgentFinished finished;
-  finished.raceId = spec_.raceId;
-  finished.agentId = spec_.agentId;
-  finished.finishedAt = recordNow();
+  AgentFinished finished = newFinished();
   finished.durationMs = millisBetween(startedAt_, finished.finishedAt);
   finished.exitCode = result.exitCode;
   finished.signal = result.signal;

@@ -99,6 +99,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   AgentRun(RunContext context, AgentRunSpec spec, Done done);
 
   void launch();
+  void releaseSlot();
+  AgentFinished newFinished() const;
   void onLine(OutputStream stream, std::string line);
   void onExit(const ProcessResult& result);
   void commitAndFinish(AgentFinished finished);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <chrono>
@@ -861,6 +862,112 @@ TEST_F(HydraMethodsTest, UnknownIdsGetTheirOwnErrors) {
     EXPECT_EQ(error(method, json::object{{"raceId", "20990101-000000-dead"}}).at("code").as_int64(),
               kUnknownRace);
   }
+}
+
+}  // namespace
+}  // namespace hydra::test
+
+namespace hydra::test {
+namespace {
+
+// What the terminal prints for a command run in the repository: stdout, and the exit code.
+std::pair<int, std::string> hydraCli(const fs::path& repo, const std::string& args) {
+  std::string command = "cd '" + repo.string() + "' && '" + std::string(HYDRA_BINARY) + "' " + args + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// --- one JSON form per result ---------------------------------------------------------------
+
+TEST_F(HydraMethodsTest, HydraScoresJsonInTheTerminalEqualsTheResultOfHydraScores) {
+  repo_.writeConfig(TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                    TestRepo::agent("idle", {"say", "nothing to do"}) + TestRepo::scoring());
+  start();
+  std::string id = runRace({"fixer", "idle"});
+  json::value fromProtocol = client().call("hydra/scores", json::object{{"raceId", id}});
+
+  auto [code, out] = hydraCli(repo_.root(), "scores " + id + " --json");
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(json::parse(out), fromProtocol);
+  // And what raceFinished carried is the same result.
+  json::object finished = raceFinished(id);
+  EXPECT_EQ(finished.at("rankings"), fromProtocol.at("rankings"));
+  EXPECT_EQ(finished.at("winner"), fromProtocol.at("winner"));
+
+  auto [statusCode, status] = hydraCli(repo_.root(), "status " + id + " --json");
+  ASSERT_EQ(statusCode, 0) << status;
+  EXPECT_EQ(json::parse(status), client().call("hydra/status", json::object{{"raceId", id}}));
+}
+
+// --- secrets ----------------------------------------------------------------------------
+
+TEST_F(HydraMethodsTest, ASecretAnAgentPrintsNeverReachesANotificationOrTheTerminalUnmasked) {
+  const std::string secret = "hunter2-e2e-secret-value";
+  repo_.writeConfig(TestRepo::agent("leaky", {"say", "the token is " + secret, "shout", "stderr: " + secret,
+                                              "write", "calc.py", TestRepo::fixedCalc()}) +
+                    "env = { SERVICE_TOKEN = \"" + secret + "\" }\n\n");
+  start();
+  std::string id = runRace({"leaky"});
+  std::size_t outputs = 0;
+  for (const auto& n : client().notifications()) {
+    std::string text = json::serialize(n);
+    EXPECT_EQ(text.find(secret), std::string::npos) << text;
+    outputs += methodIs(n, "hydra/agentOutput");
+  }
+  EXPECT_GE(outputs, 1u);
+  json::value log = client().call("hydra/log", json::object{{"raceId", id}, {"agentId", "leaky"}});
+  EXPECT_THAT(str(log.at("data")), HasSubstr("the token is [REDACTED]"));
+
+  // The terminal: a race, its status, its scores and its log.
+  auto [code, out] = hydraCli(repo_.root(), "race 'Use the service' --agents leaky");
+  EXPECT_EQ(out.find(secret), std::string::npos) << out;
+  EXPECT_THAT(out, HasSubstr("[REDACTED]"));
+  auto [statusCode, statusJson] = hydraCli(repo_.root(), "status --json");
+  ASSERT_EQ(statusCode, 0) << statusJson;
+  EXPECT_EQ(statusJson.find(secret), std::string::npos) << statusJson;
+  std::string latest = str(json::parse(statusJson).at("races").at(0).at("raceId"));
+  for (std::string args : {"scores " + latest + " --json", "scores " + latest, "status " + latest}) {
+    auto [c, o] = hydraCli(repo_.root(), args);
+    EXPECT_EQ(o.find(secret), std::string::npos) << args << ": " << o;
+  }
+  (void)code;
+}
+
+// --- hydra/agentEvents -----------------------------------------------------------------------
+
+TEST_F(HydraMethodsTest, AgentEventsServesWhatTheAdapterReadEvenAfterARestart) {
+  const fs::path stream = fs::path(HYDRA_SOURCE_DIR) / "tests" / "core" / "adapter" / "fixtures" / "claude.stream.jsonl";
+  repo_.writeConfig(TestRepo::agent("claude", {"print-file", stream.string(), "write", "calc.py", TestRepo::fixedCalc(), "--"},
+                                    "claude"));
+  start();
+  std::string id = runRace({"claude"});
+  json::object live = client().call("hydra/agentEvents", json::object{{"raceId", id}, {"agentId", "claude"}}).as_object();
+  const json::array& events = live.at("events").as_array();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(live.at("total").as_int64(), static_cast<std::int64_t>(events.size()));
+  EXPECT_EQ(events.back().at("kind").as_string(), "summary");
+  bool toolCall = std::any_of(events.begin(), events.end(), [](const json::value& e) { return e.at("kind") == "toolCall"; });
+  EXPECT_TRUE(toolCall);
+
+  // A new session, a new hydra: the same events, from disk.
+  client().call("shutdown", json::object{});
+  client().notify("exit");
+  client().process().waitExit(5s);
+  start();
+  json::object again = client().call("hydra/agentEvents", json::object{{"raceId", id}, {"agentId", "claude"}}).as_object();
+  EXPECT_EQ(again.at("events"), live.at("events"));
+  json::object page =
+      client().call("hydra/agentEvents", json::object{{"raceId", id}, {"agentId", "claude"}, {"offset", 1}, {"limit", 1}})
+          .as_object();
+  ASSERT_EQ(page.at("events").as_array().size(), 1u);
+  EXPECT_EQ(page.at("events").at(0), events[1]);
+  EXPECT_EQ(page.at("nextOffset").as_int64(), 2);
+  EXPECT_EQ(error("hydra/agentEvents", json::object{{"raceId", id}, {"agentId", "zed"}}).at("code").as_int64(),
+            kUnknownAgent);
 }
 
 }  // namespace
