@@ -115,16 +115,18 @@ void HydraService::onPool(Reply reply, Fn fn) {
 }
 
 void HydraService::reportConfig() {
-  auto state = workspace().configState();
-  if (!state.error) {
-    shownConfigProblem_.clear();
-    return;
-  }
-  std::string problem = state.error->what();
-  if (problem == shownConfigProblem_) return;
-  shownConfigProblem_ = problem;
-  showMessage(protocol::MessageType::Error,
-              "hydra.toml is broken: " + problem + " (races cannot start until it is fixed)");
+  // hydra.toml is read on the pool; what to tell the user is decided back here.
+  asio::post(workspace().pool(), [this, alive = alive_, ws = &workspace()] {
+    auto state = ws->configState();
+    std::string problem = state.error ? state.error->what() : "";
+    asio::post(ctx_.io, [this, alive, problem] {
+      if (!*alive || problem == shownConfigProblem_) return;
+      shownConfigProblem_ = problem;
+      if (problem.empty()) return;
+      showMessage(protocol::MessageType::Error,
+                  "hydra.toml is broken: " + problem + " (races cannot start until it is fixed)");
+    });
+  });
 }
 
 void HydraService::showMessage(protocol::MessageType type, std::string message) {

@@ -55,11 +55,9 @@ Workspace::Workspace(asio::io_context& io, const fs::path& folder, WorkspaceOpti
       pool_(std::max<std::size_t>(1, options.threads)),
       store_(root_),
       baselines_(root_ / ".hydra" / "cache"),
-      slots_([this] {
-        auto state = configState();
-        return state.config ? state.config->general.maxConcurrentAgents : GeneralConfig{}.maxConcurrentAgents;
-      }) {
+      slots_([this] { return maxAgents_.load(); }) {
   recorder_ = std::make_unique<RaceRecorder>(bus_, store_, asio::make_strand(pool_));
+  configState();
 }
 
 Workspace::~Workspace() {
@@ -99,6 +97,7 @@ ConfigState Workspace::configState() {
   try {
     config_.config = std::make_shared<const Config>(loadConfig(root_));
     config_.error.reset();
+    maxAgents_ = config_.config->general.maxConcurrentAgents;
   } catch (const ConfigError& e) {
     spdlog::warn("{}", e.what());
     config_.config.reset();

@@ -20,6 +20,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -179,6 +180,9 @@ class Workspace {
   std::mutex worktreesMutex_;
   std::map<std::filesystem::path, std::unique_ptr<WorktreeManager>> worktrees_;
 
+  // [general] max_concurrent_agents of the last hydra.toml read: what the
+  // slots read on the io thread, which must not read files.
+  std::atomic<int> maxAgents_{GeneralConfig{}.maxConcurrentAgents};
   mutable std::mutex configMutex_;
   ConfigState config_;
   std::optional<std::filesystem::file_time_type> configTime_;
