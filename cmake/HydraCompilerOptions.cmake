@@ -15,6 +15,18 @@ target_include_directories(hydra_options INTERFACE
   ${PROJECT_SOURCE_DIR}
   ${PROJECT_BINARY_DIR}/generated)
 
+if(HYDRA_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "HYDRA_FUZZ needs clang with libFuzzer: configure with -DCMAKE_CXX_COMPILER=clang++-14")
+  endif()
+  # Coverage for libFuzzer in all of hydra's code; the harnesses add
+  # -fsanitize=fuzzer (libFuzzer's main) when they link.
+  set(_hydra_fuzz -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                  -fno-sanitize-recover=undefined)
+  target_compile_options(hydra_options INTERFACE ${_hydra_fuzz})
+  target_link_options(hydra_options INTERFACE -fsanitize=address,undefined)
+endif()
+
 if(HYDRA_SANITIZE)
   set(_hydra_san -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   target_compile_options(hydra_options INTERFACE ${_hydra_san})

@@ -29,10 +29,21 @@ std::size_t ifind(std::string_view hay, std::string_view needle, std::size_t fro
   return std::string_view::npos;
 }
 
+// Header bytes quoted in an error message, which goes back to the client as a
+// JSON string: ASCII only. Headers are ASCII, so anything else (control bytes,
+// and bytes >= 0x80, which need not be UTF-8) is shown as \xNN.
 std::string printable(std::string_view s) {
+  constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (char c : s.substr(0, 64)) {
-    out += (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) ? c : '?';
+    auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b < 0x7f && c != '\\') {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 0xF];
+    }
   }
   if (s.size() > 64) out += "...";
   return out;

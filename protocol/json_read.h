@@ -7,6 +7,7 @@
 // prefixes its name while the error unwinds, so the dispatcher can answer
 // -32602 "params.agents[1]: expected string, found number".
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -88,7 +89,11 @@ struct Decoder<bool> {
 template <>
 struct Decoder<double> {
   static double read(const boost::json::value& v) {
-    if (v.is_double()) return v.get_double();
+    if (v.is_double()) {
+      // parseMessage refuses these already; a value built elsewhere may hold one.
+      if (!std::isfinite(v.get_double())) throw ParamError("", "number is out of range");
+      return v.get_double();
+    }
     if (v.is_int64()) return static_cast<double>(v.get_int64());
     if (v.is_uint64()) return static_cast<double>(v.get_uint64());
     throwExpected("number", v);

@@ -1,5 +1,7 @@
 #include "protocol/message.h"
 
+#include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include <boost/json/parse.hpp>
@@ -10,6 +12,97 @@
 namespace hydra::protocol {
 
 namespace json = boost::json;
+
+namespace {
+
+// --- UTF-8 -----------------------------------------------------------------
+
+constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";  // U+FFFD
+
+// How many bytes at the start of `bytes` (not empty) form a well-formed
+// sequence (> 0) or, when they do not, minus the length of the maximal
+// ill-formed subpart to replace (< 0). Unicode table 3-7 gives, for each lead
+// byte, the sequence's length and the range its second byte must be in.
+std::ptrdiff_t scanUtf8(std::string_view bytes) {
+  const auto at = [&](std::size_t i) { return static_cast<std::uint8_t>(bytes[i]); };
+  const std::uint8_t lead = at(0);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  std::uint8_t lo = 0x80, hi = 0xBF;
+  if (lead < 0xC2) {
+    return -1;  // a continuation byte, or the overlong C0 and C1
+  } else if (lead < 0xE0) {
+    length = 2;
+  } else if (lead < 0xF0) {
+    length = 3;
+    if (lead == 0xE0) lo = 0xA0;  // below would be overlong
+    if (lead == 0xED) hi = 0x9F;  // above would be a surrogate
+  } else if (lead < 0xF5) {
+    length = 4;
+    if (lead == 0xF0) lo = 0x90;  // below would be overlong
+    if (lead == 0xF4) hi = 0x8F;  // above would pass U+10FFFF
+  } else {
+    return -1;
+  }
+  std::size_t taken = 1;
+  for (; taken < length && taken < bytes.size(); ++taken) {
+    const std::uint8_t b = at(taken);
+    if (b < (taken == 1 ? lo : 0x80) || b > (taken == 1 ? hi : 0xBF)) break;
+  }
+  if (taken == length) return static_cast<std::ptrdiff_t>(taken);
+  return -static_cast<std::ptrdiff_t>(taken);
+}
+
+// --- JSON that every reader accepts ------------------------------------------
+
+bool isClean(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::double_:
+      return std::isfinite(v.get_double());
+    case json::kind::string:
+      return isValidUtf8(v.get_string());
+    case json::kind::array:
+      for (const json::value& item : v.get_array()) {
+        if (!isClean(item)) return false;
+      }
+      return true;
+    case json::kind::object:
+      for (const auto& member : v.get_object()) {
+        if (!isValidUtf8(member.key()) || !isClean(member.value())) return false;
+      }
+      return true;
+    default:
+      return true;
+  }
+}
+
+json::value cleaned(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::double_:
+      return std::isfinite(v.get_double()) ? v : json::value(nullptr);
+    case json::kind::string:
+      return json::value(toValidUtf8(v.get_string()));
+    case json::kind::array: {
+      json::array out;
+      out.reserve(v.get_array().size());
+      for (const json::value& item : v.get_array()) out.push_back(cleaned(item));
+      return out;
+    }
+    case json::kind::object: {
+      json::object out;
+      out.reserve(v.get_object().size());
+      // Two names may become one once repaired; the later member wins, as in a parse.
+      for (const auto& member : v.get_object()) {
+        out.insert_or_assign(toValidUtf8(member.key()), cleaned(member.value()));
+      }
+      return out;
+    }
+    default:
+      return v;
+  }
+}
+
+}  // namespace
 
 std::string toString(const RequestId& id) {
   if (const auto* n = std::get_if<std::int64_t>(&id)) return std::to_string(*n);
@@ -28,6 +121,65 @@ std::optional<RequestId> requestIdFromJson(const json::value& v) {
   }
   if (v.is_string()) return RequestId{std::string(v.get_string())};
   return std::nullopt;
+}
+
+bool isValidUtf8(std::string_view bytes) {
+  for (std::size_t i = 0; i < bytes.size();) {
+    if (static_cast<std::uint8_t>(bytes[i]) < 0x80) {  // the common case: ASCII
+      ++i;
+      continue;
+    }
+    const std::ptrdiff_t n = scanUtf8(bytes.substr(i));
+    if (n < 0) return false;
+    i += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string toValidUtf8(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  for (std::size_t i = 0; i < bytes.size();) {
+    const std::ptrdiff_t n = scanUtf8(bytes.substr(i));
+    if (n > 0) {
+      out.append(bytes.substr(i, static_cast<std::size_t>(n)));
+      i += static_cast<std::size_t>(n);
+    } else {
+      out.append(kReplacementCharacter);
+      i += static_cast<std::size_t>(-n);
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> nonFinitePath(const json::value& v, std::string root) {
+  switch (v.kind()) {
+    case json::kind::double_:
+      if (std::isfinite(v.get_double())) return std::nullopt;
+      return root;
+    case json::kind::array: {
+      std::size_t i = 0;
+      for (const json::value& item : v.get_array()) {
+        if (auto path = nonFinitePath(item, root + "[" + std::to_string(i) + "]")) return path;
+        ++i;
+      }
+      return std::nullopt;
+    }
+    case json::kind::object:
+      for (const auto& member : v.get_object()) {
+        std::string path =
+            root.empty() ? std::string(member.key()) : root + "." + std::string(member.key());
+        if (auto found = nonFinitePath(member.value(), std::move(path))) return found;
+      }
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string serializeJson(const json::value& v) {
+  if (isClean(v)) return json::serialize(v);
+  return json::serialize(cleaned(v));
 }
 
 const char* kindName(const json::value& v) {
@@ -60,12 +212,19 @@ json::value paramsOf(const json::object& obj) {
   return params ? *params : json::value(nullptr);
 }
 
+std::string outOfRange(const std::string& path) {
+  return "the number at '" + path + "' is out of range (JSON numbers must be finite)";
+}
+
 ParseResult parseResponse(const json::object& obj, std::optional<RequestId> id) {
   const json::value* result = obj.if_contains("result");
   const json::value* error = obj.if_contains("error");
   if ((result != nullptr) == (error != nullptr)) {
     return invalid(std::nullopt, ErrorCode::InvalidRequest,
                    "a response must have exactly one of 'result' and 'error'");
+  }
+  if (auto path = nonFinitePath(result ? *result : *error, result ? "result" : "error")) {
+    return invalid(std::nullopt, ErrorCode::InvalidRequest, outOfRange(*path));
   }
   if (result) return Message{Response{std::move(id), *result}};
 
@@ -142,6 +301,18 @@ ParseResult parseMessage(std::string_view body) {
     return m;
   }
 
+  // Boost.JSON reads a number too large for a double (1e999) as infinity,
+  // which JSON cannot carry back: such params are refused, never echoed.
+  // (Members hydra does not read are not looked at.)
+  const json::value* params = obj->if_contains("params");
+  if (auto path = params ? nonFinitePath(*params, "params") : std::nullopt) {
+    InvalidMessage m =
+        invalid(id, ErrorCode::InvalidParams, "invalid params: " + outOfRange(*path));
+    m.error.data = json::object{{"path", *path}};
+    m.reply = !isNotification;
+    return m;
+  }
+
   std::string name(method->get_string());
   if (isNotification) return Message{Notification{std::move(name), paramsOf(*obj)}};
   return Message{Request{std::move(*id), std::move(name), paramsOf(*obj)}};
@@ -185,7 +356,7 @@ void tag_invoke(json::value_from_tag, json::value& v, const Response& r) {
 }
 
 std::string serialize(const Message& message) {
-  return std::visit([](const auto& m) { return json::serialize(json::value_from(m)); }, message);
+  return std::visit([](const auto& m) { return serializeJson(json::value_from(m)); }, message);
 }
 
 }  // namespace hydra::protocol

@@ -64,7 +64,27 @@ void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const Reques
 void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const Notification& n);
 void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const Response& r);
 
+// The message as JSON text; see serializeJson().
 std::string serialize(const Message& message);
+
+// JSON text that every reader accepts: valid UTF-8, finite numbers only.
+// Boost.JSON 1.81 prints a non-finite double as `Infinity`, `-Infinity` or
+// `NaN`, which is not JSON, and copies the bytes of strings and member names
+// as they are, UTF-8 or not. Here a non-finite number is written as null and
+// each ill-formed UTF-8 sequence as U+FFFD; a value that needs neither (the
+// usual case) is serialized as it is, without a copy.
+std::string serializeJson(const boost::json::value& v);
+
+// Where `v` holds a number that is not finite (Boost.JSON parses `1e999` as
+// infinity), as a path below `root` in the form ParamError uses
+// ("params.data[2]"); nullopt when every number in `v` is finite.
+std::optional<std::string> nonFinitePath(const boost::json::value& v, std::string root = "");
+
+// True when `bytes` is well-formed UTF-8 (Unicode table 3-7: no overlongs, no
+// surrogates, nothing above U+10FFFF, no truncated sequences).
+bool isValidUtf8(std::string_view bytes);
+// `bytes` with each maximal ill-formed subpart replaced by U+FFFD.
+std::string toValidUtf8(std::string_view bytes);
 
 const char* kindName(const boost::json::value& v);
 

@@ -16,12 +16,14 @@ packages=(
 # Extra groups, selected by the caller:
 #   demo  what the demo project's build, test and lint commands run
 #   test  what the test suites need beyond the build
+#   fuzz  clang 14 and its libFuzzer, for scripts/fuzz.sh
 for group in "$@"; do
   case "$group" in
     build) ;;
     demo) packages+=(python3-pytest python3-pyflakes) ;;
     test) packages+=(python3-pytest python3-pyflakes) ;;
-    *) echo "install-deps.sh: unknown group '$group' (known: build, demo, test)" >&2; exit 2 ;;
+    fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;
+    *) echo "install-deps.sh: unknown group '$group' (known: build, demo, test, fuzz)" >&2; exit 2 ;;
   esac
 done
 

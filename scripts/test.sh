@@ -27,6 +27,9 @@ HYDRA_BIN="$root/build/server/hydra" editors/neovim/scripts/test.sh
 section "VS Code client: unit tests, then a real VS Code (code-server in headless Chromium)"
 HYDRA_BIN="$root/build/server/hydra" editors/vscode/scripts/test.sh
 
+section "Fuzzing: every libFuzzer target for a bounded time (build-fuzz/, clang++-14)"
+scripts/fuzz.sh
+
 if [ "${HYDRA_SKIP_SANITIZERS:-0}" != 1 ]; then
   section "AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/)"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHYDRA_SANITIZE=ON -DHYDRA_BUILD_BENCH=OFF >/dev/null

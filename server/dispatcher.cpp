@@ -45,6 +45,9 @@ Dispatcher::Reply::~Reply() {
 
 void Dispatcher::Reply::operator()(json::value result) {
   auto state = state_;
+  // Dropped here, on the thread that made it: an answer nobody waits for
+  // (the session may be over, its io_context stopped) must not be queued.
+  if (state->cancelled) return;
   boost::asio::dispatch(state->executor, [state, result = std::move(result)]() mutable {
     if (auto d = state->dispatcher.lock()) d->complete(state, std::move(result));
   });
@@ -52,6 +55,7 @@ void Dispatcher::Reply::operator()(json::value result) {
 
 void Dispatcher::Reply::error(const RpcError& e) {
   auto state = state_;
+  if (state->cancelled) return;
   auto re = toResponseError(e.code(), e.what(), e.data());
   boost::asio::dispatch(state->executor, [state, re = std::move(re)]() mutable {
     if (auto d = state->dispatcher.lock()) d->complete(state, std::move(re));
@@ -89,7 +93,7 @@ void Dispatcher::handle(std::string_view body) {
   protocol::ParseResult parsed = protocol::parseMessage(body);
   if (auto* bad = std::get_if<protocol::InvalidMessage>(&parsed)) {
     spdlog::warn("invalid message: {}", bad->error.message);
-    if (bad->reply) sendError(bad->id, bad->error.code, bad->error.message);
+    if (bad->reply) sendError(bad->id, bad->error.code, bad->error.message, bad->error.data);
     return;
   }
   auto& message = std::get<protocol::Message>(parsed);
@@ -147,6 +151,14 @@ void Dispatcher::handleRequest(protocol::Request request) {
               "request id " + protocol::toString(request.id) + " is already in use");
     return;
   }
+  struct Handling {  // busy is judged once the handler has returned, not while it replies inline
+    Dispatcher& d;
+    explicit Handling(Dispatcher& dispatcher) : d(dispatcher) { ++d.handling_; }
+    ~Handling() {
+      --d.handling_;
+      d.updateBusy();
+    }
+  } handling(*this);
   auto state = std::make_shared<PendingRequest>();
   state->dispatcher = weak_from_this();
   state->executor = executor_;
@@ -246,6 +258,17 @@ void Dispatcher::complete(const std::shared_ptr<PendingRequest>& state,
   pending_.erase(key(state->id));
   spdlog::debug("--> reply {} ({})", state->method, protocol::toString(state->id));
   sink_(protocol::Message{protocol::Response{state->id, std::move(outcome)}});
+  updateBusy();
+}
+
+void Dispatcher::updateBusy() {
+  if (handling_ > 0) return;
+  bool busy = pending_.size() >= kMaxRequestsInProgress;
+  if (busy == busy_) return;
+  busy_ = busy;
+  spdlog::debug("{} requests in progress: {} reading", pending_.size(),
+                busy ? "pausing" : "resuming");
+  if (onBusyChanged_) onBusyChanged_(busy);
 }
 
 void Dispatcher::sendError(std::optional<RequestId> id, int code, std::string message, json::value data) {
@@ -263,9 +286,13 @@ void Dispatcher::call(std::string_view method, json::value params, ResponseHandl
 }
 
 void Dispatcher::abandonPending() {
-  for (auto& [k, state] : pending_) state->replied = true;
+  for (auto& [k, state] : pending_) {
+    state->replied = true;
+    state->cancelled = true;  // work still running for it may stop, and its answer is dropped
+  }
   pending_.clear();
   outgoing_.clear();
+  updateBusy();
 }
 
 }  // namespace hydra::server

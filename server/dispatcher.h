@@ -50,7 +50,9 @@ class Dispatcher : public std::enable_shared_from_this<Dispatcher> {
     void operator()(json::value result);
     void error(const protocol::RpcError& e);
 
-    // True once the client cancelled the request (any thread).
+    // True once nobody wants the answer any more: the client cancelled the
+    // request, or the session ended (any thread). The answer is then dropped
+    // where it is given, and work not yet done may be skipped.
     bool cancelled() const;
     // Runs on the io thread when the client cancels; at most once.
     void onCancel(std::function<void()> fn);
@@ -67,7 +69,21 @@ class Dispatcher : public std::enable_shared_from_this<Dispatcher> {
   using NotificationHandler = std::function<void(const json::value& params)>;
   using ResponseHandler = std::function<void(const protocol::Response&)>;
 
+  // Requests being worked on at once, at most. Their answers (a hydra/log
+  // slice, a diff) are built before they reach the transport's bounded send
+  // queue, so their number must be bounded too: while this many are in
+  // progress, the server reads nothing more from the client, and the requests
+  // wait in its pipe. docs/protocol.md ("Slow clients") documents it.
+  static constexpr std::size_t kMaxRequestsInProgress = 16;
+
   Dispatcher(boost::asio::any_io_executor executor, Sink sink);
+
+  // Called with true when kMaxRequestsInProgress requests are in progress, and
+  // with false when one of them is answered; the server stops and resumes
+  // reading from the client with it. Called on the io thread, never from
+  // inside a handler's own call.
+  void onBusyChanged(std::function<void(bool busy)> fn) { onBusyChanged_ = std::move(fn); }
+  bool busy() const { return busy_; }
 
   // Binds `method` to a handler taking typed params: fn(Params, Reply).
   template <class Params, class Fn>
@@ -141,6 +157,7 @@ class Dispatcher : public std::enable_shared_from_this<Dispatcher> {
                  json::value data = nullptr);
 
   static std::string key(const protocol::RequestId& id);
+  void updateBusy();
 
   boost::asio::any_io_executor executor_;
   Sink sink_;
@@ -150,6 +167,9 @@ class Dispatcher : public std::enable_shared_from_this<Dispatcher> {
   std::unordered_map<std::string, std::shared_ptr<PendingRequest>> pending_;
   std::unordered_map<std::string, ResponseHandler> outgoing_;
   std::int64_t nextOutgoingId_ = 1;
+  std::function<void(bool)> onBusyChanged_;
+  bool busy_ = false;
+  std::size_t handling_ = 0;  // handleRequest frames on the stack
 };
 
 }  // namespace hydra::server

@@ -21,7 +21,7 @@ OutputNotifier::~OutputNotifier() { *alive_ = false; }
 void OutputNotifier::add(core::AgentOutput output) {
   auto full = coalescer_.add(output.raceId, output.agentId, output.stream, std::move(output.line),
                              std::move(output.events), OutputCoalescer::Clock::now());
-  if (full) send(std::move(*full));
+  if (full) send(std::move(*full), false);
   arm();
 }
 
@@ -32,23 +32,33 @@ void OutputNotifier::dropped(const core::OutputDropped& dropped) {
 }
 
 void OutputNotifier::flushAgent(const std::string& raceId, const std::string& agentId) {
-  for (auto& batch : coalescer_.takeAgent(raceId, agentId)) send(std::move(batch));
+  for (auto& batch : coalescer_.takeAgent(raceId, agentId)) send(std::move(batch), true);
 }
 
 void OutputNotifier::flushRace(const std::string& raceId) {
-  for (auto& batch : coalescer_.takeRace(raceId)) send(std::move(batch));
+  for (auto& batch : coalescer_.takeRace(raceId)) send(std::move(batch), true);
 }
 
-void OutputNotifier::send(OutputBatch batch) {
-  if (transport_.queuedBytes() > options_.congestedBytes && !batch.lines.empty()) {
-    if (droppedForCongestion_ == 0) {
-      spdlog::warn(
-          "the client is reading slowly ({} bytes unwritten): agent output is left out of "
-          "notifications, hydra/log has it",
-          transport_.queuedBytes());
+void OutputNotifier::send(OutputBatch batch, bool flushing) {
+  if (congested()) {
+    if (!batch.lines.empty()) {
+      if (droppedForCongestion_ == 0) {
+        spdlog::warn(
+            "the client is reading slowly ({} bytes unwritten): agent output is left out of "
+            "notifications, hydra/log has it",
+            transport_.queuedBytes());
+      }
+      droppedForCongestion_ += batch.lines.size();
+      batch.dropContent();
     }
-    droppedForCongestion_ += batch.lines.size();
-    batch.dropContent();
+    // A count alone is not worth queueing behind a client that does not read:
+    // it waits here, growing, and goes out once the client catches up.
+    if (!flushing && batch.lines.empty() && batch.events.empty()) {
+      coalescer_.addDropped(batch.raceId, batch.agentId, batch.droppedLines,
+                            OutputCoalescer::Clock::now());
+      arm();
+      return;
+    }
   }
   if (batch.empty()) return;
   dispatcher_->notify(protocol::method::kAgentOutput, batch.toJson());
@@ -66,7 +76,9 @@ void OutputNotifier::arm() {
     if (!*alive) return;
     armed_ = false;
     if (ec) return;
-    for (auto& batch : coalescer_.takeDue(OutputCoalescer::Clock::now())) send(std::move(batch));
+    for (auto& batch : coalescer_.takeDue(OutputCoalescer::Clock::now())) {
+      send(std::move(batch), false);
+    }
     arm();
   });
 }

@@ -1,11 +1,15 @@
 #pragma once
 
 // Turns agents' output lines into hydra/agentOutput notifications: coalesced
-// per agent (OutputCoalescer), flushed by a timer on the io thread, and
-// stripped down to a count of dropped lines while the client is too far
-// behind (the transport holds more than `congestedBytes` unwritten), so a
-// client that reads slowly costs bounded memory and never slows an agent.
-// The complete output stays in the race's logs (hydra/log).
+// per agent (OutputCoalescer), flushed by a timer on the io thread, and left
+// out while the client is too far behind (the transport holds more than
+// `congestedBytes` unwritten), so a client that reads slowly costs bounded
+// memory and never slows an agent. What is left out is counted: the count
+// waits in the coalescer until the client catches up, or until the agent's
+// lifecycle notification, and then goes out as `droppedLines`. Agent output is
+// thus the first thing a slow client loses; the transport's own limit, which
+// ends the session, is far above `congestedBytes`. The complete output stays
+// in the race's logs (hydra/log).
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -47,7 +51,10 @@ class OutputNotifier {
   std::uint64_t droppedForCongestion() const { return droppedForCongestion_; }
 
  private:
-  void send(OutputBatch batch);
+  // `flushing`: the batch must go now (a lifecycle notification follows), so
+  // a count is sent even while the client is behind.
+  void send(OutputBatch batch, bool flushing);
+  bool congested() const { return transport_.queuedBytes() > options_.congestedBytes; }
   void arm();
 
   std::shared_ptr<Dispatcher> dispatcher_;

@@ -20,6 +20,14 @@ Server::Server(int inFd, int outFd, ServerOptions options)
   dispatcher_ = std::make_shared<Dispatcher>(io_.get_executor(), [this](const protocol::Message& message) {
     transport_.send(protocol::serialize(message));
   });
+  // Backpressure: answers are built before the send queue can bound them.
+  dispatcher_->onBusyChanged([this](bool busy) {
+    if (busy) {
+      transport_.pauseReading();
+    } else {
+      transport_.resumeReading();
+    }
+  });
   bindMethods();
 }
 

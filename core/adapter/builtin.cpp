@@ -1,6 +1,7 @@
 #include "core/adapter/builtin.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 namespace hydra::core::adapters {
@@ -20,8 +21,15 @@ void appendSubstituted(std::vector<std::string>& out, const std::vector<std::str
   for (const std::string& arg : args) out.push_back(substituteTask(arg, task));
 }
 
-void addOptional(std::optional<std::int64_t>& total, const std::optional<std::int64_t>& part) {
-  if (part) total = total.value_or(0) + *part;
+// Adds `part` to `total` up to `max`; returns what was added. Both hold values
+// in 0..max (the adapters' readers refuse anything else), so nothing overflows.
+template <class T>
+std::optional<T> addUpTo(std::optional<T>& total, const std::optional<T>& part, T max) {
+  if (!part) return std::nullopt;
+  T have = total.value_or(T{0});
+  T added = std::min(*part, max - have);
+  total = have + added;
+  return added;
 }
 
 }  // namespace
@@ -86,12 +94,22 @@ AgentEvent summaryEvent() {
   return event;
 }
 
-void addUsage(Usage& total, const Usage& part) {
-  addOptional(total.inputTokens, part.inputTokens);
-  addOptional(total.outputTokens, part.outputTokens);
-  addOptional(total.cachedInputTokens, part.cachedInputTokens);
-  if (part.costUsd) total.costUsd = total.costUsd.value_or(0.0) + *part.costUsd;
+Usage addUsage(Usage& total, const Usage& part) {
+  Usage added;
+  added.inputTokens = addUpTo(total.inputTokens, part.inputTokens, kMaxCount);
+  added.outputTokens = addUpTo(total.outputTokens, part.outputTokens, kMaxCount);
+  added.cachedInputTokens = addUpTo(total.cachedInputTokens, part.cachedInputTokens, kMaxCount);
+  added.costUsd = addUpTo(total.costUsd, part.costUsd, kMaxCostUsd);
+  return added;
 }
+
+std::int64_t addCounts(std::int64_t a, std::int64_t b) { return a + std::min(b, kMaxCount - a); }
+
+int turnsFrom(std::int64_t count) {
+  return static_cast<int>(std::clamp<std::int64_t>(count, 0, std::numeric_limits<int>::max()));
+}
+
+int nextTurn(int turns) { return turns < std::numeric_limits<int>::max() ? turns + 1 : turns; }
 
 std::string WrittenPaths::changeForWrite(const std::string& path) {
   return paths_.insert(path).second ? "add" : "update";

@@ -4,6 +4,7 @@
 // command-line building, and the adapters themselves (for the registry).
 // Internal to core/adapter; everyone else goes through adapter.h.
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <set>
@@ -20,6 +21,14 @@ namespace hydra::core::adapters {
 // Details and excerpts are cut to this many bytes so a UI can show them on one line.
 inline constexpr std::size_t kDetailLimit = 120;
 
+// The largest token or turn count an adapter reports: 2^53 - 1, the largest
+// integer every JSON reader holds exactly (JavaScript's
+// Number.MAX_SAFE_INTEGER). Larger values are refused, and sums stop there.
+inline constexpr std::int64_t kMaxCount = (std::int64_t{1} << 53) - 1;
+// The largest cost, in US dollars, an adapter reports: far above any real run,
+// and small enough that no sum of reported costs can overflow to infinity.
+inline constexpr double kMaxCostUsd = 1e12;
+
 AgentEvent rawEvent(std::string_view line);
 AgentEvent textEvent(std::string text);
 AgentEvent toolCallEvent(std::string tool, std::string detail);
@@ -29,8 +38,18 @@ AgentEvent usageEvent(const Usage& usage);
 AgentEvent errorEvent(std::string text);
 AgentEvent summaryEvent();
 
-// Adds every field `part` has to `total`; fields neither has stay empty.
-void addUsage(Usage& total, const Usage& part);
+// Adds every field `part` has to `total`; fields neither has stay empty. Each
+// sum stops at kMaxCount (tokens) or kMaxCostUsd (cost). Returns what was
+// added: `part`, cut where a sum stopped. An adapter that emits the returned
+// parts as Usage events keeps the sum of all its events within the same
+// bounds, so whoever adds them up again never overflows either.
+Usage addUsage(Usage& total, const Usage& part);
+// a + b, stopping at kMaxCount; both in 0..kMaxCount.
+std::int64_t addCounts(std::int64_t a, std::int64_t b);
+// A count as a number of turns (an int), stopping at the largest int.
+int turnsFrom(std::int64_t count);
+// turns + 1, stopping at the largest int: a stream of billions of lines cannot overflow it.
+int nextTurn(int turns);
 
 // Some CLIs report a whole-file write without saying whether the file existed.
 // The first write to a path in a run counts as "add", later ones as "update";

@@ -132,7 +132,7 @@ class ClaudeParser final : public JsonLinesParser {
     summary.text = stringAt(line, {"result"});
     if (summary.text.empty()) summary.text = lastText_;
     summary.isError = boolAt(line, {"is_error"});
-    if (auto turns = intAt(line, {"num_turns"})) summary.turns = static_cast<int>(*turns);
+    if (auto turns = countAt(line, {"num_turns"})) summary.turns = turnsFrom(*turns);
     summary.usage = usageOf(line);
 
     std::string subtype = stringAt(line, {"subtype"});
@@ -150,10 +150,10 @@ class ClaudeParser final : public JsonLinesParser {
 
   static std::optional<Usage> usageOf(const json::object& line) {
     Usage usage;
-    usage.inputTokens = intAt(line, {"usage", "input_tokens"});
-    usage.outputTokens = intAt(line, {"usage", "output_tokens"});
-    usage.cachedInputTokens = intAt(line, {"usage", "cache_read_input_tokens"});
-    usage.costUsd = numberAt(line, {"total_cost_usd"});
+    usage.inputTokens = countAt(line, {"usage", "input_tokens"});
+    usage.outputTokens = countAt(line, {"usage", "output_tokens"});
+    usage.cachedInputTokens = countAt(line, {"usage", "cache_read_input_tokens"});
+    usage.costUsd = costAt(line, {"total_cost_usd"});
     if (!usage.inputTokens && !usage.outputTokens && !usage.cachedInputTokens && !usage.costUsd) {
       return std::nullopt;
     }

@@ -73,7 +73,7 @@ class CodexParser final : public JsonLinesParser {
     }
     if (type == "turn.completed") return parseTurnCompleted(line, out);
     if (type == "turn.failed") {
-      ++turns_;
+      turns_ = nextTurn(turns_);
       failed_ = true;
       out.push_back(errorEvent(messageOr(line, {"error", "message"}, "turn failed")));
       return true;
@@ -165,21 +165,25 @@ class CodexParser final : public JsonLinesParser {
     for (const json::value& change : *changes) {
       const json::object* object = change.if_object();
       if (object == nullptr) continue;
-      out.push_back(fileChangeEvent(stringAt(*object, {"path"}), stringAt(*object, {"kind"})));
+      std::string path = stringAt(*object, {"path"});
+      if (path.empty()) continue;  // names no file: nothing to report
+      std::string kind = stringAt(*object, {"kind"});
+      // codex's kinds are hydra's; any other still says the file changed.
+      if (kind != "add" && kind != "delete") kind = "update";
+      out.push_back(fileChangeEvent(std::move(path), std::move(kind)));
     }
   }
 
   bool parseTurnCompleted(const json::object& line, std::vector<AgentEvent>& out) {
-    ++turns_;
+    turns_ = nextTurn(turns_);
     unresolvedError_ = false;
     if (objectAt(line, {"usage"}) == nullptr) return true;
     Usage usage;
-    usage.inputTokens = intAt(line, {"usage", "input_tokens"});
-    usage.outputTokens = intAt(line, {"usage", "output_tokens"});
-    usage.cachedInputTokens = intAt(line, {"usage", "cached_input_tokens"});
-    addUsage(total_, usage);
+    usage.inputTokens = countAt(line, {"usage", "input_tokens"});
+    usage.outputTokens = countAt(line, {"usage", "output_tokens"});
+    usage.cachedInputTokens = countAt(line, {"usage", "cached_input_tokens"});
     sawUsage_ = true;
-    out.push_back(usageEvent(usage));
+    out.push_back(usageEvent(addUsage(total_, usage)));
     return true;
   }
 

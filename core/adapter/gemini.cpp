@@ -136,9 +136,9 @@ class GeminiParser final : public JsonLinesParser {
     if (!error.empty()) summary.warnings.push_back(error);
     if (objectAt(line, {"stats"}) != nullptr) {
       Usage usage;
-      usage.inputTokens = intAt(line, {"stats", "input_tokens"});
-      usage.outputTokens = intAt(line, {"stats", "output_tokens"});
-      usage.cachedInputTokens = intAt(line, {"stats", "cached"});
+      usage.inputTokens = countAt(line, {"stats", "input_tokens"});
+      usage.outputTokens = countAt(line, {"stats", "output_tokens"});
+      usage.cachedInputTokens = countAt(line, {"stats", "cached"});
       summary.usage = usage;
     }
     emitSummary(std::move(summary), out);

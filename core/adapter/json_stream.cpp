@@ -83,10 +83,28 @@ std::optional<double> numberAt(const json::object& object,
                                std::initializer_list<std::string_view> keys) {
   const json::value* value = find(object, keys);
   if (value == nullptr) return std::nullopt;
-  if (value->is_double()) return value->get_double();
+  if (value->is_double()) {
+    double d = value->get_double();
+    if (!std::isfinite(d)) return std::nullopt;
+    return d;
+  }
   if (value->is_int64()) return static_cast<double>(value->get_int64());
   if (value->is_uint64()) return static_cast<double>(value->get_uint64());
   return std::nullopt;
+}
+
+std::optional<std::int64_t> countAt(const json::object& object,
+                                    std::initializer_list<std::string_view> keys) {
+  std::optional<std::int64_t> n = intAt(object, keys);
+  if (!n || *n < 0 || *n > kMaxCount) return std::nullopt;
+  return n;
+}
+
+std::optional<double> costAt(const json::object& object,
+                             std::initializer_list<std::string_view> keys) {
+  std::optional<double> cost = numberAt(object, keys);
+  if (!cost || !(*cost >= 0.0 && *cost <= kMaxCostUsd)) return std::nullopt;
+  return cost;
 }
 
 bool boolAt(const json::object& object, std::initializer_list<std::string_view> keys) {
@@ -178,10 +196,18 @@ std::vector<AgentEvent> JsonLinesParser::parseLine(std::string_view line) {
   if (!object) return {rawEvent(line)};
 
   std::vector<AgentEvent> out;
+  const bool summarizedBefore = summarized_;
   try {
     if (!parseObjectLine(*object, out)) return {rawEvent(line)};
   } catch (const std::exception&) {
     // A shape the adapter half-understood; the line is still worth showing.
+    return {rawEvent(line)};
+  }
+  // A run has one Summary: a second result line (a CLI never prints one; an
+  // agent may) is shown as it is rather than ending the run again.
+  if (summarizedBefore && std::any_of(out.begin(), out.end(), [](const AgentEvent& e) {
+        return e.kind == EventKind::Summary;
+      })) {
     return {rawEvent(line)};
   }
   return out;

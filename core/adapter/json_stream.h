@@ -32,8 +32,17 @@ const json::value* find(const json::object& object, std::initializer_list<std::s
 std::string stringAt(const json::object& object, std::initializer_list<std::string_view> keys);
 std::optional<std::int64_t> intAt(const json::object& object,
                                   std::initializer_list<std::string_view> keys);
+// A finite number (Boost.JSON reads 1e999 as infinity, which is refused here).
 std::optional<double> numberAt(const json::object& object,
                                std::initializer_list<std::string_view> keys);
+// A token or turn count: a whole number from 0 to kMaxCount; anything else
+// (negative, fractional, larger) is refused, so that what an agent prints can
+// never make a count that JSON readers round or a sum that overflows.
+std::optional<std::int64_t> countAt(const json::object& object,
+                                    std::initializer_list<std::string_view> keys);
+// A cost in US dollars: a finite number from 0 to kMaxCostUsd, else nullopt.
+std::optional<double> costAt(const json::object& object,
+                             std::initializer_list<std::string_view> keys);
 bool boolAt(const json::object& object, std::initializer_list<std::string_view> keys);
 const json::object* objectAt(const json::object& object,
                              std::initializer_list<std::string_view> keys);

@@ -122,22 +122,21 @@ class OpencodeParser final : public JsonLinesParser {
   }
 
   void parseStepFinish(const json::object& part, std::vector<AgentEvent>& out) {
-    ++steps_;
+    steps_ = nextTurn(steps_);
     insideStep_ = false;
     lastReason_ = stringAt(part, {"reason"});
-    if (objectAt(part, {"tokens"}) == nullptr && !numberAt(part, {"cost"})) return;
+    if (objectAt(part, {"tokens"}) == nullptr && !costAt(part, {"cost"})) return;
     Usage usage;
-    usage.inputTokens = intAt(part, {"tokens", "input"});
+    usage.inputTokens = countAt(part, {"tokens", "input"});
     // Reasoning tokens are billed as output; opencode counts them apart.
-    usage.outputTokens = intAt(part, {"tokens", "output"});
-    if (auto reasoning = intAt(part, {"tokens", "reasoning"}); reasoning && usage.outputTokens) {
-      *usage.outputTokens += *reasoning;
+    usage.outputTokens = countAt(part, {"tokens", "output"});
+    if (auto reasoning = countAt(part, {"tokens", "reasoning"}); reasoning && usage.outputTokens) {
+      usage.outputTokens = addCounts(*usage.outputTokens, *reasoning);
     }
-    usage.cachedInputTokens = intAt(part, {"tokens", "cache", "read"});
-    usage.costUsd = numberAt(part, {"cost"});
-    addUsage(total_, usage);
+    usage.cachedInputTokens = countAt(part, {"tokens", "cache", "read"});
+    usage.costUsd = costAt(part, {"cost"});
     sawUsage_ = true;
-    out.push_back(usageEvent(usage));
+    out.push_back(usageEvent(addUsage(total_, usage)));
   }
 
   std::set<std::string> announced_;  // tool callIDs whose ToolCall went out

@@ -44,7 +44,7 @@ class RaceRecorder {
   std::size_t backlog() const { return subscription_->queuedBytes(); }
   // Beyond this backlog, agents' output is read no further until the disk
   // catches up: the recorder never drops a line, so it must not grow without bound.
-  static constexpr std::size_t kMaxBacklog = 16 * 1024 * 1024;
+  static constexpr std::size_t kMaxBacklog = 2 * 1024 * 1024;
 
   // Runs `fn` on the recorder's executor once every event published before
   // the call is on disk.

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,10 +101,16 @@ bool HydraProcess::notify(std::string_view method, json::value params) {
 }
 
 std::optional<json::object> HydraProcess::receive(std::chrono::milliseconds timeout) {
+  auto body = receiveBody(timeout);
+  if (!body) return std::nullopt;
+  return json::parse(*body).as_object();
+}
+
+std::optional<std::string> HydraProcess::receiveBody(std::chrono::milliseconds timeout) {
   auto deadline = Clock::now() + timeout;
   for (;;) {
     if (auto r = decoder_.next()) {
-      if (auto* f = std::get_if<protocol::Frame>(&*r)) return json::parse(f->body).as_object();
+      if (auto* f = std::get_if<protocol::Frame>(&*r)) return std::move(f->body);
       throw std::runtime_error("server sent a bad frame: " + std::get<protocol::FrameError>(*r).message);
     }
     if (eof_ || out_ < 0) return std::nullopt;
@@ -161,14 +168,24 @@ std::optional<int> HydraProcess::waitExit(std::chrono::milliseconds timeout) {
   auto deadline = Clock::now() + timeout;
   for (;;) {
     int status = 0;
-    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    struct rusage usage {};
+    pid_t r = ::wait4(pid_, &status, WNOHANG, &usage);
     if (r == pid_) {
+      peakRssKiB_ = usage.ru_maxrss;
       exitCode_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       return exitCode_;
     }
     if (Clock::now() >= deadline) return std::nullopt;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+}
+
+std::optional<long> HydraProcess::statusKiB(const std::string& field) const {
+  std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  }
+  return std::nullopt;
 }
 
 std::string HydraProcess::stderrText() const {

@@ -36,7 +36,12 @@ class HydraProcess {
   bool notify(std::string_view method, boost::json::value params = boost::json::object{});
 
   // The next message from the server, or nullopt at timeout or end of output.
+  // Throws when it is not a JSON object (Boost.JSON refuses ill-formed UTF-8,
+  // `Infinity` and `NaN`).
   std::optional<boost::json::object> receive(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  // The next message's body as the server wrote it.
+  std::optional<std::string> receiveBody(
+      std::chrono::milliseconds timeout = std::chrono::seconds(10));
   // Receives until a response with `id` arrives; notifications on the way are kept in `skipped`.
   std::optional<boost::json::object> responseTo(std::int64_t id,
                                                 std::chrono::milliseconds timeout = std::chrono::seconds(10));
@@ -46,6 +51,11 @@ class HydraProcess {
   void closeStdout();
   // The exit code (or 128 + signal), or nullopt if it is still running at timeout.
   std::optional<int> waitExit(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  // Once it has exited: its peak resident memory (VmHWM), in KiB, as the
+  // kernel reported it to waitpid (getrusage's ru_maxrss).
+  std::optional<long> peakRssKiB() const { return peakRssKiB_; }
+  // While it runs: a "kB" field of /proc/PID/status (VmRSS, VmHWM), in KiB.
+  std::optional<long> statusKiB(const std::string& field) const;
   pid_t pid() const { return pid_; }
   std::string stderrText() const;
 
@@ -57,6 +67,7 @@ class HydraProcess {
   int out_ = -1;  // the server's stdout
   std::filesystem::path stderrPath_;
   std::optional<int> exitCode_;
+  std::optional<long> peakRssKiB_;
   protocol::FrameDecoder decoder_;
   bool eof_ = false;
 };

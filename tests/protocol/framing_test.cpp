@@ -162,6 +162,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadHeaderCase{"NoColon", "this is not a header\r\n\r\n", "malformed header line"}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// The error's text goes back to the client inside a JSON string: bytes that are
+// not printable ASCII (here 0xFF 0xFE, not UTF-8 at all) must not reach it raw.
+TEST(FramingTest, HeaderBytesQuotedInAnErrorAreShownAsPrintableAscii) {
+  auto d = decode("X-\xFF\xFE\x01\\ junk\r\n\r\n" + encodeFrame(kBody1));
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_EQ(d.errors[0].message, "malformed header line 'X-\\xFF\\xFE\\x01\\x5C junk'");
+  for (char c : d.errors[0].message) {
+    EXPECT_TRUE(c >= 0x20 && c < 0x7f) << d.errors[0].message;
+  }
+  ASSERT_EQ(d.bodies.size(), 1u);
+
+  auto length = decode("Content-Length: 1\xC3\xA9\r\n\r\n" + encodeFrame(kBody1));
+  ASSERT_EQ(length.errors.size(), 1u);
+  EXPECT_EQ(length.errors[0].message, "Content-Length '1\\xC3\\xA9' is not a non-negative integer");
+}
+
 TEST(FramingTest, OversizedLengthIsRejectedBeforeAllocatingAndItsBodySkipped) {
   FrameLimits limits;
   limits.maxContentLength = 16;

@@ -4,6 +4,7 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <limits>
 
 #include "protocol/errors.h"
 #include "protocol/json_read.h"
@@ -238,6 +239,117 @@ TEST(LifecycleTypesTest, ShowMessageTypeIsValidated) {
   EXPECT_THROW(decode<ShowMessageParams>(json::parse(R"({"type":9,"message":"x"})")), ParamError);
   auto m = decode<ShowMessageParams>(json::parse(R"({"type":2,"message":"careful"})"));
   EXPECT_EQ(m.type, MessageType::Warning);
+}
+
+// --- JSON every reader accepts -------------------------------------------------
+
+// Boost.JSON 1.81 reads 1e999 as infinity and would print it back as
+// `Infinity`: a request carrying one is refused with the path of the number.
+TEST(MessageTest, NonFiniteNumberInParamsIsInvalidParamsNamingItsPath) {
+  auto m = expectInvalid(
+      R"({"jsonrpc":"2.0","id":4,"method":"hydra/ping","params":{"data":[1,-1e999]}})");
+  EXPECT_EQ(m.error.code, static_cast<int>(ErrorCode::InvalidParams));
+  ASSERT_TRUE(m.id);
+  EXPECT_EQ(std::get<std::int64_t>(*m.id), 4);
+  EXPECT_TRUE(m.reply);
+  EXPECT_EQ(m.error.data, (json::object{{"path", "params.data[1]"}}));
+  EXPECT_NE(m.error.message.find("params.data[1]"), std::string::npos) << m.error.message;
+
+  auto top = expectInvalid(R"({"jsonrpc":"2.0","id":"a","method":"m","params":[1e400]})");
+  EXPECT_EQ(top.error.data, (json::object{{"path", "params[0]"}}));
+}
+
+TEST(MessageTest, NonFiniteNumberInANotificationIsDroppedUnanswered) {
+  auto m = expectInvalid(R"({"jsonrpc":"2.0","method":"m","params":{"x":{"y":1e999}}})");
+  EXPECT_EQ(m.error.code, static_cast<int>(ErrorCode::InvalidParams));
+  EXPECT_FALSE(m.reply);
+}
+
+TEST(MessageTest, NonFiniteNumberInAResponseIsInvalid) {
+  auto m = expectInvalid(R"({"jsonrpc":"2.0","id":"hydra-1","result":{"n":1e999}})");
+  EXPECT_EQ(m.error.code, static_cast<int>(ErrorCode::InvalidRequest));
+  EXPECT_NE(m.error.message.find("result.n"), std::string::npos) << m.error.message;
+  auto e =
+      expectInvalid(R"({"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"x","data":1e999}})");
+  EXPECT_NE(e.error.message.find("error.data"), std::string::npos) << e.error.message;
+}
+
+TEST(MessageTest, NumbersThatAreLargeButFiniteAndMembersHydraIgnoresAreAccepted) {
+  auto m = expectValid(
+      R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1e308,"b":1e-999,"c":123456789012345678901234567890},"x":1e999})");
+  const auto& params = std::get<Request>(m).params;
+  EXPECT_EQ(params.at("a").as_double(), 1e308);
+  EXPECT_EQ(params.at("b").as_double(), 0.0);
+}
+
+TEST(MessageTest, SerializeWritesNonFiniteNumbersAsNull) {
+  json::object result{{"inf", std::numeric_limits<double>::infinity()},
+                      {"nan", std::numeric_limits<double>::quiet_NaN()},
+                      {"list", json::array{1.5, -std::numeric_limits<double>::infinity()}}};
+  std::string text = serialize(Message{Response{RequestId{std::int64_t{1}}, json::value(result)}});
+  EXPECT_EQ(text,
+            R"({"jsonrpc":"2.0","id":1,"result":{"inf":null,"nan":null,"list":[1.5E0,null]}})");
+  EXPECT_NO_THROW(json::parse(text));
+}
+
+TEST(MessageTest, SerializeRepairsIllFormedUtf8InStringsAndNames) {
+  json::object params{{"line", "ok \xFF\xC3 end"}, {"n\xE2\x82", 1}};
+  std::string text = serialize(Message{Notification{"m", json::value(params)}});
+  EXPECT_TRUE(isValidUtf8(text)) << text;
+  json::value back = json::parse(text);  // Boost.JSON refuses ill-formed UTF-8
+  EXPECT_EQ(back.at("params").at("line").as_string(), "ok \xEF\xBF\xBD\xEF\xBF\xBD end");
+  EXPECT_EQ(back.at("params").at("n\xEF\xBF\xBD").as_int64(), 1);
+}
+
+TEST(MessageTest, SerializeLeavesCleanValuesAsBoostWritesThem) {
+  json::value v = json::parse(R"({"a":[1,2.5,"é",null,true],"b":{"c":"\u0001"}})");
+  EXPECT_EQ(serializeJson(v), json::serialize(v));
+}
+
+struct Utf8Case {
+  const char* name;
+  std::string bytes;
+  bool valid;
+  std::string repaired;
+};
+
+class Utf8Test : public ::testing::TestWithParam<Utf8Case> {};
+
+TEST_P(Utf8Test, IsJudgedAndRepairedAsUnicodeSays) {
+  const auto& c = GetParam();
+  EXPECT_EQ(isValidUtf8(c.bytes), c.valid);
+  EXPECT_EQ(toValidUtf8(c.bytes), c.repaired);
+  EXPECT_TRUE(isValidUtf8(toValidUtf8(c.bytes)));
+}
+
+const std::string kFffd = "\xEF\xBF\xBD";
+
+INSTANTIATE_TEST_SUITE_P(
+    Protocol, Utf8Test,
+    ::testing::Values(Utf8Case{"Ascii", "plain", true, "plain"},
+                      Utf8Case{"TwoThreeFourBytes", "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80", true,
+                               "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"},
+                      Utf8Case{"LoneContinuation",
+                               "a\x80"
+                               "b",
+                               false, "a" + kFffd + "b"},
+                      Utf8Case{"OverlongC0", "\xC0\xAF", false, kFffd + kFffd},
+                      Utf8Case{"OverlongE0", "\xE0\x80\xAF", false, kFffd + kFffd + kFffd},
+                      Utf8Case{"Surrogate", "\xED\xA0\x80", false, kFffd + kFffd + kFffd},
+                      Utf8Case{"AboveMax", "\xF4\x90\x80\x80", false,
+                               kFffd + kFffd + kFffd + kFffd},
+                      Utf8Case{"TruncatedIsOneMaximalSubpart",
+                               "\xE2\x82"
+                               "A",
+                               false, kFffd + "A"},
+                      Utf8Case{"TruncatedAtEnd", "x\xF0\x9F\x98", false, "x" + kFffd},
+                      Utf8Case{"Ff", "\xFF", false, kFffd}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(JsonReadTest, NonFiniteDoubleIsAParamError) {
+  EXPECT_THROW(decode<double>(json::value(std::numeric_limits<double>::infinity())), ParamError);
+  EXPECT_THROW(decode<double>(json::value(std::numeric_limits<double>::quiet_NaN())), ParamError);
+  EXPECT_EQ(decode<double>(json::value(2.5)), 2.5);
 }
 
 }  // namespace

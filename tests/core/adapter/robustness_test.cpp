@@ -141,6 +141,26 @@ TEST_P(JsonParserTest, FinishGivesExactlyOneSummaryAndIsIdempotent) {
   EXPECT_THAT(parser->finish(), IsEmpty());
 }
 
+// A result line printed twice made two Summary events, two ends for one run
+// (the fuzz targets check for exactly one). The second is shown as it is.
+TEST(ResultLineTest, AResultLinePrintedTwiceEndsTheRunOnce) {
+  for (const JsonCli& cli :
+       {JsonCli{"claude", "claude.stream.jsonl"}, JsonCli{"gemini", "gemini.stream.jsonl"},
+        JsonCli{"cursor", "cursor.documented.jsonl"}}) {
+    SCOPED_TRACE(cli.adapter);
+    std::vector<std::string> doubled;
+    for (const std::string& line : readLines(cli.fixture)) {
+      doubled.push_back(line);
+      if (line.find("\"type\":\"result\"") != std::string::npos) doubled.push_back(line);
+    }
+    auto events = testing::parseAll(testing::adapterNamed(cli.adapter), doubled);
+    EXPECT_EQ(testing::ofKind(events, EventKind::Summary).size(), 1u);
+    auto raws = testing::ofKind(events, EventKind::Raw);
+    ASSERT_FALSE(raws.empty());
+    EXPECT_NE(raws.back().text.find("\"type\":\"result\""), std::string::npos);
+  }
+}
+
 TEST_P(JsonParserTest, EmptyStreamStillEndsWithASummary) {
   auto parser = adapter().parser();
   auto events = parser->finish();
