@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/git/git.h"
+#include "core/process/reaper.h"
 #include "hydra/version.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
@@ -36,7 +37,21 @@ int serve(const GlobalOptions& global, std::size_t maxMessageBytes) {
 
 }  // namespace
 
+int runCommand(int argc, char** argv);
+
+// Nothing hydra started outlives it: after the command, whatever is left of
+// its descendants (agents' tools that escaped their runs' process groups and
+// were adopted by hydra as their subreaper) is ended.
 int main(int argc, char** argv) {
+  int code = runCommand(argc, argv);
+  if (hydra::core::isChildSubreaper()) {
+    auto report = hydra::core::killAllDescendants(std::chrono::seconds(2));
+    if (!report.killed.empty()) spdlog::info("ended {} leftover processes on exit", report.killed.size());
+  }
+  return code;
+}
+
+int runCommand(int argc, char** argv) {
   CLI::App app{"hydra: race AI coding agents on the same task, score the results, merge the winner"};
   app.set_version_flag("--version", std::string(hydra::kName) + " " + hydra::kVersion);
   app.require_subcommand(0, 1);

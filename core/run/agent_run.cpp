@@ -14,6 +14,8 @@ namespace {
 // How much of an agent's stderr its record keeps: the end, where CLIs say why they stopped.
 constexpr std::size_t kStderrTailLines = 20;
 constexpr std::size_t kStderrTailBytes = 4096;
+// How often the processes of a run are looked for while it runs.
+constexpr std::chrono::milliseconds kReaperScan{250};
 
 void addUsage(Usage& total, const Usage& part) {
   auto add = [](auto& into, const auto& from) {
@@ -127,6 +129,17 @@ void AgentRun::launch() {
   process.killGrace = spec_.killGrace;
   process.readGate = ctx_.readGate;
 
+  // Whatever the agent starts is found and ended with it, even what leaves
+  // its process group (see core/process/reaper.h).
+  try {
+    reaper_ = RunReaper::create();
+    reaper_->prepare(process);
+  } catch (const std::exception& e) {
+    spdlog::warn("race {}: {}: processes it leaves behind cannot be tracked: {}", spec_.raceId, spec_.agentId,
+                 e.what());
+    reaper_.reset();
+  }
+
   parser_ = adapter_->parser();
   startedAt_ = recordNow();
   auto self = shared_from_this();
@@ -142,6 +155,10 @@ void AgentRun::launch() {
   started.branch = spec_.checkout.branch;
   started.worktree = spec_.checkout.path.string();
   started.startedAt = startedAt_;
+  if (reaper_ && process_->pid() > 0) {
+    reaper_->attach(process_->pid());
+    reaper_->watch(ctx_.io.get_executor(), kReaperScan);
+  }
   if (process_->pid() > 0) {
     started.pid = process_->pid();
     started.processGroup = process_->processGroup();
@@ -166,18 +183,33 @@ void AgentRun::onLine(OutputStream stream, std::string line) {
       stderrTail_.pop_front();
     }
   }
-  for (const auto& e : events) {
-    if (e.kind == EventKind::Usage && e.usage) {
-      sawUsage_ = true;
-      addUsage(usage_, *e.usage);
-    } else if (e.kind == EventKind::Summary) {
-      if (e.usage) summaryUsage_ = e.usage;
-      if (!e.text.empty()) finalMessage_ = e.text;
-      summaryIsError_ = summaryIsError_ || e.isError;
-      warnings_.insert(warnings_.end(), e.warnings.begin(), e.warnings.end());
-    }
-  }
+  for (const auto& e : events) note(e);
   ctx_.publish(AgentOutput{spec_.raceId, spec_.agentId, stream, std::move(line), std::move(events)});
+}
+
+void AgentRun::note(const AgentEvent& e) {
+  if (e.kind == EventKind::Usage && e.usage) {
+    sawUsage_ = true;
+    addUsage(usage_, *e.usage);
+  } else if (e.kind == EventKind::Error && !e.text.empty()) {
+    lastError_ = e.text;
+  } else if (e.kind == EventKind::Summary) {
+    if (e.usage) summaryUsage_ = e.usage;
+    if (!e.text.empty()) finalMessage_ = e.text;
+    summaryIsError_ = summaryIsError_ || e.isError;
+    warnings_.insert(warnings_.end(), e.warnings.begin(), e.warnings.end());
+  }
+}
+
+std::string AgentRun::cliReason(const std::string& lastStderr) const {
+  // In the order a person would look: the error the CLI reported in its
+  // stream, what its error summary said, then its last word on stderr.
+  if (!lastError_.empty()) return lastError_;
+  if (summaryIsError_) {
+    if (!warnings_.empty()) return warnings_.back();
+    if (!finalMessage_.empty()) return finalMessage_;
+  }
+  return lastStderr;
 }
 
 void AgentRun::publishEvents(OutputStream stream, std::vector<AgentEvent> events) {
@@ -187,13 +219,7 @@ void AgentRun::publishEvents(OutputStream stream, std::vector<AgentEvent> events
 
 void AgentRun::onExit(const ProcessResult& result) {
   auto tail = parser_->finish();
-  for (const auto& e : tail) {
-    if (e.kind != EventKind::Summary) continue;
-    if (e.usage) summaryUsage_ = e.usage;
-    if (!e.text.empty()) finalMessage_ = e.text;
-    summaryIsError_ = summaryIsError_ || e.isError;
-    warnings_.insert(warnings_.end(), e.warnings.begin(), e.warnings.end());
-  }
+  for (const auto& e : tail) note(e);
   publishEvents(OutputStream::Stdout, std::move(tail));
   process_.reset();
   releaseSlot();
@@ -211,8 +237,8 @@ void AgentRun::onExit(const ProcessResult& result) {
   finished.stderrTail = joinLines(stderrTail_);
   finished.finalMessage = finalMessage_;
 
-  // The CLI's own last word on stderr says more than an exit code.
-  std::string said = lastNonEmpty(stderrTail_);
+  // The CLI's own words say more than an exit code.
+  std::string said = cliReason(lastNonEmpty(stderrTail_));
   if (!result.spawnError.empty()) {
     finished.status = AgentStatus::Failed;
     finished.error = result.spawnError;
@@ -221,15 +247,48 @@ void AgentRun::onExit(const ProcessResult& result) {
   } else if (result.timedOut) {
     finished.status = AgentStatus::TimedOut;
     finished.error = "timed out after " + std::to_string(spec_.timeout.count()) + " s";
-  } else if (result.exitCode == 0) {
+  } else if (result.exitCode == 0 && !summaryIsError_) {
     finished.status = AgentStatus::Completed;
+  } else if (result.exitCode == 0) {
+    // Some CLIs exit 0 after a model error: their summary says it failed.
+    finished.status = AgentStatus::Failed;
+    finished.error = said.empty() ? std::string("its summary reports an error") : said;
   } else {
     finished.status = AgentStatus::Failed;
     finished.error = result.exitCode ? "exited with code " + std::to_string(*result.exitCode)
                                      : "killed by signal " + std::to_string(result.signal.value_or(0));
     if (!said.empty()) *finished.error += ": " + said;
   }
-  commitAndFinish(std::move(finished));
+  reapThenCommit(std::move(finished));
+}
+
+void AgentRun::reapThenCommit(AgentFinished finished) {
+  if (!reaper_) {
+    commitAndFinish(std::move(finished));
+    return;
+  }
+  // Nothing the agent started outlives it: what it left running when it
+  // exited (daemons, tools that left its process group) ends now, before its
+  // work is committed and scored. Blocking, so on the pool.
+  auto self = shared_from_this();
+  asio::post(ctx_.pool, [self, finished = std::move(finished)]() mutable {
+    ReapReport report = self->reaper_->kill(self->spec_.killGrace);
+    asio::post(self->ctx_.io, [self, finished = std::move(finished), report = std::move(report)]() mutable {
+      if (!report.killed.empty()) {
+        std::string what = std::to_string(report.killed.size()) +
+                           (report.killed.size() == 1 ? " process" : " processes") +
+                           " it left running ended with it";
+        spdlog::info("race {}: {}: {}", finished.raceId, finished.agentId, what);
+        finished.warnings.push_back(what);
+      }
+      if (!report.survivors.empty()) {
+        spdlog::error("race {}: {}: {} of its processes survived SIGKILL", finished.raceId, finished.agentId,
+                      report.survivors.size());
+      }
+      self->reaper_.reset();
+      self->commitAndFinish(std::move(finished));
+    });
+  });
 }
 
 void AgentRun::commitAndFinish(AgentFinished finished) {
@@ -278,7 +337,11 @@ bool AgentRun::cancel() {
     asio::post(ctx_.io, [self] { self->launch(); });
     return true;
   }
-  if (process_) process_->cancel();  // onExit follows
+  if (process_) process_->cancel();  // onExit follows, and ends what is left
+  if (reaper_) {
+    // Tools that left the agent's process group are told to stop now too.
+    asio::post(ctx_.pool, [reaper = reaper_, grace = spec_.killGrace] { reaper->kill(grace); });
+  }
   return true;
 }
 

@@ -31,6 +31,7 @@
 #include "core/git/worktree.h"
 #include "core/process/proc_stat.h"
 #include "core/process/process.h"
+#include "core/process/reaper.h"
 #include "core/run/agent_slots.h"
 #include "core/util/redact.h"
 
@@ -103,9 +104,14 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   AgentFinished newFinished() const;
   void onLine(OutputStream stream, std::string line);
   void onExit(const ProcessResult& result);
+  void reapThenCommit(AgentFinished finished);
   void commitAndFinish(AgentFinished finished);
   void finish(AgentFinished finished);
   void publishEvents(OutputStream stream, std::vector<AgentEvent> events);
+  // Takes in what an event says about the run (usage, errors, the summary).
+  void note(const AgentEvent& event);
+  // Why the CLI says it failed, in its own words; `lastStderr` when it said nothing else.
+  std::string cliReason(const std::string& lastStderr) const;
   std::map<std::string, std::string> environment(const std::map<std::string, std::string>& adapterEnv) const;
 
   RunContext ctx_;
@@ -116,6 +122,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::optional<AgentSlots::Ticket> ticket_;
   bool holdsSlot_ = false;
   std::shared_ptr<Process> process_;
+  std::shared_ptr<RunReaper> reaper_;
   std::unique_ptr<StreamParser> parser_;
   Redactor::LineState stdoutState_;
   Redactor::LineState stderrState_;
@@ -128,6 +135,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::vector<std::string> warnings_;
   std::string finalMessage_;
   bool summaryIsError_ = false;
+  std::string lastError_;  // the text of the last error event
   std::deque<std::string> stderrTail_;
   std::size_t stderrTailBytes_ = 0;
 

@@ -52,6 +52,7 @@ bool sameScore(double a, double b) { return std::fabs(a - b) < 1e-9; }
 // Best first: total, then tests, diff size, speed, and the agent id last so
 // that the order never depends on anything but the scores.
 bool ranksBefore(const AgentScore& a, const AgentScore& b) {
+  if (a.eligible() != b.eligible()) return a.eligible();
   if (!sameScore(a.total, b.total)) return a.total > b.total;
   auto cmp = [](const std::optional<double>& x, const std::optional<double>& y) {
     double vx = x.value_or(-1), vy = y.value_or(-1);
@@ -124,6 +125,8 @@ AgentScore readAgentScore(const JsonFields& r) {
   x.checks = r.optionalObject<CheckSet>("checks", readCheckSet).value_or(CheckSet{});
   x.diff = r.optionalObject<DiffStats>("diff", readDiff).value_or(DiffStats{});
   x.durationMs = r.optionalNumber<std::int64_t>("durationMs");
+  // Records written before eligibility was recorded: derived the same way.
+  x.ineligible = r.optionalString("ineligible").value_or(ineligibility(x.status, x.diff));
   return x;
 }
 
@@ -141,6 +144,21 @@ RaceScores readRaceScores(const JsonFields& r) {
 
 }  // namespace
 
+std::string ineligibility(AgentStatus status, const DiffStats& diff) {
+  switch (status) {
+    case AgentStatus::Completed:
+      break;
+    case AgentStatus::TimedOut:
+      return "timed out";
+    case AgentStatus::Cancelled:
+      return "cancelled";
+    default:
+      return std::string(toString(status));
+  }
+  if (diff.filesChanged == 0) return "changed nothing";
+  return {};
+}
+
 RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseline baseline,
                       const ScoringConfig& config) {
   std::optional<double> fastest;
@@ -150,6 +168,7 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
     if (!fastest || s < *fastest) fastest = s;
   }
   for (auto& a : agents) {
+    a.ineligible = ineligibility(a.status, a.diff);
     a.breakdown = breakdownOf(a, baseline, fastest);
     a.total = composite(a.breakdown, config.weights);
   }
@@ -159,12 +178,12 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
   RaceScores scores;
   scores.raceId = std::move(raceId);
   scores.baseline = std::move(baseline);
-  if (!agents.empty()) {
+  // Eligible agents rank first: the best of them wins unless even it failed.
+  if (!agents.empty() && agents.front().eligible() &&
+      agents.front().total >= config.thresholds.failMaximum) {
     const AgentScore& best = agents.front();
     scores.winner = best.agentId;
-    scores.allFailed = best.total < config.thresholds.failMaximum;
-    scores.autoMergeEligible = !scores.allFailed && best.status == AgentStatus::Completed &&
-                               best.total >= config.thresholds.autoMergeMinimum;
+    scores.autoMergeEligible = best.total >= config.thresholds.autoMergeMinimum;
   } else {
     scores.allFailed = true;
   }
@@ -228,6 +247,8 @@ void tag_invoke(json::value_from_tag, json::value& v, const AgentScore& x) {
                            {"linesRemoved", x.diff.linesRemoved},
                            {"filesChanged", x.diff.filesChanged}};
   putIfSet(o, "durationMs", x.durationMs);
+  o["eligible"] = x.eligible();
+  putIfNotEmpty(o, "ineligible", x.ineligible);
   v = std::move(o);
 }
 

@@ -61,19 +61,33 @@ struct AgentScore {
   CheckSet checks;
   DiffStats diff;
   std::optional<std::int64_t> durationMs;
+  // Why it can never be the winner, be merged or auto-merged ("failed",
+  // "timed out", "cancelled", "changed nothing"); empty when it can.
+  // Set by rankAgents(). An ineligible agent is still ranked, after every
+  // eligible one.
+  std::string ineligible;
+
+  bool eligible() const { return ineligible.empty(); }
 };
+
+// Why an agent with this status and diff can never win; empty when it can.
+std::string ineligibility(AgentStatus status, const DiffStats& diff);
 
 struct RaceScores {
   std::string raceId;
-  std::vector<AgentScore> rankings;   // best first
-  std::optional<std::string> winner;  // agentId of rank 1
-  bool autoMergeEligible = false;     // the winner reached [scoring.thresholds] auto_merge_minimum
-  bool allFailed = false;             // even the best is below fail_maximum
+  std::vector<AgentScore> rankings;   // best first, eligible agents before the others
+  // agentId of rank 1 when it is eligible and reached fail_maximum; nullopt
+  // when all failed.
+  std::optional<std::string> winner;
+  bool autoMergeEligible = false;  // the winner reached [scoring.thresholds] auto_merge_minimum
+  // No agent is eligible, or even the best eligible one is below fail_maximum.
+  bool allFailed = false;
   Baseline baseline;
 };
 
 // Computes every agent's breakdown and total from its checks, diff and
-// duration, then ranks them: total, then tests, diff size, speed, agent id.
+// duration, then ranks them: eligible before ineligible, then total, tests,
+// diff size, speed, agent id.
 // `agents` come with checks, diff and duration filled in.
 RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseline baseline,
                       const ScoringConfig& config);

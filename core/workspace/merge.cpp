@@ -75,13 +75,25 @@ MergeReport Workspace::merge(const std::string& raceId, const std::optional<std:
   }
   if (agentId && (!isValidId(*agentId) || !race.findAgent(*agentId))) throw WorkspaceError::unknownAgent(race, *agentId);
   std::string chosen;
+  auto scores = scoresIfAny(raceId);
   if (agentId) {
     chosen = *agentId;
+    // What can never win is never merged either: a failed run's half-done work, a run that was stopped.
+    if (scores) {
+      for (const auto& a : scores->rankings) {
+        if (a.agentId == chosen && !a.eligible()) {
+          throw WorkspaceError(WorkspaceError::Kind::MergeRefused,
+                               "agent " + chosen + " " + a.ineligible + "; only an eligible agent is merged",
+                               boost::json::object{{"reason", "ineligible"}, {"agentId", chosen},
+                                                   {"ineligible", a.ineligible}});
+        }
+      }
+    }
   } else {
-    auto scores = scoresIfAny(raceId);
     if (!scores || !scores->winner) {
       throw WorkspaceError(WorkspaceError::Kind::NotScored,
-                           "race " + raceId + " has no winner" + (scores ? "" : " (it was not scored)") +
+                           "race " + raceId + " has no winner" +
+                               (scores ? " (all agents failed)" : " (it was not scored)") +
                                "; name the agent to merge",
                            boost::json::object{{"raceId", raceId}, {"state", toString(race.status)}});
     }

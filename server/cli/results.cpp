@@ -1,5 +1,6 @@
 #include "server/cli/results.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -70,23 +71,26 @@ void printResults(std::ostream& out, const core::RaceRecord& race, const core::s
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << "  #" << a.rank << "  " << padRight(a.agentId, nameWidth) << colorScore(style, a.total, total)
         << " / 100    " << build << " " << line;
-    if (a.status != core::AgentStatus::Completed) out << "  " << style.dim(std::string(core::toString(a.status)));
+    if (!a.eligible()) out << "  " << style.dim("(" + a.ineligible + ": cannot win)");
     out << "\n";
   }
   out << "\n";
 
   if (scores.allFailed) {
-    out << style.red("All agents failed") << ": the best total is below the fail threshold.\n";
+    bool anyEligible = std::any_of(scores.rankings.begin(), scores.rankings.end(),
+                                   [](const auto& a) { return a.eligible(); });
+    out << style.red("All agents failed") << ": "
+        << (anyEligible ? "the best total is below the fail threshold"
+                        : "none finished with a change that could be merged")
+        << ". No winner.\n";
   }
   if (scores.winner) {
     const core::AgentRecord* winner = race.findAgent(*scores.winner);
     out << "Winner: " << style.bold(*scores.winner);
     if (winner) out << " (branch: " << winner->branch << ")";
     out << "\n";
-    if (!scores.allFailed) {
-      out << "Run `hydra merge " << race.id << " " << *scores.winner << "` to merge into your branch.\n";
-      if (scores.autoMergeEligible) out << style.dim("(eligible for auto-merge)") << "\n";
-    }
+    out << "Run `hydra merge " << race.id << " " << *scores.winner << "` to merge into your branch.\n";
+    if (scores.autoMergeEligible) out << style.dim("(eligible for auto-merge)") << "\n";
   }
 }
 

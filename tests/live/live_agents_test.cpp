@@ -449,10 +449,15 @@ TEST_P(LiveAgentTest, AModelErrorEndsTheRunAsFailedWithTheCLIsOwnMessage) {
   EXPECT_THAT(run.ofKind("fileChange"), IsEmpty());
 
   expectCheckoutUntouched();
-  // No agent completed: the race failed, and there is nothing to rank.
+  // No agent completed: the race failed. The agent is still listed, marked
+  // as one that cannot win, and there is no winner.
   EXPECT_EQ(finished.at("status"), json::value("failed")) << json::serialize(finished);
-  EXPECT_THAT(finished.at("rankings").as_array(), IsEmpty()) << json::serialize(finished);
+  ASSERT_EQ(finished.at("rankings").as_array().size(), 1u) << json::serialize(finished);
+  const json::object& ranked = finished.at("rankings").at(0).as_object();
+  EXPECT_EQ(ranked.at("eligible"), json::value(false)) << json::serialize(finished);
+  EXPECT_EQ(ranked.at("ineligible"), json::value("failed")) << json::serialize(finished);
   EXPECT_TRUE(finished.at("winner").is_null()) << json::serialize(finished);
+  EXPECT_EQ(finished.at("allFailed"), json::value(true)) << json::serialize(finished);
 }
 
 TEST_P(LiveAgentTest, AModelThatNeverAnswersEndsTheRunAsTimedOut) {
