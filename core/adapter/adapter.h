@@ -3,6 +3,7 @@
 // The boundary between hydra and one coding-agent CLI: how to invoke it
 // non-interactively, and how to read what it prints.
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,7 +47,20 @@ class Adapter {
   // Arguments that make the binary print its version and exit; none when it
   // has no such option.
   virtual std::vector<std::string> versionArgs() const { return {"--version"}; }
+  // Where the CLI keeps its own state (settings, sessions, caches, logs),
+  // given the environment it runs with (`home`: its HOME): writable inside
+  // the sandbox, where everything else outside its worktree is read-only.
+  virtual std::vector<std::filesystem::path> stateDirectories(
+      const std::map<std::string, std::string>& env, const std::filesystem::path& home) const {
+    (void)env;
+    (void)home;
+    return {};
+  }
 };
+
+// `env[name]` when set and not empty, else `fallback`.
+std::filesystem::path envPath(const std::map<std::string, std::string>& env, const std::string& name,
+                              const std::filesystem::path& fallback);
 
 // The adapter named `name` (claude, codex, cursor, gemini, opencode, aider,
 // command), or nullptr.

@@ -17,6 +17,12 @@ class AiderAdapter final : public Adapter {
  public:
   std::string_view name() const override { return "aider"; }
   std::string_view defaultBinary() const override { return "aider"; }
+  std::vector<std::filesystem::path> stateDirectories(const std::map<std::string, std::string>& env,
+                                                      const std::filesystem::path& home) const override {
+    (void)env;
+    // Its analytics id and caches; its chat history goes into the worktree.
+    return {home / ".aider"};
+  }
 
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     static const CommandTemplate command{

@@ -184,6 +184,11 @@ class ClaudeAdapter final : public Adapter {
  public:
   std::string_view name() const override { return "claude"; }
   std::string_view defaultBinary() const override { return "claude"; }
+  std::vector<std::filesystem::path> stateDirectories(const std::map<std::string, std::string>& env,
+                                                      const std::filesystem::path& home) const override {
+    // Sessions, settings and logs; claude runs with the rest of HOME read-only.
+    return {envPath(env, "CLAUDE_CONFIG_DIR", home / ".claude")};
+  }
 
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     static const CommandTemplate command{

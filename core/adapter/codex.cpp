@@ -200,6 +200,11 @@ class CodexAdapter final : public Adapter {
  public:
   std::string_view name() const override { return "codex"; }
   std::string_view defaultBinary() const override { return "codex"; }
+  std::vector<std::filesystem::path> stateDirectories(const std::map<std::string, std::string>& env,
+                                                      const std::filesystem::path& home) const override {
+    // Its state databases: without them codex exits at once.
+    return {envPath(env, "CODEX_HOME", home / ".codex")};
+  }
 
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     // `--full-auto` is deprecated; approval and sandbox are set explicitly. The

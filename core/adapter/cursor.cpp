@@ -159,6 +159,11 @@ class CursorAdapter final : public Adapter {
   std::string_view name() const override { return "cursor"; }
   // The CLI's binary is cursor-agent; `cursor` is the editor.
   std::string_view defaultBinary() const override { return "cursor-agent"; }
+  std::vector<std::filesystem::path> stateDirectories(const std::map<std::string, std::string>& env,
+                                                      const std::filesystem::path& home) const override {
+    (void)env;
+    return {home / ".cursor", home / ".config" / "cursor"};
+  }
 
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     // Without --force, edits are only proposed, never written.

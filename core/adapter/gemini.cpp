@@ -154,6 +154,12 @@ class GeminiAdapter final : public Adapter {
  public:
   std::string_view name() const override { return "gemini"; }
   std::string_view defaultBinary() const override { return "gemini"; }
+  std::vector<std::filesystem::path> stateDirectories(const std::map<std::string, std::string>& env,
+                                                      const std::filesystem::path& home) const override {
+    (void)env;
+    // Settings it rewrites at start, its project registry, history and tmp.
+    return {home / ".gemini"};
+  }
 
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     static const CommandTemplate command{

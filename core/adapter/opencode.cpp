@@ -154,6 +154,15 @@ class OpencodeAdapter final : public Adapter {
  public:
   std::string_view name() const override { return "opencode"; }
   std::string_view defaultBinary() const override { return "opencode"; }
+  std::vector<std::filesystem::path> stateDirectories(const std::map<std::string, std::string>& env,
+                                                      const std::filesystem::path& home) const override {
+    // Its database and logs, its binaries cache, its config folder (it
+    // writes a .gitignore there) and its locks, each where XDG says.
+    return {envPath(env, "XDG_DATA_HOME", home / ".local" / "share") / "opencode",
+            envPath(env, "XDG_CACHE_HOME", home / ".cache") / "opencode",
+            envPath(env, "XDG_CONFIG_HOME", home / ".config") / "opencode",
+            envPath(env, "XDG_STATE_HOME", home / ".local" / "state") / "opencode"};
+  }
 
   Invocation invocation(const AgentConfig& config, std::string_view task) const override {
     static const CommandTemplate command{

@@ -27,6 +27,13 @@ const Adapter* findAdapter(std::string_view name) {
   return nullptr;
 }
 
+std::filesystem::path envPath(const std::map<std::string, std::string>& env, const std::string& name,
+                              const std::filesystem::path& fallback) {
+  auto it = env.find(name);
+  if (it != env.end() && !it->second.empty()) return it->second;
+  return fallback;
+}
+
 std::vector<std::string_view> adapterNames() {
   std::vector<std::string_view> names;
   for (const Adapter& adapter : builtinAdapters()) names.push_back(adapter.name());

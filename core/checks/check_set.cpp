@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 
+#include "core/sandbox/sandboxed.h"
 #include "core/scoring/parsers.h"
 
 namespace hydra::core {
@@ -115,6 +116,16 @@ void CheckSetRun::run(Step step, const std::string& command) {
   process.env = {{"CI", "true"}, {"HYDRA_CHECK", check}};
   process.timeout = std::chrono::seconds(spec_.config.timeoutPerCheckSeconds);
   process.killGrace = std::chrono::seconds(2);
+  try {
+    process = sandbox::sandboxed(std::move(process), spec_.sandbox.get(), spec_.checkout);
+  } catch (const std::exception& e) {
+    scoring::CheckResult r;
+    r.command = command;
+    r.error = std::string("could not set up its sandbox: ") + e.what();
+    auto self = shared_from_this();
+    asio::post(io_, [self, step, r = std::move(r)]() mutable { self->finished(step, std::move(r)); });
+    return;
+  }
 
   auto self = shared_from_this();
   auto started = std::chrono::steady_clock::now();

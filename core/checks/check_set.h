@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "core/sandbox/mode.h"
 #include "core/config/config.h"
 #include "core/run/agent_run.h"
 #include "core/process/process.h"
@@ -36,6 +37,8 @@ struct CheckSetSpec {
   std::size_t recordedOutputBytes = 16 * 1024;
   // How much of a check's output (its end) the parsers read.
   std::size_t parsedOutputBytes = 32 * 1024 * 1024;
+  // Checks run agent-written code: confined as the agents are (null: unconfined).
+  std::shared_ptr<const sandbox::SandboxDecision> sandbox;
 };
 
 class CheckSetRun : public std::enable_shared_from_this<CheckSetRun> {

@@ -384,6 +384,11 @@ std::vector<Field> generalFields(GeneralConfig& out) {
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.timeoutSeconds = r.integer(key, node, 1);
        }},
+      {"sandbox",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         static constexpr std::string_view kModes[] = {"auto", "bubblewrap", "off"};
+         out.sandbox = r.choice(key, node, kModes);
+       }},
   };
 }
 
@@ -402,6 +407,19 @@ std::vector<Field> agentFields(AgentConfig& out) {
       {"timeout_seconds",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.timeoutSeconds = r.integer(key, node, 1);
+       }},
+      {"writable_paths",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.writablePaths = r.stringArray(key, node);
+         const auto& array = *node.as_array();
+         for (std::size_t i = 0; i < out.writablePaths.size(); ++i) {
+           const std::string& p = out.writablePaths[i];
+           bool home = p == "~" || p.rfind("~/", 0) == 0;
+           if (!home && !fs::path(p).is_absolute())
+             r.fail(array.get(i)->source(), "'" + std::string(key) +
+                                                "' entries must be absolute paths or start with '~/', found '" +
+                                                p + "'");
+         }
        }},
   };
 }

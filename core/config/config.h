@@ -20,6 +20,9 @@ struct GeneralConfig {
   std::string workspaceDir = ".hydra-workspaces";
   int maxConcurrentAgents = 3;
   int timeoutSeconds = 600;
+  // How agents and checks are confined: "auto" (bubblewrap where it works,
+  // else unconfined, saying so), "bubblewrap" (or refuse to run), "off".
+  std::string sandbox = "auto";
 
   bool operator==(const GeneralConfig&) const = default;
 };
@@ -34,6 +37,9 @@ struct AgentConfig {
   std::vector<std::string> extraArgs;      // appended to the adapter's arguments
   std::map<std::string, std::string> env;  // added to hydra's environment
   std::optional<int> timeoutSeconds;       // overrides [general] timeout_seconds
+  // Writable inside the sandbox besides the worktree and the CLI's own state
+  // directories: absolute, or "~/..." (the agent's HOME).
+  std::vector<std::string> writablePaths;
 
   bool operator==(const AgentConfig&) const = default;
 };

@@ -301,6 +301,9 @@ void renderGeneral(ConfigWriter& w) {
   w.defaultSetting("max_concurrent_agents", std::to_string(defaults.maxConcurrentAgents));
   w.comment("Seconds an agent may run before it is stopped, together with its child processes.");
   w.defaultSetting("timeout_seconds", std::to_string(defaults.timeoutSeconds));
+  w.comment("How agents and their checks are confined: \"auto\" (bubblewrap where it works, else");
+  w.comment("unconfined, saying so), \"bubblewrap\" (confined or not at all), \"off\". See docs/security.md.");
+  w.defaultSetting("sandbox", tomlString(defaults.sandbox));
   w.blank();
 }
 
@@ -327,6 +330,9 @@ void renderAgent(ConfigWriter& w, const std::string& name) {
   w.defaultSetting("env", "{}");
   w.comment(
       "timeout_seconds: overrides [general] timeout_seconds for this agent (default: that value).");
+  w.comment(
+      "writable_paths: more places it may write inside the sandbox, absolute or \"~/...\" (default: "
+      "none).");
   w.blank();
 }
 

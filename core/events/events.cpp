@@ -75,6 +75,8 @@ struct Describe {
     o["createdAt"] = formatTimestamp(e.createdAt);
     o["hydraPid"] = e.hydraPid;
     o["hydraStartTime"] = e.hydraStartTime;
+    o["sandbox"] = e.sandbox;
+    putIfNotEmpty(o, "sandboxWarning", e.sandboxWarning);
     json::array agents;
     for (const auto& a : e.agents) {
       agents.push_back(json::object{{"agentId", a.agentId},

@@ -51,6 +51,10 @@ struct RaceStarted {
   int hydraPid = 0;
   std::uint64_t hydraStartTime = 0;
   std::vector<AgentPlan> agents;
+  // How its agents and checks run: "bubblewrap" (confined) or "unconfined";
+  // and, when unconfined although confinement was not turned off, why.
+  std::string sandbox = "unconfined";
+  std::string sandboxWarning;
 };
 
 struct AgentStarted {

@@ -270,6 +270,7 @@ void Race::startCheckJobs() {
       spec.subject = job->subject;
       spec.checkout = checkout;
       spec.config = scoringConfig;
+      spec.sandbox = self->ctx_.run.sandbox;
       job->run = CheckSetRun::start(self->ctx_.run.io, self->ctx_.run.publish, self->ctx_.run.redactor,
                                     std::move(spec), [job, then = std::move(then)](scoring::CheckSet checks) {
                                       job->checks = std::move(checks);

@@ -119,6 +119,8 @@ RaceRecord RaceRecord::started(const RaceStarted& e) {
   race.status = RaceStatus::Running;
   race.hydraPid = e.hydraPid;
   race.hydraStartTime = e.hydraStartTime;
+  race.sandbox = e.sandbox;
+  race.sandboxWarning = e.sandboxWarning;
   for (const auto& plan : e.agents) {
     AgentRecord a;
     a.agentId = plan.agentId;
@@ -160,7 +162,8 @@ bool operator==(const RaceRecord& a, const RaceRecord& b) {
   return a.id == b.id && a.kind == b.kind && a.task == b.task && a.baseRef == b.baseRef &&
          a.baseCommit == b.baseCommit && a.repoRoot == b.repoRoot && a.createdAt == b.createdAt &&
          a.finishedAt == b.finishedAt && a.status == b.status && a.hydraPid == b.hydraPid &&
-         a.hydraStartTime == b.hydraStartTime && a.agents == b.agents && sameAutoMerge(a.autoMerge, b.autoMerge);
+         a.hydraStartTime == b.hydraStartTime && a.sandbox == b.sandbox &&
+         a.sandboxWarning == b.sandboxWarning && a.agents == b.agents && sameAutoMerge(a.autoMerge, b.autoMerge);
 }
 
 void tag_invoke(json::value_from_tag, json::value& out, const AgentRecord& a) {
@@ -202,6 +205,8 @@ void tag_invoke(json::value_from_tag, json::value& out, const RaceRecord& r) {
   o["status"] = toString(r.status);
   o["hydraPid"] = r.hydraPid;
   o["hydraStartTime"] = r.hydraStartTime;
+  o["sandbox"] = r.sandbox;
+  putIfNotEmpty(o, "sandboxWarning", r.sandboxWarning);
   json::array agents;
   for (const auto& agent : r.agents) agents.push_back(json::value_from(agent));
   o["agents"] = std::move(agents);
@@ -225,6 +230,8 @@ RaceRecord tag_invoke(json::value_to_tag<RaceRecord>, const json::value& in) {
   race.status = r.word("status", parseRaceStatus);
   race.hydraPid = r.number<int>("hydraPid");
   race.hydraStartTime = r.number<std::uint64_t>("hydraStartTime");
+  race.sandbox = r.optionalString("sandbox").value_or("unconfined");
+  race.sandboxWarning = r.optionalString("sandboxWarning").value_or("");
   race.agents = r.array<AgentRecord>(
       "agents", [](const json::value& v, const std::string& path) { return readAgent(JsonFields(v, path)); });
   race.autoMerge = r.optionalObject<AutoMergeOutcome>("autoMerge", readAutoMerge);

@@ -63,6 +63,9 @@ struct RaceRecord {
   // whose process is gone (or whose pid now names another process) was interrupted.
   int hydraPid = 0;
   std::uint64_t hydraStartTime = 0;
+  // "bubblewrap" or "unconfined" (RaceStarted::sandbox), and why unconfined.
+  std::string sandbox = "unconfined";
+  std::string sandboxWarning;
   std::vector<AgentRecord> agents;
   std::optional<AutoMergeOutcome> autoMerge;
 

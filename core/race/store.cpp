@@ -303,6 +303,9 @@ RaceStore::AgentEventsPage RaceStore::readAgentEvents(std::string_view raceId, s
     if (index < offset || page.events.size() >= limit) continue;
     try {
       page.events.push_back(json::value_to<AgentEvent>(value));
+      const json::value* stream = value.as_object().if_contains("stream");
+      auto parsed = stream && stream->is_string() ? parseOutputStream(stream->as_string()) : std::nullopt;
+      page.streams.push_back(parsed.value_or(OutputStream::Stdout));
     } catch (const JsonFieldError&) {
       --page.total;  // not an event hydra wrote
     }

@@ -147,6 +147,7 @@ class RaceStore {
   // by a crash) are skipped.
   struct AgentEventsPage {
     std::vector<AgentEvent> events;
+    std::vector<OutputStream> streams;  // the stream each event was read from
     std::uint64_t offset = 0;
     std::uint64_t total = 0;
   };

@@ -2,7 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/sandbox/sandboxed.h"
+
 #include <boost/asio/post.hpp>
+
+extern char** environ;
 
 namespace hydra::core {
 
@@ -91,6 +95,32 @@ std::map<std::string, std::string> AgentRun::environment(const std::map<std::str
   return env;
 }
 
+ProcessSpec AgentRun::confined(ProcessSpec process) const {
+  // The CLI's own state directories and [agents.NAME] writable_paths, found
+  // with the environment the agent gets.
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    auto eq = entry.find('=');
+    if (eq != std::string_view::npos) env[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
+  }
+  for (const auto& [k, v] : process.env) env[k] = v;
+  fs::path home = env.count("HOME") ? fs::path(env.at("HOME")) : fs::path();
+  std::vector<fs::path> writable;
+  if (!home.empty()) writable = adapter_->stateDirectories(env, home);
+  for (const auto& p : spec_.agent.writablePaths) {
+    if (p == "~" || p.rfind("~/", 0) == 0) {
+      if (!home.empty()) writable.push_back((home / p.substr(std::min<std::size_t>(2, p.size()))).lexically_normal());
+    } else {
+      writable.push_back(fs::path(p).lexically_normal());
+    }
+  }
+  std::vector<fs::path> visible;
+  if (!home.empty()) visible.push_back(home);
+  if (process.program.find('/') != std::string::npos) visible.push_back(fs::path(process.program).parent_path());
+  return sandbox::sandboxed(std::move(process), ctx_.sandbox.get(), spec_.checkout.path, writable, visible);
+}
+
 void AgentRun::releaseSlot() {
   if (!holdsSlot_) return;
   holdsSlot_ = false;
@@ -138,6 +168,18 @@ void AgentRun::launch() {
     spdlog::warn("race {}: {}: processes it leaves behind cannot be tracked: {}", spec_.raceId, spec_.agentId,
                  e.what());
     reaper_.reset();
+  }
+
+  try {
+    process = confined(std::move(process));
+  } catch (const std::exception& e) {
+    releaseSlot();
+    reaper_.reset();
+    AgentFinished finished = newFinished();
+    finished.status = AgentStatus::Failed;
+    finished.error = std::string("could not set up its sandbox: ") + e.what();
+    finish(std::move(finished));
+    return;
   }
 
   parser_ = adapter_->parser();

@@ -33,6 +33,7 @@
 #include "core/process/process.h"
 #include "core/process/reaper.h"
 #include "core/run/agent_slots.h"
+#include "core/sandbox/mode.h"
 #include "core/util/redact.h"
 
 namespace hydra::core {
@@ -71,7 +72,12 @@ struct RunContext {
   // Whether the agents' output may be read now (false while the record store
   // is behind); empty means always.
   std::function<bool()> readGate = {};
+  // How agents and checks run: confined by bubblewrap, or not (null: not).
+  // Either way their environment points at their checkout and nowhere else.
+  std::shared_ptr<const sandbox::SandboxDecision> sandbox = {};
 };
+
+
 
 class AgentRun : public std::enable_shared_from_this<AgentRun> {
  public:
@@ -101,6 +107,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
 
   void launch();
   void releaseSlot();
+  // `process` confined as the workspace's sandbox decision says.
+  ProcessSpec confined(ProcessSpec process) const;
   AgentFinished newFinished() const;
   void onLine(OutputStream stream, std::string line);
   void onExit(const ProcessResult& result);

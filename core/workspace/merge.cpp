@@ -78,6 +78,7 @@ MergeReport Workspace::merge(const std::string& raceId, const std::optional<std:
   auto scores = scoresIfAny(raceId);
   if (agentId) {
     chosen = *agentId;
+    withResult(race, chosen);  // no result at all says more than "not eligible"
     // What can never win is never merged either: a failed run's half-done work, a run that was stopped.
     if (scores) {
       for (const auto& a : scores->rankings) {

@@ -91,6 +91,8 @@ void tag_invoke(json::value_from_tag, json::value& out, const RaceSummary& x) {
   o["agents"] = arrayOf(x.agents);
   putIfSet(o, "winner", x.winner);
   o["allFailed"] = x.allFailed;
+  o["sandbox"] = x.sandbox;
+  putIfNotEmpty(o, "sandboxWarning", x.sandboxWarning);
   out = std::move(o);
 }
 
@@ -108,6 +110,8 @@ RaceSummary tag_invoke(json::value_to_tag<RaceSummary>, const json::value& in) {
   x.agents = readArray<AgentState>(r, "agents");
   x.winner = r.optionalString("winner");
   x.allFailed = r.boolean("allFailed", false);
+  x.sandbox = r.optionalString("sandbox").value_or("unconfined");
+  x.sandboxWarning = r.optionalString("sandboxWarning").value_or("");
   return x;
 }
 
@@ -203,7 +207,13 @@ LogText tag_invoke(json::value_to_tag<LogText>, const json::value& in) {
 }
 
 void tag_invoke(json::value_from_tag, json::value& out, const AgentEventsResult& x) {
-  json::object o{{"events", arrayOf(x.events)}, {"offset", x.offset}, {"total", x.total}};
+  json::array events;
+  for (std::size_t i = 0; i < x.events.size(); ++i) {
+    json::value e = json::value_from(x.events[i]);
+    e.as_object()["stream"] = toString(i < x.streams.size() ? x.streams[i] : OutputStream::Stdout);
+    events.push_back(std::move(e));
+  }
+  json::object o{{"events", std::move(events)}, {"offset", x.offset}, {"total", x.total}};
   putIfSet(o, "nextOffset", x.nextOffset);
   out = std::move(o);
 }
@@ -212,6 +222,11 @@ AgentEventsResult tag_invoke(json::value_to_tag<AgentEventsResult>, const json::
   JsonFields r(in);
   AgentEventsResult x;
   x.events = readArray<AgentEvent>(r, "events");
+  for (const auto& e : in.at("events").as_array()) {
+    const json::value* stream = e.as_object().if_contains("stream");
+    auto parsed = stream && stream->is_string() ? parseOutputStream(stream->as_string()) : std::nullopt;
+    x.streams.push_back(parsed.value_or(OutputStream::Stdout));
+  }
   x.offset = r.number<std::uint64_t>("offset");
   x.total = r.number<std::uint64_t>("total");
   x.nextOffset = r.optionalNumber<std::uint64_t>("nextOffset");

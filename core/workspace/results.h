@@ -61,6 +61,8 @@ struct RaceSummary {
   std::vector<AgentState> agents;
   std::optional<std::string> winner;  // once scored
   bool allFailed = false;
+  std::string sandbox = "unconfined";  // "bubblewrap" or "unconfined" (docs/security.md)
+  std::string sandboxWarning;          // why unconfined, when that was not asked for
 };
 
 struct RacePage {
@@ -110,6 +112,7 @@ struct LogText {
 // What an agent's adapter read from its output, as stored: a page of them.
 struct AgentEventsResult {
   std::vector<AgentEvent> events;
+  std::vector<OutputStream> streams;  // each event's stream, in the same order
   std::uint64_t offset = 0;
   std::uint64_t total = 0;
   std::optional<std::uint64_t> nextOffset;  // absent on the last page

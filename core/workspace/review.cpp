@@ -150,6 +150,7 @@ AgentEventsResult Workspace::agentEvents(const std::string& raceId, const std::s
   out.offset = page.offset;
   out.total = page.total;
   out.events = std::move(page.events);
+  out.streams = std::move(page.streams);
   if (offset + out.events.size() < out.total) out.nextOffset = offset + out.events.size();
   return out;
 }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "core/sandbox/mode.h"
+#include "core/sandbox/probe.h"
 #include "core/workspace/agent_probe.h"
 #include "core/workspace/workspace.h"
 
@@ -38,6 +40,18 @@ std::vector<std::string> Workspace::agentNames() {
 std::vector<AgentInfo> Workspace::agents() {
   auto config = this->config();
   return probeAgents(*config, knownAgentNames(*config), root_);
+}
+
+std::string Workspace::sandboxSummary() {
+  auto config = this->config();
+  auto mode = sandbox::parseSandboxMode(config->general.sandbox).value_or(sandbox::SandboxMode::Auto);
+  const auto& probe = sandbox::cachedSandboxProbe();
+  if (mode == sandbox::SandboxMode::Off) return "unconfined: [general] sandbox = \"off\" in hydra.toml";
+  if (probe.works()) return "confined by bubblewrap (" + probe.bwrap.string() + ")";
+  if (mode == sandbox::SandboxMode::Bubblewrap) {
+    return "races are refused: [general] sandbox = \"bubblewrap\" but " + probe.describe();
+  }
+  return "unconfined: " + probe.describe();
 }
 
 RaceRecord Workspace::record(const std::string& raceId) {
@@ -92,6 +106,8 @@ RaceSummary Workspace::summarize(const RaceRecord& race, bool scoring,
   if (race.finishedAt) s.finishedAt = formatTimestamp(*race.finishedAt);
   s.baseRef = race.baseRef;
   s.baseCommit = race.baseCommit;
+  s.sandbox = race.sandbox;
+  s.sandboxWarning = race.sandboxWarning;
   for (const auto& a : race.agents) {
     AgentState st;
     st.agentId = a.agentId;

@@ -9,6 +9,8 @@
 #include "core/adapter/adapter.h"
 #include "core/git/git.h"
 #include "core/process/process.h"
+#include "core/sandbox/mode.h"
+#include "core/sandbox/probe.h"
 #include "core/workspace/agent_probe.h"
 
 namespace hydra::core {
@@ -46,6 +48,7 @@ bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std:
 struct Workspace::Plan {
   RacePlan race;
   std::shared_ptr<const Redactor> redactor;
+  std::shared_ptr<const sandbox::SandboxDecision> sandbox;
 };
 
 Workspace::Workspace(asio::io_context& io, const fs::path& folder, WorkspaceOptions options)
@@ -223,6 +226,17 @@ Workspace::Plan Workspace::plan(const RaceRequest& request) {
     started.agents.push_back(AgentPlan{ids[i], request.agents[i], resolved[i].adapter, "hydra/" + name,
                                        (workspaceDir / name).string()});
   }
+  // Decided per race, with the probe run once per process.
+  auto mode = sandbox::parseSandboxMode(config->general.sandbox).value_or(sandbox::SandboxMode::Auto);
+  try {
+    plan.sandbox = std::make_shared<const sandbox::SandboxDecision>(
+        sandbox::decideSandbox(mode, sandbox::cachedSandboxProbe()));
+  } catch (const sandbox::SandboxError& e) {
+    throw WorkspaceError::raceRefused(e.what());
+  }
+  started.sandbox = plan.sandbox->confined ? "bubblewrap" : "unconfined";
+  started.sandboxWarning = plan.sandbox->warning;
+  if (!plan.sandbox->warning.empty()) spdlog::warn("race {}: {}", started.raceId, plan.sandbox->warning);
   plan.race.config = config;
   plan.race.agents = std::move(resolved);
   plan.race.repoRoot = root_;
@@ -255,7 +269,8 @@ void Workspace::launch(Plan planned, std::function<void(RaceSummary)> started) {
                         .slots = slots_,
                         .worktrees = worktreesFor(planned.race.config->general.workspaceDir),
                         .redactor = planned.redactor,
-                        .readGate = [this] { return recorder_->backlog() < RaceRecorder::kMaxBacklog; }},
+                        .readGate = [this] { return recorder_->backlog() < RaceRecorder::kMaxBacklog; },
+                        .sandbox = planned.sandbox},
       .baselines = &baselines_,
       .autoMerge = [this](const std::string& raceId, const std::string& agentId) { return autoMerge(raceId, agentId); },
   };

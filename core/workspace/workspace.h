@@ -119,6 +119,10 @@ class Workspace {
   std::vector<std::string> agentNames();
   // The same names, with whether each is installed and its version.
   std::vector<AgentInfo> agents();
+  // How this workspace's agents would run now, for people: "confined by
+  // bubblewrap (/usr/bin/bwrap)", "unconfined: [general] sandbox = \"off\"",
+  // "unconfined: bubblewrap is not installed (...)". Runs the probe once.
+  std::string sandboxSummary();
   // Without an id: the running races first, then the `newest` most recent others.
   std::vector<RaceSummary> status(const std::optional<std::string>& raceId, std::size_t newest = 20);
   RacePage races(std::size_t offset, std::size_t limit);

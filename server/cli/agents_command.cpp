@@ -32,6 +32,7 @@ int runAgents(const AgentsOptions& options) {
     }
     std::cout << "\n";
   }
+  std::cout << "\nAgents run " << workspace.sandboxSummary() << " (docs/security.md)\n";
   return 0;
 }
 

@@ -218,6 +218,7 @@ int runRace(const RaceOptions& options) {
         if (!options.json) {
           std::cout << style.bold("Race " + started.raceId) << ": " << started.agents.size() << " agent(s) on "
                     << started.baseCommit.substr(0, 10) << " (" << started.baseRef << ")\n";
+          if (!started.sandboxWarning.empty()) std::cout << style.yellow("warning: " + started.sandboxWarning) << "\n";
         }
       },
       [&](core::WorkspaceError error) {

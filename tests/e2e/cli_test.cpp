@@ -29,6 +29,10 @@
 extern char** environ;
 
 namespace hydra::test {
+
+// From test_repo.h, whose other helpers this file has its own versions of.
+std::string unconfinedUnlessSet(const std::string& toml);
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -240,7 +244,9 @@ class CliTest : public ::testing::Test {
     return sh("GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -C " + shellQuote(repo_.string()) + " " + args);
   }
 
-  void writeConfig(const std::string& toml) const { writeFile(repo_ / "hydra.toml", toml); }
+  // Unconfined unless `toml` says otherwise: these tests follow the agents'
+  // processes by their host pids and hand them files outside the repository.
+  void writeConfig(const std::string& toml) const { writeFile(repo_ / "hydra.toml", unconfinedUnlessSet(toml)); }
 
   // [agents.NAME] played by the scripted agent carrying out `steps`.
   static std::string scriptedAgent(const std::string& name, const std::vector<std::string>& steps) {
@@ -506,20 +512,20 @@ TEST_F(CliTest, CleanupKeepBranchesRemovesWorktreesButKeepsTheCommits) {
 
 // 7.
 TEST_F(CliTest, BrokenConfigStopsTheRaceNamingLineColumnAndTheNearestKey) {
-  writeConfig("[general]\nmax_concurent_agents = 2\n");
+  writeFile(repo_ / "hydra.toml", "[general]\nmax_concurent_agents = 2\n");
   Outcome unknownKey = hydra({"race", "Task", "--agents", "claude"});
   EXPECT_EQ(unknownKey.code, 2) << unknownKey;
   EXPECT_THAT(unknownKey.err, ContainsRegex("hydra\\.toml:2:[0-9]+: "));
   EXPECT_THAT(unknownKey.err, HasSubstr("max_concurent_agents"));
   EXPECT_THAT(unknownKey.err, HasSubstr("did you mean 'max_concurrent_agents'"));
 
-  writeConfig("# settings\n[general]\ntimeout_seconds = \"ten\"\n");
+  writeFile(repo_ / "hydra.toml", "# settings\n[general]\ntimeout_seconds = \"ten\"\n");
   Outcome wrongType = hydra({"race", "Task", "--agents", "claude"});
   EXPECT_EQ(wrongType.code, 2) << wrongType;
   EXPECT_THAT(wrongType.err, ContainsRegex("hydra\\.toml:3:[0-9]+: "));
   EXPECT_THAT(wrongType.err, HasSubstr("timeout_seconds"));
 
-  writeConfig(scriptedAgent("a", {"say", "hi"}) + "binnary = \"x\"\n");
+  writeFile(repo_ / "hydra.toml", scriptedAgent("a", {"say", "hi"}) + "binnary = \"x\"\n");
   Outcome agentKey = hydra({"race", "Task", "--agents", "a"});
   EXPECT_EQ(agentKey.code, 2) << agentKey;
   EXPECT_THAT(agentKey.err, ContainsRegex("hydra\\.toml:6:[0-9]+: "));

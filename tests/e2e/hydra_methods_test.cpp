@@ -952,6 +952,8 @@ TEST_F(HydraMethodsTest, AgentEventsServesWhatTheAdapterReadEvenAfterARestart) {
   EXPECT_EQ(events.back().at("kind").as_string(), "summary");
   bool toolCall = std::any_of(events.begin(), events.end(), [](const json::value& e) { return e.at("kind") == "toolCall"; });
   EXPECT_TRUE(toolCall);
+  // Each says which stream it was read from (claude's stream-json: all stdout).
+  for (const auto& e : events) EXPECT_EQ(e.at("stream"), json::value("stdout")) << json::serialize(e);
 
   // A new session, a new hydra: the same events, from disk.
   client().call("shutdown", json::object{});

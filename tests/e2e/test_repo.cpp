@@ -126,6 +126,19 @@ fs::path TestRepo::stepsScript() {
   return fs::path(HYDRA_SOURCE_DIR) / "tests" / "fixtures" / "agents" / "scripted_agent.sh";
 }
 
+std::string unconfinedUnlessSet(const std::string& toml) {
+  if (toml.find("sandbox =") != std::string::npos) return toml;
+  const std::string general = "[general]\n";
+  const std::string off = "sandbox = \"off\"\n";
+  if (toml.rfind(general, 0) == 0) return general + off + toml.substr(general.size());
+  if (auto at = toml.find("\n" + general); at != std::string::npos) {
+    return toml.substr(0, at + 1 + general.size()) + off + toml.substr(at + 1 + general.size());
+  }
+  return general + off + "\n" + toml;
+}
+
+void TestRepo::writeConfig(const std::string& toml) const { write("hydra.toml", unconfinedUnlessSet(toml)); }
+
 std::string TestRepo::agent(const std::string& name, const std::vector<std::string>& steps,
                             const std::string& adapter) {
   std::string args;
@@ -159,5 +172,29 @@ std::string TestRepo::fixedCalc() {
          "def sub(a, b):\n"
          "    return a - b";
 }
+
+std::map<std::string, std::string> checkoutSnapshot(const TestRepo& repo) {
+  std::map<std::string, std::string> files;
+  const fs::path root = repo.root();
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    fs::path rel = fs::relative(it->path(), root);
+    std::string first = rel.begin()->string();
+    if (first == ".git" || first == ".hydra" || first == ".hydra-workspaces") {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file()) files["file " + rel.string()] = readFile(it->path());
+  }
+  files["git index"] = readFile(root / ".git" / "index");
+  files["git HEAD"] = repo.git("rev-parse HEAD") + " " + repo.git("symbolic-ref HEAD");
+  files["git status"] = repo.git("status --porcelain=v1 --untracked-files=all");
+  std::istringstream refs(repo.git("for-each-ref --format='%(refname) %(objectname)'"));
+  for (std::string line; std::getline(refs, line);) {
+    if (line.rfind("refs/heads/hydra/", 0) != 0) files["git refs"] += line + "\n";
+  }
+  return files;
+}
+
 
 }  // namespace hydra::test

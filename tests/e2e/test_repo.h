@@ -7,6 +7,7 @@
 
 #include <boost/json/object.hpp>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,11 @@ class TestRepo {
   std::string git(const std::string& args) const;
   void write(const std::filesystem::path& relative, const std::string& content) const;
   std::string read(const std::filesystem::path& relative) const;
-  void writeConfig(const std::string& toml) const { write("hydra.toml", toml); }
+  // Writes hydra.toml. Unless `toml` sets `sandbox`, agents run unconfined:
+  // these tests follow the scripted agents' processes by their host pids and
+  // hand them files in the scratch folder, which a sandbox hides.
+  // Confinement has its own tests (sandbox_test.cpp, hostile_test.cpp).
+  void writeConfig(const std::string& toml) const;
 
   // .hydra/races/<id>/race.json
   boost::json::object raceRecord(const std::string& raceId) const;
@@ -51,6 +56,13 @@ class TestRepo {
 };
 
 std::string readFile(const std::filesystem::path& path);
+// `toml` with `[general] sandbox = "off"` added, unless it sets `sandbox`:
+// see TestRepo::writeConfig().
+std::string unconfinedUnlessSet(const std::string& toml);
+// Everything in the user's checkout that hydra must leave alone: every file
+// (outside .git and hydra's own folders) byte for byte, the index, HEAD, the
+// refs other than hydra's own branches, and what `git status` says.
+std::map<std::string, std::string> checkoutSnapshot(const TestRepo& repo);
 std::string shellQuote(const std::string& s);
 // Runs a shell command; its output without trailing newlines. Throws when it fails.
 std::string sh(const std::string& command);

@@ -74,28 +74,6 @@ std::string optionalString(const json::object& o, std::string_view key) {
   return v && v->is_string() ? str(*v) : std::string();
 }
 
-// Everything in the user's checkout that hydra must leave alone: every file
-// (outside .git and hydra's own folders) byte for byte, the index, HEAD, and
-// what `git status` says.
-std::map<std::string, std::string> checkoutSnapshot(const TestRepo& repo) {
-  std::map<std::string, std::string> files;
-  const fs::path root = repo.root();
-  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
-       ++it) {
-    fs::path rel = fs::relative(it->path(), root);
-    std::string first = rel.begin()->string();
-    if (first == ".git" || first == ".hydra" || first == ".hydra-workspaces") {
-      if (it->is_directory()) it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file()) files["file " + rel.string()] = readFile(it->path());
-  }
-  files["git index"] = readFile(root / ".git" / "index");
-  files["git HEAD"] = repo.git("rev-parse HEAD") + " " + repo.git("symbolic-ref HEAD");
-  files["git status"] = repo.git("status --porcelain=v1 --untracked-files=all");
-  return files;
-}
-
 // What one agent of a race did, as `hydra serve` reported it.
 struct AgentReport {
   json::object started;

@@ -267,6 +267,26 @@ TEST(ConfigTest, DirectoryInPlaceOfTheFileIsAnError) {
 // ---------------------------------------------------------------------------
 // Errors: each names file, line and column, and says what is wrong.
 
+TEST(ConfigTest, SandboxAndWritablePathsAreRead) {
+  EXPECT_EQ(parseConfig("", kFile).general.sandbox, "auto");
+  EXPECT_EQ(parseConfig("[general]\nsandbox = \"off\"\n", kFile).general.sandbox, "off");
+  EXPECT_EQ(parseConfig("[general]\nsandbox = \"bubblewrap\"\n", kFile).general.sandbox, "bubblewrap");
+  Config c = parseConfig("[agents.x]\nbinary = \"x\"\nwritable_paths = [\"/var/cache/x\", \"~/.x\", \"~\"]\n", kFile);
+  EXPECT_THAT(c.agents.at("x").writablePaths, ElementsAre("/var/cache/x", "~/.x", "~"));
+}
+
+TEST(ConfigErrorTest, SandboxMustBeOneOfItsModes) {
+  expectError("[general]\nsandbox = \"bwrap\"\n", 2, 11, "'sandbox' must be one of auto, bubblewrap, off, found 'bwrap'");
+  expectError("[general]\nsandbox = \"of\"\n", 2, 11,
+              "'sandbox' must be one of auto, bubblewrap, off, found 'of'; did you mean 'off'?");
+  expectError("[general]\nsandbox = true\n", 2, 11, "'sandbox' must be a string, found boolean");
+}
+
+TEST(ConfigErrorTest, WritablePathsMustBeAbsoluteOrInHome) {
+  expectError("[agents.x]\nbinary = \"x\"\nwritable_paths = [\"/ok\", \"cache\"]\n", 3, 26,
+              "'writable_paths' entries must be absolute paths or start with '~/', found 'cache'");
+}
+
 TEST(ConfigErrorTest, SyntaxErrorKeepsTheTomlDescription) {
   expectError("[general]\nmax_concurrent_agents = = 2\n", 2, 25,
               "Error while parsing value: could not determine value type");
@@ -475,9 +495,9 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
   auto keys = acceptedConfigKeys();
   EXPECT_THAT(keys.at(""), ElementsAre("general", "agents", "scoring", "collaboration"));
   EXPECT_THAT(keys.at("general"),
-              ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds"));
-  EXPECT_THAT(keys.at("agents.*"),
-              ElementsAre("adapter", "binary", "args", "extra_args", "env", "timeout_seconds"));
+              ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds", "sandbox"));
+  EXPECT_THAT(keys.at("agents.*"), ElementsAre("adapter", "binary", "args", "extra_args", "env",
+                                               "timeout_seconds", "writable_paths"));
   EXPECT_THAT(keys.at("scoring.weights"),
               ElementsAre("build", "tests", "lint", "diff_size", "speed"));
   EXPECT_THAT(keys.at("scoring.thresholds"), ElementsAre("auto_merge_minimum", "fail_maximum"));

@@ -112,7 +112,8 @@ json::object defaultsAsToml() {
       {"general",
        {{"workspace_dir", defaults.general.workspaceDir},
         {"max_concurrent_agents", defaults.general.maxConcurrentAgents},
-        {"timeout_seconds", defaults.general.timeoutSeconds}}},
+        {"timeout_seconds", defaults.general.timeoutSeconds},
+        {"sandbox", defaults.general.sandbox}}},
       {"scoring",
        {{"weights",
          {{"build", s.weights.build},
@@ -164,7 +165,7 @@ int checkDefaults(const json::object& schema, const json::object& defaults,
 
 TEST(SchemaTest, DefaultsMatchTheConfigStructs) {
   int checked = checkDefaults(loadSchema(), defaultsAsToml(), "");
-  EXPECT_EQ(checked, 17);  // general 3, weights 5, scoring 5, thresholds 2, collaboration 2
+  EXPECT_EQ(checked, 18);  // general 4, weights 5, scoring 5, thresholds 2, collaboration 2
 
   // Agents: extra_args and env default to empty.
   const json::object& agent = schemaFor("agents.*").at("properties").as_object();

@@ -5,6 +5,8 @@
 
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
+#include <map>
+#include <string>
 
 #include "core/scoring/scores.h"
 
@@ -132,7 +134,7 @@ TEST(RankAgentsTest, ExcludedDimensionsAreNullAndRenormalised) {
 TEST(RankAgentsTest, AnAgentThatDidNotCompleteIsNeverFast) {
   auto scores = rankAgents("r",
                            {agent("crashed", 100, {0, 0, 0}, {}, AgentStatus::Failed),
-                            agent("done", 4000, {0, 0, 0}, {})},
+                            agent("done", 4000, {1, 0, 1}, {})},
                            {}, ScoringConfig{});
   const AgentScore* crashed = nullptr;
   for (const auto& a : scores.rankings) {
@@ -154,10 +156,78 @@ TEST(RankAgentsTest, ThresholdsSetAutoMergeAndAllFailed) {
   EXPECT_DOUBLE_EQ(bad.rankings[0].total, 25.0);
   EXPECT_TRUE(bad.allFailed);
   EXPECT_FALSE(bad.autoMergeEligible);
+  EXPECT_FALSE(bad.winner) << "all failed: there is no winner";
 
   c.thresholds.autoMergeMinimum = 100.5;
   auto strict = rankAgents("r", {agent("a", 1000, {1, 0, 1}, checksWith(5, 0, 0))}, baselineWith(5, 0), c);
   EXPECT_FALSE(strict.autoMergeEligible);
+}
+
+// --- eligibility -------------------------------------------------------------------
+
+TEST(EligibilityTest, OnlyACompletedRunThatChangedSomethingCanWin) {
+  EXPECT_EQ(ineligibility(AgentStatus::Completed, {1, 0, 1}), "");
+  EXPECT_EQ(ineligibility(AgentStatus::Completed, {0, 0, 0}), "changed nothing");
+  EXPECT_EQ(ineligibility(AgentStatus::Failed, {1, 0, 1}), "failed");
+  EXPECT_EQ(ineligibility(AgentStatus::TimedOut, {1, 0, 1}), "timed out");
+  EXPECT_EQ(ineligibility(AgentStatus::Cancelled, {1, 0, 1}), "cancelled");
+  EXPECT_EQ(ineligibility(AgentStatus::Interrupted, {1, 0, 1}), "interrupted");
+}
+
+TEST(EligibilityTest, AnIneligibleAgentRanksAfterEveryEligibleOneWhateverItsTotal) {
+  // The failed run left a perfect tree behind; the completed one a worse one.
+  auto scores = rankAgents("r",
+                           {agent("crashed", 1000, {1, 0, 1}, checksWith(5, 0, 0), AgentStatus::Failed),
+                            agent("timedout", 1000, {1, 0, 1}, checksWith(5, 0, 0), AgentStatus::TimedOut),
+                            agent("lazy", 1000, {0, 0, 0}, checksWith(5, 0, 0)),
+                            agent("honest", 9000, {40, 0, 3}, checksWith(4, 1, 3))},
+                           baselineWith(5, 0), allCommands());
+  ASSERT_EQ(scores.rankings.size(), 4u);
+  EXPECT_EQ(scores.rankings[0].agentId, "honest");
+  EXPECT_TRUE(scores.rankings[0].eligible());
+  EXPECT_LT(scores.rankings[0].total, scores.rankings[1].total);
+  EXPECT_EQ(scores.winner, "honest");
+  EXPECT_FALSE(scores.allFailed);
+  for (std::size_t i = 1; i < scores.rankings.size(); ++i) {
+    EXPECT_FALSE(scores.rankings[i].eligible()) << scores.rankings[i].agentId;
+    EXPECT_EQ(scores.rankings[i].rank, static_cast<int>(i + 1));
+  }
+}
+
+TEST(EligibilityTest, WhenNoAgentIsEligibleAllFailedAndThereIsNoWinner) {
+  auto scores = rankAgents("r",
+                           {agent("crashed", 1000, {1, 0, 1}, checksWith(5, 0, 0), AgentStatus::Failed),
+                            agent("stopped", 1000, {1, 0, 1}, checksWith(5, 0, 0), AgentStatus::Cancelled),
+                            agent("lazy", 1000, {0, 0, 0}, checksWith(5, 0, 0))},
+                           baselineWith(5, 0), allCommands());
+  EXPECT_FALSE(scores.winner);
+  EXPECT_TRUE(scores.allFailed);
+  EXPECT_FALSE(scores.autoMergeEligible);
+  ASSERT_EQ(scores.rankings.size(), 3u) << "every agent is still listed";
+  std::map<std::string, std::string> why;
+  for (const auto& a : scores.rankings) why[a.agentId] = a.ineligible;
+  EXPECT_EQ(why["crashed"], "failed");
+  EXPECT_EQ(why["stopped"], "cancelled");
+  EXPECT_EQ(why["lazy"], "changed nothing");
+}
+
+TEST(EligibilityTest, TheMarkTravelsThroughJsonAndOldRecordsAreDerived) {
+  auto scores = rankAgents("r",
+                           {agent("crashed", 1000, {1, 0, 1}, {}, AgentStatus::Failed),
+                            agent("fixer", 1000, {1, 0, 1}, {})},
+                           {}, ScoringConfig{});
+  boost::json::value v = boost::json::value_from(scores);
+  const auto& second = v.at("rankings").at(1).as_object();
+  EXPECT_EQ(second.at("eligible"), boost::json::value(false));
+  EXPECT_EQ(second.at("ineligible"), boost::json::value("failed"));
+  EXPECT_EQ(v.at("rankings").at(0).at("eligible"), boost::json::value(true));
+  EXPECT_FALSE(v.at("rankings").at(0).as_object().contains("ineligible"));
+  // A record written before eligibility was recorded: derived from status and diff.
+  v.at("rankings").at(1).as_object().erase("eligible");
+  v.at("rankings").at(1).as_object().erase("ineligible");
+  auto back = boost::json::value_to<RaceScores>(v);
+  EXPECT_EQ(back.rankings[1].ineligible, "failed");
+  EXPECT_EQ(back.rankings[0].ineligible, "");
 }
 
 TEST(RankAgentsTest, ScoresRoundTripThroughJson) {

@@ -72,7 +72,11 @@ inline std::string tomlArray(const std::vector<std::string>& items) {
 }
 
 inline std::string configToml(const std::vector<AgentDef>& agents, int maxConcurrent, const std::string& extra = "") {
-  std::string toml = "[general]\nmax_concurrent_agents = " + std::to_string(maxConcurrent) + "\ntimeout_seconds = 120\n";
+  // Unconfined: these tests follow the scripted agents' processes by their
+  // host pids and hand them files in the scratch folder. Confinement has
+  // its own tests (tests/e2e/sandbox_test.cpp).
+  std::string toml = "[general]\nmax_concurrent_agents = " + std::to_string(maxConcurrent) +
+                     "\ntimeout_seconds = 120\nsandbox = \"off\"\n";
   for (const auto& a : agents) {
     toml += "\n[agents." + a.name + "]\nadapter = " + tomlString(a.adapter) + "\nbinary = " + tomlString(a.binary) +
             "\nargs = " + tomlArray(a.args) + "\n";

@@ -1,0 +1,217 @@
+// Hostile scripted agents (tests/fixtures/hostile/) raced by the real `hydra
+// serve`, next to a well-behaved sibling, with `[general] sandbox` set to
+// "bubblewrap" and to "off".
+//
+// Confined, whatever an agent tries, after the race the user's checkout (its
+// files, index, HEAD and refs other than hydra's own branches), the sibling's
+// work and hydra's records are as they were, and no process the race started
+// is alive. Unconfined, hydra still keeps what it can: the agent works where
+// its PWD says, which is its worktree, and nothing it started (setsid
+// daemons, grandchildren that ignore SIGTERM) outlives it.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <boost/json/serialize.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/e2e/rpc_client.h"
+#include "tests/e2e/test_repo.h"
+
+namespace hydra::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+
+const fs::path kHostile = fs::path(HYDRA_SOURCE_DIR) / "tests" / "fixtures" / "hostile";
+
+struct Case {
+  std::string script;
+  std::string sandbox;  // "bubblewrap" or "off"
+};
+
+void PrintTo(const Case& c, std::ostream* out) { *out << c.script << " with sandbox = " << c.sandbox; }
+
+std::string caseName(const ::testing::TestParamInfo<Case>& info) {
+  std::string name = info.param.script.substr(0, info.param.script.find('.')) + "_" + info.param.sandbox;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+// The processes whose working directory or command line lies under `dir`:
+// what a race in `dir` started and left behind. A process of another test
+// never has such a path.
+std::vector<std::string> processesUnder(const fs::path& dir) {
+  std::vector<std::string> found;
+  const std::string prefix = dir.string();
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (std::stoi(pid) == ::getpid()) continue;
+    std::error_code ec;
+    std::string cwd = fs::read_symlink(entry.path() / "cwd", ec).string();
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (char& c : cmdline) {
+      if (c == '\0') c = ' ';
+    }
+    std::ifstream statIn(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(statIn)), std::istreambuf_iterator<char>());
+    auto close = stat.rfind(')');
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue;
+    if (cwd.rfind(prefix, 0) == 0 || cmdline.find(prefix) != std::string::npos) {
+      found.push_back(pid + " (cwd " + cwd + "): " + cmdline);
+    }
+  }
+  return found;
+}
+
+class HostileAgentTest : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    repo_.git("tag v1");
+    // A record of hydra's, which the hostile agent may try to overwrite.
+    repo_.write(".hydra/earlier.json", "{\"id\":\"earlier\"}\n");
+    // As hydra's first race leaves it: its folder out of `git status`.
+    std::ofstream(repo_.root() / ".git" / "info" / "exclude", std::ios::app) << ".hydra/\n";
+  }
+
+  // Races the hostile agent and a well-behaved sibling to the end, then ends hydra.
+  json::object race() {
+    const Case& c = GetParam();
+    // (stubborn_grandchild.sh waits for ever: its 10 s are up first.)
+    repo_.writeConfig("[general]\nsandbox = \"" + c.sandbox + "\"\ntimeout_seconds = 60\n\n" +
+                      "[agents.evil]\nadapter = \"command\"\nbinary = \"" + (kHostile / c.script).string() +
+                      "\"\ntimeout_seconds = 10\n\n" + TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                      TestRepo::scoring());
+    repo_.git("add hydra.toml");
+    repo_.git("commit -q -m config");
+    before_ = checkoutSnapshot(repo_);
+    earlierRecord_ = repo_.read(".hydra/earlier.json");
+
+    RpcClient client(repo_.root());
+    client.initialize(repo_.uri());
+    std::string id(client.call("hydra/race", json::object{{"task", "fix add"}, {"agents", json::array{"evil", "honest"}}})
+                       .at("raceId")
+                       .as_string());
+    std::size_t at = client.waitFor("hydra/raceFinished", id, 0, 180s);
+    json::object finished = client.notifications().at(at).at("params").as_object();
+    for (const auto& n : client.notifications("hydra/agentFinished")) {
+      const json::object& p = n.at("params").as_object();
+      agentFinished_[std::string(p.at("agentId").as_string())] = p;
+    }
+    EXPECT_TRUE(client.call("shutdown", json::object{}).is_null());
+    client.notify("exit");
+    EXPECT_EQ(client.process().waitExit(60s), 0) << client.process().stderrText();
+    stderr_ = client.process().stderrText();
+    return finished;
+  }
+
+  // Nothing the race started is alive (a dying process may take a moment to go).
+  void expectNothingLeft() {
+    std::vector<std::string> left;
+    for (int i = 0; i < 100; ++i) {
+      left = processesUnder(repo_.root().parent_path());
+      if (left.empty()) return;
+      std::this_thread::sleep_for(50ms);
+    }
+    ADD_FAILURE() << "left running after the race:\n" << ::testing::PrintToString(left) << "\nhydra said:\n" << stderr_;
+  }
+
+  // The sibling's result is its own: it finished, its fix scored.
+  void expectSiblingUntouched(const json::object& finished) {
+    ASSERT_TRUE(agentFinished_.count("honest"));
+    EXPECT_EQ(agentFinished_["honest"].at("status"), json::value("completed")) << json::serialize(finished);
+    for (const auto& r : finished.at("rankings").as_array()) {
+      if (r.at("agentId") != json::value("honest")) continue;
+      EXPECT_EQ(r.at("breakdown").at("tests"), json::value(100.0)) << json::serialize(r);
+      EXPECT_EQ(r.at("diff").at("filesChanged"), json::value(1)) << json::serialize(r);
+    }
+    const std::string branch = "hydra/honest-" + std::string(finished.at("raceId").as_string());
+    EXPECT_EQ(repo_.git("diff --name-only main " + branch), "calc.py");
+  }
+
+  TestRepo repo_;
+  std::map<std::string, std::string> before_;
+  std::string earlierRecord_;
+  std::map<std::string, json::object> agentFinished_;
+  std::string stderr_;
+};
+
+class ConfinedHostileAgentTest : public HostileAgentTest {};
+
+TEST_P(ConfinedHostileAgentTest, NothingEscapesAndNothingIsLeftRunning) {
+  json::object finished = race();
+  expectNothingLeft();
+  // The user's checkout, byte for byte, and hydra's own records.
+  EXPECT_EQ(checkoutSnapshot(repo_), before_) << stderr_;
+  EXPECT_EQ(repo_.read(".hydra/earlier.json"), earlierRecord_);
+  EXPECT_FALSE(fs::exists(repo_.root() / ".hydra" / "races" / "forged"));
+  expectSiblingUntouched(finished);
+  // The record says how the race ran.
+  json::object record = repo_.raceRecord(std::string(finished.at("raceId").as_string()));
+  EXPECT_EQ(record.at("sandbox"), json::value("bubblewrap"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Bubblewrap, ConfinedHostileAgentTest,
+                         ::testing::Values(Case{"write_checkout_absolute.sh", "bubblewrap"},
+                                           Case{"write_checkout_relative.sh", "bubblewrap"},
+                                           Case{"write_checkout_pwd.sh", "bubblewrap"},
+                                           Case{"write_sibling.sh", "bubblewrap"},
+                                           Case{"setsid_daemon.sh", "bubblewrap"},
+                                           Case{"stubborn_grandchild.sh", "bubblewrap"},
+                                           Case{"move_refs.sh", "bubblewrap"},
+                                           Case{"write_hydra_dir.sh", "bubblewrap"},
+                                           Case{"delete_git_link.sh", "bubblewrap"},
+                                           Case{"remount.sh", "bubblewrap"}),
+                         caseName);
+
+class UnconfinedHostileAgentTest : public HostileAgentTest {};
+
+TEST_P(UnconfinedHostileAgentTest, ItWorksInItsWorktreeAndNothingItStartedOutlivesIt) {
+  json::object finished = race();
+  expectNothingLeft();
+  EXPECT_EQ(checkoutSnapshot(repo_), before_) << stderr_;
+  expectSiblingUntouched(finished);
+  json::object record = repo_.raceRecord(std::string(finished.at("raceId").as_string()));
+  EXPECT_EQ(record.at("sandbox"), json::value("unconfined"));
+  EXPECT_FALSE(record.contains("sandboxWarning")) << "sandbox = \"off\" was asked for: nothing to warn about";
+}
+
+INSTANTIATE_TEST_SUITE_P(Off, UnconfinedHostileAgentTest,
+                         ::testing::Values(Case{"write_checkout_pwd.sh", "off"}, Case{"setsid_daemon.sh", "off"},
+                                           Case{"stubborn_grandchild.sh", "off"}),
+                         caseName);
+
+// The processes an unconfined agent left behind when it ended are named in
+// its result.
+TEST(UnconfinedLeftovers, TheAgentsResultSaysWhatWasEnded) {
+  TestRepo repo;
+  repo.writeConfig("[general]\nsandbox = \"off\"\n\n[agents.evil]\nadapter = \"command\"\nbinary = \"" +
+                   (kHostile / "setsid_daemon.sh").string() + "\"\n");
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  std::string id(client.call("hydra/race", json::object{{"task", "t"}, {"agents", json::array{"evil"}}})
+                     .at("raceId")
+                     .as_string());
+  client.waitFor("hydra/raceFinished", id, 0, 120s);
+  auto finished = client.notifications("hydra/agentFinished");
+  ASSERT_EQ(finished.size(), 1u);
+  const json::object& p = finished[0].at("params").as_object();
+  ASSERT_TRUE(p.contains("warnings")) << json::serialize(p);
+  EXPECT_THAT(json::serialize(p.at("warnings")), HasSubstr("it left running ended with it")) << json::serialize(p);
+}
+
+}  // namespace
+}  // namespace hydra::test
