@@ -51,7 +51,16 @@ end
 race_agent_command('HydraCancel', 'cancel', 'Cancel the current race, or one of its agents')
 race_agent_command('HydraDiff', 'diff', "Review an agent's changes side by side")
 race_agent_command('HydraMerge', 'merge', "Merge an agent's branch (default: the winner)")
-race_agent_command('HydraLog', 'log', "An agent's complete output")
+
+command('HydraLog', function(opts)
+  hydra().log_command(opts.args)
+end, {
+  nargs = '*',
+  desc = "An agent's complete output: :HydraLog [race] [agent] [raw]",
+  complete = function(arglead)
+    return hydra().complete_log(arglead)
+  end,
+})
 
 command('HydraScores', function()
   hydra().scores()

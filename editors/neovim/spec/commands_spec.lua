@@ -275,6 +275,24 @@ describe('commands', function()
     assert.are.equal(1, count)
   end)
 
+  it('says when every agent failed that there is no winner, and why the agent failed', function()
+    local r = H.start_race(root, { 'crasher' }, 'crash')
+    H.wait_race(r.id)
+    race.flush()
+    -- No agent completed: hydra records the race itself as failed, scored all the same.
+    H.wait_message('hydra: race ' .. r.id .. ' failed; All agents failed: no winner', vim.log.levels.WARN)
+    local lines = H.buffer_lines(H.find_buffer(race.output_key(r.id, 'crasher')))
+    assert.are.equal('hydra · crasher · failed · failed: cannot win · race failed · All agents failed: no winner', lines[1])
+    local ended
+    for i, l in ipairs(lines) do
+      if l:find('^■ failed · exit 3') then
+        ended = i
+      end
+    end
+    assert.is_not_nil(ended, table.concat(lines, '\n'))
+    assert.are.equal('exited with code 3: crash: the model refused: quota exceeded', lines[ended + 1])
+  end)
+
   it('writes a chatty agent to its buffer in batches, every line in order', function()
     local r = H.start_race(root, { 'chatty' }, 'talk')
     local buf = H.find_buffer(race.output_key(r.id, 'chatty'))

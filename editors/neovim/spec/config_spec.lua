@@ -5,6 +5,7 @@ local H = require('helpers')
 local config = require('hydra.config')
 local hydra = require('hydra')
 local race = require('hydra.race')
+local transcript = require('hydra.transcript')
 local ui = require('hydra.ui')
 
 describe('setup()', function()
@@ -127,15 +128,47 @@ describe('agent events', function()
         '■ done · 3 turns · $0.5000\nAll done',
         'HydraSummary',
       },
+      {
+        { kind = 'summary', isError = true, turns = 2, warnings = { 'permission denied: Write /etc/hosts' } },
+        '■ ended with an error · 2 turns\n⚠ permission denied: Write /etc/hosts',
+        'HydraError',
+      },
       { { kind = 'raw', text = 'plain line' }, 'plain line', nil },
     }
     for _, c in ipairs(cases) do
-      local text, group = race.render_event(c[1])
+      local text, group = transcript.render_event(c[1])
       assert.are.equal(c[2], text)
       assert.are.equal(c[3], group)
     end
     -- A summary that says nothing but "it ended" takes no line.
-    assert.is_nil((race.render_event({ kind = 'summary', isError = false })))
+    assert.is_nil((transcript.render_event({ kind = 'summary', isError = false })))
+  end)
+
+  it('read back from what hydra stored: the last words said once, stderr marked', function()
+    local entries = transcript.entries({
+      { kind = 'error', text = 'rate limited', stream = 'stderr' },
+      { kind = 'text', text = 'to stderr', stream = 'stderr' },
+      { kind = 'text', text = 'Done.', stream = 'stdout' },
+      { kind = 'summary', text = 'Done.', turns = 1, stream = 'stdout' },
+      { kind = 'summary', isError = false, stream = 'stdout' },
+    })
+    assert.are.same({
+      { '✗ rate limited', 'HydraError' },
+      { 'to stderr', 'HydraStderr' },
+      { 'Done.', nil },
+      { '■ done · 1 turns', 'HydraSummary' },
+    }, entries)
+    assert.are.equal('■ failed · exit 3 · 0.2 s', transcript.finished_line('failed', 3, 200, nil))
+    assert.are.equal('■ cancelled · 1.5 s · tokens: 5 in', transcript.finished_line('cancelled', vim.NIL, 1500, { inputTokens = 5 }))
+  end)
+
+  it(':HydraLog reads a race, an agent and raw, each optional', function()
+    assert.are.same({}, hydra.parse_log_args(''))
+    assert.are.same({ agent = 'fixer' }, hydra.parse_log_args('fixer'))
+    assert.are.same({ agent = 'fixer', raw = true }, hydra.parse_log_args(' fixer raw '))
+    assert.are.same({ race = '20261121-101500-a3f9', agent = 'fixer', raw = true }, hydra.parse_log_args('20261121-101500-a3f9 fixer raw'))
+    assert.are.same({ race = '20261121-101500-a3f9' }, hydra.parse_log_args('20261121-101500-a3f9'))
+    assert.are.same({ raw = true }, hydra.parse_log_args('raw'))
   end)
 
   it('are told from JSON stream lines', function()

@@ -38,12 +38,23 @@ function H.write_file(path, text)
 end
 
 --- Lines of a text the way a buffer holds them (no empty last line for the final newline).
-function H.lines_of(text)
-  local lines = vim.split(text, '\n', { plain = true })
-  if lines[#lines] == '' then
-    table.remove(lines)
+H.lines_of = function(text)
+  return require('hydra.ui').text_lines(text)
+end
+
+--- Whether `haystack` holds `needle`, as it is (no pattern).
+function H.find(haystack, needle)
+  return haystack:find(needle, 1, true) ~= nil
+end
+
+--- The index of the line that is exactly `wanted`, or nil.
+function H.index_of(lines, wanted)
+  for i, l in ipairs(lines) do
+    if l == wanted then
+      return i
+    end
   end
-  return lines
+  return nil
 end
 
 -- The agents every repository defines: the scripted agent in its modes, and
@@ -51,11 +62,12 @@ end
 local agent_specs = {
   breaker = { adapter = 'command', binary = H.agent_script, args = { 'break' } },
   chatty = { adapter = 'command', binary = H.agent_script, args = { 'chatty' } },
+  crasher = { adapter = 'command', binary = H.agent_script, args = { 'crash' } },
   fixer = { adapter = 'command', binary = H.agent_script, args = { 'fix' } },
   replay = { adapter = 'claude', binary = H.fixtures .. '/claude-replay.sh' },
   sleeper = { adapter = 'command', binary = H.agent_script, args = { 'sleep' } },
 }
-H.agent_names = { 'breaker', 'chatty', 'fixer', 'replay', 'sleeper' }
+H.agent_names = { 'breaker', 'chatty', 'crasher', 'fixer', 'replay', 'sleeper' }
 
 --- A fresh git repository on branch main holding the fixture project, a
 --- hydra.toml with the scripted agents, and one commit. `env` adds
@@ -335,6 +347,15 @@ function H.stop_servers()
   H.wait(function()
     return #client.roots() == 0
   end, 'the hydra servers to stop', 15000)
+end
+
+--- What a spec file that raced leaves behind, undone: servers, windows,
+--- recorded notifications and answered questions.
+function H.clean_up()
+  H.stop_servers()
+  H.reset_windows()
+  H.restore_notifications()
+  H.restore_ui()
 end
 
 --- Whether process `pid` exists.

@@ -68,10 +68,13 @@ describe('hydra serve', function()
     assert.are.equal(2, #hydra_clients())
     assert.are.equal(a, first.config.root_dir)
 
-    -- hydra answered initialize with its capabilities: the configured agents.
+    -- hydra answered initialize with its capabilities: every agent name a
+    -- race accepts, the configured ones first, then the built-in adapters.
     local agents = client.capabilities(a).agents
-    table.sort(agents)
-    assert.are.same(H.agent_names, agents)
+    local configured = vim.list_slice(agents, 1, #H.agent_names)
+    table.sort(configured)
+    assert.are.same(H.agent_names, configured)
+    assert.truthy(vim.tbl_contains(agents, 'claude'), table.concat(agents, ' '))
   end)
 
   it('stops cleanly: shutdown, exit, exit code 0', function()

@@ -8,18 +8,7 @@ local diff = require('hydra.diff')
 local race = require('hydra.race')
 local ui = require('hydra.ui')
 
-local function find(haystack, needle)
-  return haystack:find(needle, 1, true) ~= nil
-end
-
-local function index_of(lines, wanted)
-  for i, l in ipairs(lines) do
-    if l == wanted then
-      return i
-    end
-  end
-  return nil
-end
+local find, index_of = H.find, H.index_of
 
 describe('racing from Neovim', function()
   local root, gate, r, base_commit
@@ -33,12 +22,7 @@ describe('racing from Neovim', function()
     vim.cmd('cd ' .. vim.fn.fnameescape(root))
   end)
 
-  teardown(function()
-    H.stop_servers()
-    H.reset_windows()
-    H.restore_notifications()
-    H.restore_ui()
-  end)
+  teardown(H.clean_up)
 
   after_each(function()
     H.assert_no_errors()
@@ -294,22 +278,38 @@ describe('racing from Neovim', function()
     assert.are.equal(1, #vim.api.nvim_tabpage_list_wins(0))
     assert.are.equal(vim.o.lines - vim.o.cmdheight - 2, vim.api.nvim_win_get_height(0), 'below the tab line, above the status line')
     assert.are.equal('hydra: fixer log (race ' .. r.id .. ')', vim.fn.pathshorten(vim.fn.bufname()))
+    -- A plain command's adapter reads no events from its output: what hydra
+    -- recorded of it is its log, stderr marked.
     local lines = H.buffer_lines(0)
     assert.truthy(lines[1]:find('^fix: starting in fixer%-'))
-    assert.are.same({
+    local printed = {
       'fix: task: make add() add',
       'fix: waiting for the gate',
       'fix: reading lib.sh (9 lines)',
       'fix: fixed add() in lib.sh',
       'fix: done',
-      '',
-      '── stderr ──',
-      'fix: a note on stderr',
-    }, vim.list_slice(lines, 2))
+    }
+    assert.are.same(vim.list_extend(vim.deepcopy(printed), { 'fix: a note on stderr' }), vim.list_slice(lines, 2))
+    assert.are.equal('HydraStderr', H.highlight_at(0, ui.ns, #lines - 1, 0))
+
+    -- With raw, the log as printed: stdout, then stderr.
+    vim.cmd('HydraLog fixer raw')
+    H.wait(function()
+      local buf = H.find_buffer(hydra.log_key(r.id, 'fixer', true))
+      return buf ~= nil and vim.api.nvim_get_current_buf() == buf
+    end, 'the raw log')
+    assert.are.equal('hydra: fixer raw log (race ' .. r.id .. ')', vim.fn.pathshorten(vim.fn.bufname()))
+    lines = H.buffer_lines(0)
+    assert.truthy(lines[1]:find('^fix: starting in fixer%-'))
+    assert.are.same(vim.list_extend(printed, { '', '── stderr ──', 'fix: a note on stderr' }), vim.list_slice(lines, 2))
+    for _, raw in ipairs({ true, false }) do
+      for _, win in ipairs(vim.fn.win_findbuf(H.find_buffer(hydra.log_key(r.id, 'fixer', raw)))) do
+        vim.api.nvim_win_close(win, true)
+      end
+    end
 
     -- The same from the agent's output buffer, with its key; the buffer
     -- knows its repository wherever the current directory is.
-    vim.cmd('close')
     vim.cmd('tabfirst')
     vim.cmd('tabnext')
     local output = vim.api.nvim_get_current_buf()

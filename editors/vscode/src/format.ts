@@ -1,7 +1,8 @@
 // Small pure functions that turn hydra's answers into what the user reads.
 // They import nothing from VS Code, so the unit tests run them under plain Node.
 import type {
-  AgentOutputParams, AgentStateName, CheckResult, MergeResult, RaceFinishedParams, RaceStateName, ScoresResult,
+  AgentEvent, AgentOutputParams, AgentStateName, CheckResult, MergeResult, RaceFinishedParams, RaceStateName, Ranking,
+  ScoresResult, Usage,
 } from './protocol';
 
 export type ScoreBand = 'good' | 'fair' | 'poor' | 'none';
@@ -85,6 +86,101 @@ export function outputText(params: AgentOutputParams): string {
   return text;
 }
 
+/** The line an agent's output ends with: how it ended, and the CLI's own words when it failed. */
+export function finishedNote(agentId: string, status: string, exitCode: number | null | undefined, error?: string): string {
+  const exit = exitCode === null || exitCode === undefined ? '' : `, exit code ${exitCode}`;
+  return `[hydra: ${agentId} ${status}${exit}${error ? ': ' + error : ''}]`;
+}
+
+/** "tokens: 400 in, 80 out, 0 cached, $0.0040"; undefined when the usage says nothing. */
+export function usageText(usage: Usage | undefined): string | undefined {
+  if (!usage) return undefined;
+  const tokens: string[] = [];
+  if (usage.inputTokens !== undefined) tokens.push(`${usage.inputTokens} in`);
+  if (usage.outputTokens !== undefined) tokens.push(`${usage.outputTokens} out`);
+  if (usage.cachedInputTokens !== undefined) tokens.push(`${usage.cachedInputTokens} cached`);
+  const parts = tokens.length > 0 ? [`tokens: ${tokens.join(', ')}`] : [];
+  if (usage.costUsd !== undefined) parts.push(`$${usage.costUsd.toFixed(4)}`);
+  return parts.length > 0 ? parts.join(', ') : undefined;
+}
+
+function firstLineOf(text: string | undefined): string {
+  return (text ?? '').split('\n', 1)[0];
+}
+
+/** One event an agent's adapter read, as the lines a person reads; none when it adds nothing. */
+export function eventLines(event: AgentEvent): string[] {
+  const detail = event.detail ? `: ${firstLineOf(event.detail)}` : '';
+  switch (event.kind) {
+    case 'text':
+      return event.text ? event.text.split('\n') : [];
+    case 'toolCall':
+      return [`> ${event.tool || 'tool'}${detail}`];
+    case 'toolResult':
+      return [`  < ${event.tool || 'result'}${event.isError ? ' [error]' : ''}${detail}`];
+    case 'fileChange':
+      return [`[${event.change || 'change'}] ${event.path ?? ''}`];
+    case 'usage': {
+      const usage = usageText(event.usage);
+      return usage ? [`  (${usage})`] : [];
+    }
+    case 'error':
+      return [`[error] ${event.text ?? ''}`];
+    case 'summary': {
+      const usage = usageText(event.usage);
+      // Nothing beyond "it ended", which how it ended says anyway.
+      if (!event.isError && event.turns === undefined && !usage && !event.text && !event.warnings?.length) return [];
+      const parts = [event.isError ? 'ended with an error' : 'done'];
+      if (event.turns !== undefined) parts.push(`${event.turns} turn(s)`);
+      if (usage) parts.push(usage);
+      return [
+        `[summary] ${parts.join(', ')}`,
+        ...(event.warnings ?? []).map((w) => `[warning] ${w}`),
+        ...(event.text ? event.text.split('\n') : []),
+      ];
+    }
+    default:
+      // raw, and kinds a newer hydra may add: the text as it came.
+      return event.text !== undefined ? [event.text] : event.detail !== undefined ? [event.detail] : [];
+  }
+}
+
+/**
+ * The transcript of an agent from its stored events (hydra/agentEvents):
+ * its words, `> tool: detail` for each tool call, results (marked when they
+ * failed), file changes, errors and its summary. A summary repeating the last
+ * message leaves it out; stderr's events are marked.
+ */
+export function transcriptText(events: AgentEvent[]): string {
+  let lastText: string | undefined;
+  let text = '';
+  for (const event of events) {
+    const shown = event.kind === 'summary' && event.text !== undefined && event.text === lastText
+      ? { ...event, text: undefined } : event;
+    if (event.kind === 'text') lastText = event.text;
+    const prefix = event.stream === 'stderr' ? '[stderr] ' : '';
+    for (const line of eventLines(shown)) text += `${prefix}${line}\n`;
+  }
+  return text;
+}
+
+/** "failed: cannot win" for an agent that can never win or be merged; undefined for one that can. */
+export function ineligibleLabel(ranking: Pick<Ranking, 'eligible' | 'ineligible'> | undefined): string | undefined {
+  if (!ranking || ranking.eligible !== false) return undefined;
+  return `${ranking.ineligible || 'ineligible'}: cannot win`;
+}
+
+/** What a race without a winner is said with. */
+export const ALL_FAILED = 'All agents failed: no winner';
+
+/** Why every agent of a race failed, from its rankings (best first). */
+export function allFailedReason(rankings: Ranking[]): string {
+  const best = rankings.find((r) => r.eligible !== false);
+  if (best) return `the best, ${best.agentId}, has ${best.total.toFixed(1)} / 100, below the fail threshold`;
+  if (rankings.length > 0) return 'none finished with a change that could be merged';
+  return 'no agent was ranked';
+}
+
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
@@ -110,6 +206,7 @@ export function mergeConcerns(scores: ScoresResult | undefined, agentId: string)
   const ranking = scores.rankings.find((r) => r.agentId === agentId);
   if (!ranking) return ['it was not ranked: nothing checked its work'];
   const out: string[] = [];
+  if (ranking.eligible === false) out.push(`it cannot win or be merged: ${ranking.ineligible || 'ineligible'}`);
   if (ranking.rank !== 1) {
     const best = scores.rankings.find((r) => r.rank === 1);
     out.push(`it ranked #${ranking.rank} of ${scores.rankings.length} (${ranking.total.toFixed(1)} / 100${
@@ -131,17 +228,16 @@ export function mergeConcerns(scores: ScoresResult | undefined, agentId: string)
 
 /** What to tell the user when a race of theirs ends; undefined when the scoreboard says it all. */
 export function raceOutcome(p: RaceFinishedParams): { severity: 'warning' | 'error'; message: string } | undefined {
+  // A race in which no agent completed is recorded as failed, and scored all the same.
+  if (p.allFailed && p.rankings.length > 0) {
+    return { severity: 'warning', message: `Hydra: ${ALL_FAILED} in race ${p.raceId} (${allFailedReason(p.rankings)}).` };
+  }
   if (p.status === 'failed' || p.status === 'interrupted') {
     return { severity: 'error', message: `Hydra: race ${p.raceId} ${p.status} before it was scored.` };
   }
   if (p.status !== 'completed') return undefined; // cancelled: the user asked for it
   if (p.allFailed) {
-    const best = p.rankings[0];
-    return {
-      severity: 'warning',
-      message: `Hydra: every agent failed in race ${p.raceId}${
-        best ? `: the best, ${best.agentId}, has ${best.total.toFixed(1)} / 100, below the fail threshold` : ''}.`,
-    };
+    return { severity: 'warning', message: `Hydra: ${ALL_FAILED} in race ${p.raceId} (${allFailedReason(p.rankings)}).` };
   }
   if (!p.winner) return { severity: 'warning', message: `Hydra: race ${p.raceId} has no winner: no agent was ranked.` };
   return undefined;

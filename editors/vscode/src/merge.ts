@@ -4,8 +4,8 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { describeDryRun, mergeConcerns, raceIsActive } from './format';
-import { pickRace, resolveAgent, targetOf } from './pick';
+import { ALL_FAILED, describeDryRun, mergeConcerns, raceIsActive } from './format';
+import { pickAgent, pickRace, targetOf } from './pick';
 
 /** hydra/scores of a race, or undefined when it was not scored (or hydra cannot say). */
 async function scoresOf(session: HydraSession, raceId: string): Promise<proto.ScoresResult | undefined> {
@@ -58,15 +58,40 @@ export async function confirmAndMerge(session: HydraSession, raceId: string, age
   return result;
 }
 
+/**
+ * Merges the agent a tree item names (the view offers only agents that can
+ * win), or one picked among the agents of a race that can: an agent that
+ * failed, timed out, was cancelled or changed nothing is never offered.
+ */
 async function mergeAgent(session: HydraSession, arg: unknown): Promise<void> {
-  const chosen = await resolveAgent(session, arg, 'merge');
-  if (chosen) await confirmAndMerge(session, chosen.race.raceId, chosen.agent.agentId);
+  const target = targetOf(arg);
+  if (target?.agentId) {
+    await confirmAndMerge(session, target.raceId, target.agentId);
+    return;
+  }
+  const race = (target && session.store.get(target.raceId)) ??
+    (await pickRace(session, 'The race whose agent to merge', (r) => !raceIsActive(r.state)));
+  if (!race) return;
+  const scores = await scoresOf(session, race.raceId);
+  if (scores) session.store.setScores(race.raceId, scores);
+  const eligible = race.agents.filter((a) => scores?.rankings.find((r) => r.agentId === a.agentId)?.eligible !== false);
+  if (eligible.length === 0) {
+    void vscode.window.showWarningMessage(`Hydra: ${ALL_FAILED} in race ${race.raceId}: no agent of it can be merged.`);
+    return;
+  }
+  const agent = await pickAgent(session, race, 'The agent to merge', eligible);
+  if (agent) await confirmAndMerge(session, race.raceId, agent.agentId);
 }
 
 async function mergeWinner(session: HydraSession, arg: unknown): Promise<void> {
-  const raceId = targetOf(arg)?.raceId ??
-    (await pickRace(session, 'The race whose winner to merge', (r) => !raceIsActive(r.state)))?.raceId;
-  if (raceId) await confirmAndMerge(session, raceId);
+  const raceId = targetOf(arg)?.raceId ?? (await pickRace(session, 'The race whose winner to merge',
+    (r) => !raceIsActive(r.state) && !session.store.allFailedIn(r.raceId)))?.raceId;
+  if (!raceId) return;
+  if (session.store.allFailedIn(raceId)) {
+    void vscode.window.showWarningMessage(`Hydra: ${ALL_FAILED} to merge in race ${raceId}.`);
+    return;
+  }
+  await confirmAndMerge(session, raceId);
 }
 
 export function activate(context: vscode.ExtensionContext, session: HydraSession): void {

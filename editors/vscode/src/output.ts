@@ -1,60 +1,109 @@
 // One output channel per agent, filled from hydra/agentOutput while the race
-// runs. "Show Agent Output" opens it; for a race from another session, or
-// when notifications left lines out, it reloads the full log from hydra/log.
+// runs. "Show Agent Output" opens it; for an agent this window did not watch
+// (an older race, or one from before a restart) it holds a transcript of what
+// hydra stored (hydra/agentEvents), and when notifications left lines out it
+// reloads the full log. "Show Agent Raw Log" shows hydra/log as printed.
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { outputText } from './format';
+import { finishedNote, outputText, transcriptText } from './format';
 import { resolveAgent } from './pick';
 
 const LOG_PAGE = 256 * 1024;
+const EVENTS_PAGE = 1000;
 
 class AgentOutputs implements vscode.Disposable {
   private readonly channels = new Map<string, vscode.OutputChannel>();
-  // Channels whose notifications left lines out: the next show reloads them from the log.
+  private readonly rawLogs = new Map<string, vscode.OutputChannel>();
+  // Channels filled live whose notifications left lines out: the next show reloads them from the log.
   private readonly incomplete = new Set<string>();
 
   constructor(private readonly session: HydraSession) {}
 
   append(p: proto.AgentOutputParams): void {
     const key = `${p.raceId}/${p.agentId}`;
-    this.channel(p.raceId, p.agentId).append(outputText(p));
+    this.channel(this.channels, p.raceId, p.agentId).append(outputText(p));
     if (p.droppedLines) this.incomplete.add(key);
   }
 
   finished(p: proto.AgentFinishedParams): void {
-    const exit = p.exitCode === null ? '' : `, exit code ${p.exitCode}`;
-    this.channel(p.raceId, p.agentId).appendLine(`[hydra: ${p.agentId} ${p.status}${exit}${p.error ? ': ' + p.error : ''}]`);
+    this.channel(this.channels, p.raceId, p.agentId).appendLine(finishedNote(p.agentId, p.status, p.exitCode, p.error));
   }
 
   async show(raceId: string, agentId: string): Promise<void> {
     const key = `${raceId}/${agentId}`;
     const known = this.channels.has(key);
-    const channel = this.channel(raceId, agentId);
-    if (!known || this.incomplete.has(key)) {
+    const channel = this.channel(this.channels, raceId, agentId);
+    if (!known) {
+      if (!(await this.loadTranscript(channel, raceId, agentId))) {
+        // hydra could not say (its error is shown): the next show asks again.
+        this.channels.delete(key);
+        channel.dispose();
+        return;
+      }
+    } else if (this.incomplete.has(key)) {
       channel.clear();
-      await this.load(channel, raceId, agentId);
+      await this.loadLog(channel, raceId, agentId);
       this.incomplete.delete(key);
     }
     channel.show(true);
   }
 
-  dispose(): void {
-    for (const c of this.channels.values()) c.dispose();
+  /** The agent's log as it printed it, read again each time. */
+  async showRaw(raceId: string, agentId: string): Promise<void> {
+    const channel = this.channel(this.rawLogs, raceId, agentId, ' raw log');
+    channel.clear();
+    await this.loadLog(channel, raceId, agentId);
+    channel.show(true);
   }
 
-  private channel(raceId: string, agentId: string): vscode.OutputChannel {
+  dispose(): void {
+    for (const c of [...this.channels.values(), ...this.rawLogs.values()]) c.dispose();
+  }
+
+  private channel(channels: Map<string, vscode.OutputChannel>, raceId: string, agentId: string, suffix = ''): vscode.OutputChannel {
     const key = `${raceId}/${agentId}`;
-    let channel = this.channels.get(key);
+    let channel = channels.get(key);
     if (!channel) {
-      channel = vscode.window.createOutputChannel(`Hydra: ${agentId} (${raceId})`);
-      this.channels.set(key, channel);
+      channel = vscode.window.createOutputChannel(`Hydra: ${agentId} (${raceId})${suffix}`);
+      channels.set(key, channel);
     }
     return channel;
   }
 
+  /**
+   * What hydra stored of an agent this window did not watch: its events as a
+   * transcript, then how it ended. An agent whose adapter reads nothing of
+   * its output (a plain command) stored no event worth a line: its log is
+   * all there is.
+   * False when hydra did not answer.
+   */
+  private async loadTranscript(channel: vscode.OutputChannel, raceId: string, agentId: string): Promise<boolean> {
+    const events: proto.AgentEvent[] = [];
+    let offset: number | undefined = 0;
+    while (offset !== undefined) {
+      const page: proto.AgentEventsResult | undefined =
+        await this.session.request(proto.agentEvents, { raceId, agentId, offset, limit: EVENTS_PAGE });
+      if (!page) return false;
+      events.push(...page.events);
+      offset = page.nextOffset !== undefined && page.nextOffset > offset ? page.nextOffset : undefined;
+    }
+    const transcript = transcriptText(events);
+    if (transcript !== '') {
+      channel.appendLine(`[hydra: ${agentId} in race ${raceId}, as hydra recorded it; Hydra: Show Agent Raw Log has its output as printed]`);
+      channel.append(transcript);
+    } else {
+      await this.loadLog(channel, raceId, agentId);
+    }
+    const agent = this.session.store.get(raceId)?.agents.find((a) => a.agentId === agentId);
+    if (agent && agent.state !== 'queued' && agent.state !== 'running') {
+      channel.appendLine(finishedNote(agentId, agent.state, agent.exitCode, agent.error));
+    }
+    return true;
+  }
+
   /** The agent's whole stdout, a page at a time, then its stderr. */
-  private async load(channel: vscode.OutputChannel, raceId: string, agentId: string): Promise<void> {
+  private async loadLog(channel: vscode.OutputChannel, raceId: string, agentId: string): Promise<void> {
     for (const stream of ['stdout', 'stderr'] as const) {
       let offset = 0;
       for (;;) {
@@ -81,6 +130,10 @@ export function activate(context: vscode.ExtensionContext, session: HydraSession
     vscode.commands.registerCommand('hydra.showAgentOutput', async (arg?: unknown) => {
       const chosen = await resolveAgent(session, arg, 'show the output of');
       if (chosen) await outputs.show(chosen.race.raceId, chosen.agent.agentId);
+    }),
+    vscode.commands.registerCommand('hydra.showAgentRawLog', async (arg?: unknown) => {
+      const chosen = await resolveAgent(session, arg, 'show the raw log of');
+      if (chosen) await outputs.showRaw(chosen.race.raceId, chosen.agent.agentId);
     }),
   );
 }

@@ -35,12 +35,13 @@ export async function pickRace(
   return picked?.race;
 }
 
+/** An agent of `race`, among `agents` (default: all of them). */
 export async function pickAgent(
-  session: HydraSession, race: RaceSummary, placeHolder: string,
+  session: HydraSession, race: RaceSummary, placeHolder: string, agents: AgentState[] = race.agents,
 ): Promise<AgentState | undefined> {
-  if (race.agents.length === 1) return race.agents[0];
+  if (agents.length === 1) return agents[0];
   const picked = await vscode.window.showQuickPick(
-    race.agents.map((a) => ({
+    agents.map((a) => ({
       label: a.agentId,
       description: `${a.state} · ${formatElapsed(session.store.elapsedMs(race.raceId, a.agentId))}`,
       agent: a,

@@ -33,6 +33,9 @@ export interface AgentState {
   worktree: string;
   commit?: string;
   error?: string;
+  warnings?: string[];
+  rank?: number;
+  total?: number;
 }
 export interface RaceSummary {
   raceId: string;
@@ -42,6 +45,8 @@ export interface RaceSummary {
   finishedAt?: string;
   baseCommit: string;
   agents: AgentState[];
+  winner?: string | null;
+  allFailed?: boolean;
 }
 export interface StatusParams { raceId?: string }
 export interface StatusResult { races: RaceSummary[] }
@@ -84,6 +89,10 @@ export interface Ranking {
   checks: CheckSet;
   diff: { linesAdded: number; linesRemoved: number; filesChanged: number };
   durationMs?: number;
+  /** Whether it can win and be merged; ineligible agents rank after every eligible one. */
+  eligible: boolean;
+  /** Why it cannot: "failed", "timed out", "cancelled", "changed nothing", "interrupted"... */
+  ineligible?: string;
 }
 export interface ScoresResult {
   raceId: string;
@@ -91,6 +100,7 @@ export interface ScoresResult {
   winner: string | null;
   baseline?: { commit: string; checks: CheckSet; fromCache: boolean };
   autoMergeEligible: boolean;
+  /** No agent is eligible, or even the best one is below the fail threshold: then `winner` is null. */
   allFailed: boolean;
 }
 
@@ -122,6 +132,9 @@ export interface MergeResult {
 export interface LogParams { raceId: string; agentId: string; offset?: number; limit?: number; stream?: 'stdout' | 'stderr' }
 export interface LogResult { data: string; offset: number; totalSize: number; nextOffset: number }
 
+export interface AgentEventsParams { raceId: string; agentId: string; offset?: number; limit?: number }
+export interface AgentEventsResult { events: AgentEvent[]; offset: number; total: number; nextOffset?: number }
+
 export interface CleanupParams { raceId?: string; keepBranches?: boolean }
 export interface CleanupResult { removed: string[] }
 
@@ -130,6 +143,7 @@ export interface PingResult { data: unknown; version: string }
 
 // Notifications a race sends while it runs.
 export interface AgentStartedParams { raceId: string; agentId: string; agent: string; branch: string; worktree: string }
+export interface Usage { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number; costUsd?: number }
 export interface AgentEvent {
   kind: 'text' | 'toolCall' | 'toolResult' | 'fileChange' | 'usage' | 'error' | 'summary' | 'raw';
   text?: string;
@@ -138,6 +152,11 @@ export interface AgentEvent {
   path?: string;
   change?: string;
   isError?: boolean;
+  usage?: Usage;
+  turns?: number;
+  warnings?: string[];
+  /** Set on the events hydra/agentEvents returns. */
+  stream?: 'stdout' | 'stderr';
 }
 export interface AgentOutputParams {
   raceId: string;
@@ -154,6 +173,7 @@ export interface AgentFinishedParams {
   exitCode: number | null;
   durationMs: number;
   error?: string;
+  warnings?: string[];
 }
 export interface ScoringStartedParams { raceId: string }
 export interface RaceFinishedParams {
@@ -175,6 +195,7 @@ export const diff = new RequestType<DiffParams, DiffResult, void>('hydra/diff');
 export const fileContents = new RequestType<DiffParams, FileContentsResult, void>('hydra/diff');
 export const merge = new RequestType<MergeParams, MergeResult, void>('hydra/merge');
 export const log = new RequestType<LogParams, LogResult, void>('hydra/log');
+export const agentEvents = new RequestType<AgentEventsParams, AgentEventsResult, void>('hydra/agentEvents');
 export const races = new RequestType<RacesParams, RacesResult, void>('hydra/races');
 export const cleanup = new RequestType<CleanupParams, CleanupResult, void>('hydra/cleanup');
 
@@ -198,4 +219,5 @@ export const ErrorCodes = {
   ConfigError: -32019,
   NotARepository: -32020,
   RaceRefused: -32021,
+  AgentUnavailable: -32022,
 } as const;

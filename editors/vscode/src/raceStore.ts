@@ -13,6 +13,8 @@ export class RaceStore {
   private readonly races = new Map<string, RaceSummary>();
   private readonly rankings = new Map<string, Ranking[]>();
   private readonly winners = new Map<string, string | null>();
+  // Races scored without a winner: every agent failed.
+  private readonly allFailed = new Map<string, boolean>();
   // When each running agent started, on this machine's clock, for a live elapsed time.
   private readonly startedAt = new Map<string, number>();
   private readonly listeners: Listener[] = [];
@@ -71,10 +73,16 @@ export class RaceStore {
     return this.winners.get(raceId);
   }
 
+  /** Whether every agent of the race failed, so that it has no winner: from its scores, else its summary. */
+  allFailedIn(raceId: string): boolean {
+    return this.allFailed.get(raceId) ?? this.races.get(raceId)?.allFailed === true;
+  }
+
   /** A race's scores (hydra/scores): its rankings and winner. */
-  setScores(raceId: string, scores: Pick<ScoresResult, 'rankings' | 'winner'>): void {
+  setScores(raceId: string, scores: Pick<ScoresResult, 'rankings' | 'winner'> & Partial<Pick<ScoresResult, 'allFailed'>>): void {
     this.rankings.set(raceId, scores.rankings);
     this.winners.set(raceId, scores.winner);
+    if (scores.allFailed !== undefined) this.allFailed.set(raceId, scores.allFailed);
     this.fire();
   }
 
@@ -125,6 +133,7 @@ export class RaceStore {
     }
     this.rankings.set(p.raceId, p.rankings);
     this.winners.set(p.raceId, p.winner);
+    this.allFailed.set(p.raceId, p.allFailed);
     this.fire();
   }
 

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { raceIsActive, raceOutcome } from './format';
+import { ALL_FAILED, raceIsActive, raceOutcome } from './format';
 import { firstLine, pickRace, targetOf } from './pick';
 import { trackRaceProgress } from './progress';
 
@@ -122,7 +122,7 @@ async function showHistory(session: HydraSession): Promise<void> {
   const picked = await vscode.window.showQuickPick(
     page.races.map((r) => ({
       label: firstLine(r.task),
-      description: `${r.state} · ${r.raceId}`,
+      description: `${r.state}${r.allFailed ? ` · ${ALL_FAILED}` : ''} · ${r.raceId}`,
       detail: r.agents.map((a) => `${a.agentId}: ${a.state}`).join(' · '),
       race: r,
     })),
@@ -133,7 +133,9 @@ async function showHistory(session: HydraSession): Promise<void> {
     { label: 'Show Scoreboard', command: 'hydra.showScoreboard' },
     { label: 'Show Diff', command: 'hydra.showDiff' },
     { label: 'Show Agent Output', command: 'hydra.showAgentOutput' },
-    { label: 'Merge Winner', command: 'hydra.mergeWinner' },
+    { label: 'Show Agent Raw Log', command: 'hydra.showAgentRawLog' },
+    // A race without a winner has none to merge.
+    ...(picked.race.state === 'completed' && !picked.race.allFailed ? [{ label: 'Merge Winner', command: 'hydra.mergeWinner' }] : []),
   ];
   const action = await vscode.window.showQuickPick(actions, { title: firstLine(picked.race.task) });
   if (action) await vscode.commands.executeCommand(action.command, { raceId: picked.race.raceId });

@@ -18,11 +18,15 @@ class Scoreboards implements vscode.Disposable {
     const scores = await this.session.request(proto.scores, { raceId });
     if (!scores) return;
     this.session.store.setScores(raceId, scores);
+    const race = this.session.store.get(raceId);
+    const errors: Record<string, string> = {};
+    for (const a of race?.agents ?? []) if (a.error) errors[a.agentId] = a.error;
     const panel = this.panels.get(raceId) ?? this.create(raceId);
     panel.webview.html = renderScoreboard(scores, {
       cspSource: panel.webview.cspSource,
       nonce: randomBytes(16).toString('base64'),
-      task: this.session.store.get(raceId)?.task,
+      task: race?.task,
+      errors,
     });
     panel.reveal(vscode.ViewColumn.Active);
   }

@@ -1,8 +1,10 @@
 // The scoreboard's HTML: ranked cards, one bar per scoring dimension, the raw
-// check output in expandable sections, and a Merge button per card. A pure
-// function of hydra/scores' answer, so the unit tests read what it renders.
+// check output in expandable sections, and a Merge button on the card of each
+// agent that can win (one that cannot is marked, with the CLI's error when it
+// failed). A pure function of hydra/scores' answer, so the unit tests read
+// what it renders.
 import type { CheckResult, Ranking, ScoresResult } from './protocol';
-import { escapeHtml, formatElapsed, scoreBand } from './format';
+import { ALL_FAILED, allFailedReason, escapeHtml, formatElapsed, ineligibleLabel, scoreBand } from './format';
 
 // Each dimension, and the check it comes from (none for diff size and speed).
 const DIMENSIONS: Array<[keyof Ranking['breakdown'], string, keyof Ranking['checks'] | undefined]> = [
@@ -19,6 +21,8 @@ export interface ScoreboardPage {
   /** A fresh random value: the only scripts and styles that run carry it. */
   nonce: string;
   task?: string;
+  /** Each agent's error (hydra/status), by agentId: why it failed, in its CLI's words. */
+  errors?: Record<string, string>;
 }
 
 export function renderScoreboard(scores: ScoresResult, page: ScoreboardPage): string {
@@ -29,13 +33,18 @@ export function renderScoreboard(scores: ScoresResult, page: ScoreboardPage): st
     `img-src ${page.cspSource}`,
     `font-src ${page.cspSource}`,
   ].join('; ');
-  const cards = scores.rankings.map((r) => renderCard(r, r.agentId === scores.winner)).join('\n');
-  const summary = scores.rankings.length === 0
-    ? '<p class="empty">No agent was ranked.</p>'
-    : `<p class="summary">Winner: <strong>${escapeHtml(scores.winner ?? 'none')}</strong>${
+  const cards = scores.rankings.map((r) => renderCard(r, r.agentId === scores.winner, page.errors?.[r.agentId])).join('\n');
+  let summary: string;
+  if (scores.rankings.length === 0) {
+    summary = '<p class="empty">No agent was ranked.</p>';
+  } else if (scores.allFailed || !scores.winner) {
+    summary = `<p class="summary all-failed"><strong class="poor-text">${ALL_FAILED}</strong> (${
+      escapeHtml(allFailedReason(scores.rankings))}).</p>`;
+  } else {
+    summary = `<p class="summary">Winner: <strong>${escapeHtml(scores.winner)}</strong>${
       // Whether auto_merge is on is hydra.toml's business: say only what the total reaches.
-      scores.autoMergeEligible ? ' &middot; its total reaches auto_merge_minimum' : ''}${
-      scores.allFailed ? ' &middot; <span class="poor-text">every agent failed</span>' : ''}</p>`;
+      scores.autoMergeEligible ? ' &middot; its total reaches auto_merge_minimum' : ''}</p>`;
+  }
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -57,20 +66,24 @@ ${cards}
 </html>`;
 }
 
-function renderCard(r: Ranking, isWinner: boolean): string {
+function renderCard(r: Ranking, isWinner: boolean, error: string | undefined): string {
   const bars = DIMENSIONS.map(([key, label, check]) =>
     renderBar(label, r.breakdown[key], check ? r.checks[check]?.skipped === true : false)).join('\n');
   const checks = (['build', 'tests', 'lint'] as const)
     .map((name) => renderCheck(name, r.checks[name]))
     .join('\n');
   const diff = r.diff;
-  return `<section class="card${isWinner ? ' winner' : ''}" data-agent="${escapeHtml(r.agentId)}" data-rank="${r.rank}">
+  const cannotWin = ineligibleLabel(r);
+  const classes = `card${isWinner ? ' winner' : ''}${cannotWin ? ' ineligible' : ''}`;
+  return `<section class="${classes}" data-agent="${escapeHtml(r.agentId)}" data-rank="${r.rank}">
   <header>
     <span class="rank">#${r.rank}</span>
     <span class="agent">${escapeHtml(r.agentId)}</span>
     <span class="status">${escapeHtml(r.status)}</span>
     <span class="total ${scoreBand(r.total)}" data-total="${r.total}">${r.total.toFixed(1)}</span>
   </header>
+${cannotWin ? `  <p class="cannot-win poor-text">${escapeHtml(cannotWin)}</p>\n` : ''}${
+  error ? `  <p class="error">${escapeHtml(error)}</p>\n` : ''}
   <div class="bars">
 ${bars}
   </div>
@@ -78,8 +91,7 @@ ${bars}
     r.durationMs !== undefined ? ` &middot; ${formatElapsed(r.durationMs)}` : ''}</p>
 ${checks}
   <div class="actions">
-    <button class="merge" data-agent="${escapeHtml(r.agentId)}">Merge</button>
-    <button class="diff secondary" data-agent="${escapeHtml(r.agentId)}">Show Diff</button>
+${cannotWin ? '' : `    <button class="merge" data-agent="${escapeHtml(r.agentId)}">Merge</button>\n`}    <button class="diff secondary" data-agent="${escapeHtml(r.agentId)}">Show Diff</button>
   </div>
 </section>`;
 }
@@ -118,6 +130,9 @@ h1 { font-size: 1.3em; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 12px; }
 .card { border: 1px solid var(--vscode-panel-border, var(--vscode-widget-border, #8884)); border-radius: 6px; padding: 10px 12px; background: var(--vscode-sideBar-background); }
 .card.winner { border-color: var(--vscode-focusBorder); }
+.card.ineligible { opacity: 0.85; border-style: dashed; }
+.cannot-win { font-weight: bold; margin: 4px 0; }
+.error { white-space: pre-wrap; font-family: var(--vscode-editor-font-family); color: var(--vscode-errorForeground); margin: 4px 0; }
 header { display: flex; gap: 8px; align-items: baseline; }
 .rank { font-weight: bold; }
 .agent { font-weight: bold; flex: 1; }

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { agentStateIcon, formatElapsed, raceIsActive, rankOrder } from './format';
+import { ALL_FAILED, agentStateIcon, formatElapsed, ineligibleLabel, raceIsActive, rankOrder } from './format';
 import { firstLine, Target } from './pick';
 
 type Node = RaceNode | AgentNode | FileNode;
@@ -60,13 +60,15 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
   private raceItem(node: RaceNode): vscode.TreeItem {
     const race = this.session.store.get(node.raceId);
     const active = race ? raceIsActive(race.state) : false;
+    // A race in which every agent failed has no winner to merge (when none completed, its state is failed).
+    const noWinner = !active && this.session.store.allFailedIn(node.raceId);
     const item = new vscode.TreeItem(firstLine(race?.task ?? node.raceId),
       active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
     item.id = node.raceId;
-    item.description = `${race?.state ?? ''} · ${node.raceId}`;
-    item.tooltip = race?.task;
-    item.iconPath = new vscode.ThemeIcon(active ? 'sync~spin' : race?.state === 'completed' ? 'pass-filled' : 'history');
-    item.contextValue = active ? 'race.running' : race?.state === 'completed' ? 'race.finished' : 'race.other';
+    item.description = `${race?.state ?? ''}${noWinner ? ` · ${ALL_FAILED}` : ''} · ${node.raceId}`;
+    item.tooltip = noWinner ? `${race?.task}\n${ALL_FAILED}` : race?.task;
+    item.iconPath = new vscode.ThemeIcon(active ? 'sync~spin' : noWinner ? 'error' : race?.state === 'completed' ? 'pass-filled' : 'history');
+    item.contextValue = active ? 'race.running' : noWinner ? 'race.noWinner' : race?.state === 'completed' ? 'race.finished' : 'race.other';
     return item;
   }
 
@@ -79,19 +81,24 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
       finished ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `${node.raceId}/${node.agentId}`;
     const ranking = store.rankingOf(node.raceId, node.agentId);
+    const cannotWin = ineligibleLabel(ranking);
     const parts: string[] = [state, formatElapsed(store.elapsedMs(node.raceId, node.agentId))];
     if (ranking) parts.push(`#${ranking.rank} · ${ranking.total.toFixed(1)}${store.winnerOf(node.raceId) === node.agentId ? ' · winner' : ''}`);
+    if (cannotWin) parts.push(cannotWin);
     item.description = parts.join(' · ');
-    item.tooltip = agent?.error ? `${agent.branch}\n${agent.error}` : agent?.branch;
+    item.tooltip = [agent?.branch, cannotWin, agent?.error].filter(Boolean).join('\n');
     item.iconPath = new vscode.ThemeIcon(agentStateIcon(state));
-    item.contextValue = finished ? 'agent' : 'agent.running';
+    // An agent that cannot win is never offered for merging.
+    item.contextValue = !finished ? 'agent.running' : cannotWin ? 'agent.ineligible' : 'agent';
     return item;
   }
 
   /** A finished race from the history has no rankings yet: they are its scores'. */
   private async ensureRankings(raceId: string): Promise<void> {
     const race = this.session.store.get(raceId);
-    if (!race || race.state !== 'completed' || this.session.store.hasRankings(raceId) || this.scoresAsked.has(raceId)) return;
+    // A race in which no agent completed is failed, and scored too.
+    const scored = race?.state === 'completed' || race?.state === 'failed';
+    if (!race || !scored || this.session.store.hasRankings(raceId) || this.scoresAsked.has(raceId)) return;
     this.scoresAsked.add(raceId);
     try {
       const scores = await this.session.requestOrThrow(proto.scores, { raceId });

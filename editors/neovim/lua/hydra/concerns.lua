@@ -1,6 +1,6 @@
--- What speaks against merging an agent, read from the race's scores: it is not
--- the winner, its checks failed, it did not end normally, every agent failed,
--- or nothing checked its work. :HydraMerge shows these before it asks, and
+-- What speaks against merging an agent, read from the race's scores: it cannot
+-- win (hydra refuses to merge it), it is not the winner, its checks failed, it
+-- did not end normally, every agent failed, or nothing checked its work. :HydraMerge shows these before it asks, and
 -- then makes "Cancel" the first choice.
 
 local M = {}
@@ -51,6 +51,10 @@ function M.of(scores, agent_id)
   if not ranking then
     table.insert(out, 'it was not ranked: nothing checked its work')
     return out
+  end
+  if ranking.eligible == false then
+    local why = present(ranking.ineligible) and ranking.ineligible or 'ineligible'
+    table.insert(out, 'it cannot win or be merged: ' .. why)
   end
   if ranking.rank ~= 1 then
     local text = string.format('it ranked #%d of %d (%.1f / 100', ranking.rank, #rankings, ranking.total)

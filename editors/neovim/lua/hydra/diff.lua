@@ -52,17 +52,6 @@ local function version_buffer(key, name, path)
   return buf
 end
 
-local function to_lines(text)
-  if text == nil or text == vim.NIL then
-    return {}
-  end
-  local lines = vim.split(text, '\n', { plain = true })
-  if lines[#lines] == '' then
-    table.remove(lines)
-  end
-  return lines
-end
-
 local function version_lines(result, side)
   local text = result[side]
   if text == nil or text == vim.NIL then
@@ -71,7 +60,7 @@ local function version_lines(result, side)
   if result.binary or result.encoding ~= 'utf-8' then
     return { string.format('(%s: not shown here)', result.binary and 'binary file' or 'not UTF-8 text') }
   end
-  return to_lines(text)
+  return ui.text_lines(text)
 end
 
 local function set_lines(buf, lines)

@@ -7,6 +7,7 @@ local client = require('hydra.client')
 local config = require('hydra.config')
 local protocol = require('hydra.protocol')
 local race = require('hydra.race')
+local transcript = require('hydra.transcript')
 local ui = require('hydra.ui')
 
 local M = {}
@@ -349,7 +350,16 @@ function M.show_scores(r, model)
     end
   end
   ui.map(buf, keys.diff, at_cursor(M.diff), "Review this agent's diff")
-  ui.map(buf, keys.merge, at_cursor(M.merge), "Merge this agent's branch")
+  ui.map(buf, keys.merge, at_cursor(function(target)
+    -- An agent that cannot win is never offered for merging.
+    for _, ranking in ipairs(model.rankings) do
+      local cannot_win = ranking.agentId == target.agent and ui.ineligible_label(ranking)
+      if cannot_win then
+        return vim.notify('hydra: ' .. target.agent .. ' cannot be merged (' .. cannot_win .. ')', vim.log.levels.WARN)
+      end
+    end
+    M.merge(target)
+  end), "Merge this agent's branch")
   ui.map(buf, keys.log, at_cursor(M.log), "This agent's full log")
   return buf, win, agent_at
 end
@@ -362,7 +372,7 @@ function M.scores(target)
       if err then
         return client.notify_error(err)
       end
-      r.winner = present(result.winner) and result.winner or nil
+      race.set_scores(r, result)
       local buf, win = M.show_scores(r, race.score_model(r, result))
       if target.callback then
         target.callback(buf, win, result)
@@ -456,6 +466,10 @@ function M.merge(target)
   target = target or {}
   local done = target.callback or function() end
   with_race(target, function(root, r)
+    if not target.agent and r.allFailed == true then
+      vim.notify('hydra: race ' .. r.id .. ': ' .. ui.all_failed .. ' to merge', vim.log.levels.WARN)
+      return done({ message = ui.all_failed }, nil)
+    end
     local params = { raceId = r.id, agentId = target.agent, dryRun = true }
     client.request(root, protocol.merge, params, function(err, dry)
       if err then
@@ -545,81 +559,97 @@ function M.merge(target)
   end)
 end
 
--- Reads a whole log, a range at a time: callback(err, text).
-local function read_log(root, race_id, agent_id, stream, callback)
-  local chunks = {}
-  local function step(offset)
-    local params = { raceId = race_id, agentId = agent_id, offset = offset, stream = stream }
-    client.request(root, protocol.log, params, function(err, result)
+--- The key (ui.find_buffer) of the buffer :HydraLog shows an agent's
+--- transcript in, or with `raw` its raw log.
+function M.log_key(race_id, agent_id, raw)
+  return 'hydra://' .. race_id .. '/' .. agent_id .. (raw and '~raw' or '~log')
+end
+
+-- Calls fn(lines, highlights) with what :HydraLog shows: the transcript of
+-- what hydra recorded (transcript.read), or with `raw` the log as printed,
+-- stdout then stderr.
+local function read_for_log(root, race_id, agent_id, raw, fn)
+  if not raw then
+    return transcript.read(root, race_id, agent_id, function(err, entries)
       if err then
-        return callback(err, nil)
+        return client.notify_error(err)
       end
-      table.insert(chunks, result.data)
-      if result.nextOffset < result.totalSize and result.nextOffset > offset then
-        step(result.nextOffset)
-      else
-        callback(nil, table.concat(chunks))
+      local lines, highlights = {}, {}
+      for _, e in ipairs(entries) do
+        for _, l in ipairs(vim.split(e[1], '\n', { plain = true })) do
+          table.insert(lines, l)
+          if e[2] then
+            table.insert(highlights, { #lines - 1, 0, -1, e[2] })
+          end
+        end
       end
+      fn(lines, highlights)
     end)
   end
-  step(0)
+  transcript.read_raw(root, race_id, agent_id, function(err, stdout, stderr)
+    if err then
+      return client.notify_error(err)
+    end
+    local lines = ui.text_lines(stdout)
+    local highlights = {}
+    if stderr ~= '' then
+      table.insert(lines, '')
+      table.insert(lines, '── stderr ──')
+      table.insert(highlights, { #lines - 1, 0, -1, 'HydraHeader' })
+      vim.list_extend(lines, ui.text_lines(stderr))
+    end
+    fn(lines, highlights)
+  end)
 end
 
-local function text_lines(text)
-  local lines = vim.split(text, '\n', { plain = true })
-  if lines[#lines] == '' then
-    table.remove(lines)
-  end
-  return lines
-end
-
---- The key (ui.find_buffer) of the buffer :HydraLog shows an agent's log in.
-function M.log_key(race_id, agent_id)
-  return 'hydra://' .. race_id .. '/' .. agent_id .. '~log'
-end
-
---- :HydraLog [agent]: an agent's complete output (stdout, then stderr).
+--- :HydraLog [race] [agent] [raw]: an agent's whole output, in a tab of its
+--- own: the transcript of what hydra recorded (its words, tool calls, file
+--- changes, summary), or with `raw` the log as it printed it.
 function M.log(target)
   target = target or {}
   with_race(target, function(root, r)
     with_agent(root, r, target.agent, function(agent)
-      read_log(root, r.id, agent, 'stdout', function(err, stdout)
-        if err then
-          return client.notify_error(err)
+      read_for_log(root, r.id, agent, target.raw, function(lines, highlights)
+        local key = M.log_key(r.id, agent, target.raw)
+        local title = string.format('hydra: %s %slog (race %s)', agent, target.raw and 'raw ' or '', r.id)
+        local buf = ui.find_buffer(key) or ui.scratch_buffer(title, 'hydralog', key)
+        ui.fill(buf, lines, highlights)
+        vim.api.nvim_buf_set_var(buf, 'hydra_root', root)
+        ui.map(buf, config.options.keymaps.close, ui.close_window, 'Close')
+        local wins = vim.fn.win_findbuf(buf)
+        if #wins > 0 then
+          vim.api.nvim_set_current_win(wins[1])
+        else
+          -- A log is read like a file: a tab of its own, not a strip at
+          -- the bottom of whatever layout the current tab has.
+          vim.cmd('tab sbuffer ' .. buf)
         end
-        read_log(root, r.id, agent, 'stderr', function(err2, stderr)
-          if err2 then
-            return client.notify_error(err2)
-          end
-          local lines = text_lines(stdout)
-          local highlights = {}
-          if stderr ~= '' then
-            table.insert(lines, '')
-            table.insert(lines, '── stderr ──')
-            table.insert(highlights, { #lines - 1, 0, -1, 'HydraHeader' })
-            vim.list_extend(lines, text_lines(stderr))
-          end
-          local key = M.log_key(r.id, agent)
-          local buf = ui.find_buffer(key)
-            or ui.scratch_buffer(string.format('hydra: %s log (race %s)', agent, r.id), 'hydralog', key)
-          ui.fill(buf, lines, highlights)
-          vim.api.nvim_buf_set_var(buf, 'hydra_root', root)
-          ui.map(buf, config.options.keymaps.close, ui.close_window, 'Close')
-          local wins = vim.fn.win_findbuf(buf)
-          if #wins > 0 then
-            vim.api.nvim_set_current_win(wins[1])
-          else
-            -- A log is read like a file: a tab of its own, not a strip at
-            -- the bottom of whatever layout the current tab has.
-            vim.cmd('tab sbuffer ' .. buf)
-          end
-          if target.callback then
-            target.callback(buf)
-          end
-        end)
+        if target.callback then
+          target.callback(buf)
+        end
       end)
     end)
   end)
+end
+
+--- Reads :HydraLog's arguments, "[race] [agent] [raw]", into a target.
+function M.parse_log_args(args)
+  local target = {}
+  local words = vim.split(vim.trim(args or ''), '%s+', { trimempty = true })
+  if words[#words] == 'raw' then
+    target.raw = true
+    table.remove(words)
+  end
+  if words[1] and words[1]:match('^%d%d%d%d%d%d%d%d%-%d%d%d%d%d%d%-%x+$') then
+    target.race = table.remove(words, 1)
+  end
+  target.agent = words[1]
+  return target
+end
+
+--- :HydraLog's command line.
+function M.log_command(args)
+  M.log(M.parse_log_args(args))
 end
 
 --- Completion for :HydraRace: the default agents and, once the server runs,
@@ -640,6 +670,21 @@ function M.complete_agents(arglead, cmdline)
       seen[n] = true
       table.insert(out, n)
     end
+  end
+  return out
+end
+
+--- Completion for :HydraLog: the races and agents known here, and `raw`.
+function M.complete_log(arglead)
+  local out = M.complete_race_agents(arglead)
+  local root = client.find_root()
+  for id, r in pairs(race.races) do
+    if r.root == root and vim.startswith(id, arglead) then
+      table.insert(out, id)
+    end
+  end
+  if vim.startswith('raw', arglead) then
+    table.insert(out, 'raw')
   end
   return out
 end

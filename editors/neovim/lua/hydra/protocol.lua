@@ -31,6 +31,7 @@ M.merge = 'hydra/merge'
 M.log = 'hydra/log'
 M.races = 'hydra/races'
 M.cleanup = 'hydra/cleanup'
+M.agent_events = 'hydra/agentEvents'
 
 -- hydra's notifications while a race runs.
 M.agent_started = 'hydra/agentStarted'
@@ -54,6 +55,7 @@ M.errors = {
   config_error = -32019,
   not_a_repository = -32020,
   race_refused = -32021,
+  agent_unavailable = -32022,
 }
 
 -- A race's and an agent's states that will not change any more.

@@ -1,18 +1,22 @@
 -- The races this editor knows about, and one output buffer per agent that
--- fills live from hydra/agentOutput. Output is queued as it arrives and
--- written to the buffers in batches on a timer, so that an agent printing
--- thousands of lines a second costs the editor one buffer update per tick.
+-- fills live from hydra/agentOutput, or, for an agent this editor did not
+-- watch (a race from before a restart, or from elsewhere), from what hydra
+-- stored of it. Output is queued as it arrives and written to the buffers in
+-- batches on a timer, so that an agent printing thousands of lines a second
+-- costs the editor one buffer update per tick.
 
 local client = require('hydra.client')
 local config = require('hydra.config')
 local protocol = require('hydra.protocol')
+local transcript = require('hydra.transcript')
 local ui = require('hydra.ui')
 
 local M = {}
 
 -- raceId -> race: { id, root, task, state, agents = {agentId -> agent}, order = {agentId},
 --                   rankings, winner, allFailed, autoMergeEligible, started_here }
--- agent: { id, name, branch, worktree, state, buf, pending = {lines, groups} }
+-- agent: { id, name, branch, worktree, state, exitCode, elapsedMs, error, buf,
+--          pending = {lines, groups}, live (a notification about it arrived) }
 M.races = {}
 -- root -> the raceId commands act on by default: the last one started or looked at.
 local latest = {}
@@ -56,16 +60,38 @@ local function ensure_agent(race, agent_id, info)
     agent.branch = info.branch or agent.branch
     agent.worktree = info.worktree or agent.worktree
     agent.state = info.state or agent.state
+    for _, field in ipairs({ 'exitCode', 'elapsedMs', 'error' }) do
+      if present(info[field]) then
+        agent[field] = info[field]
+      end
+    end
   end
   return agent
+end
+
+--- The ranking of an agent in its race's scores, when they are known.
+function M.ranking_of(race, agent_id)
+  for _, r in ipairs(race.rankings or {}) do
+    if r.agentId == agent_id then
+      return r
+    end
+  end
+  return nil
 end
 
 local function header(race, agent)
   local b = ui.builder()
   b:add('hydra · ', 'HydraHeader'):add(agent.id, 'HydraTitle'):add(' · ', 'HydraHeader')
   b:add(agent.state, 'HydraAgentState')
+  local cannot_win = ui.ineligible_label(M.ranking_of(race, agent.id))
+  if cannot_win then
+    b:add(' · ' .. cannot_win, 'HydraError')
+  end
   if race.state ~= 'running' then
     b:add(' · race ' .. race.state, 'HydraHeader')
+  end
+  if race.allFailed == true then
+    b:add(' · ' .. ui.all_failed, 'HydraError')
   end
   b:newline()
   b:line('task: ' .. ((race.task or ''):match('^[^\n]*')), 'HydraHeader')
@@ -143,6 +169,9 @@ function M.output_buffer(race, agent)
   vim.bo[buf].modifiable = false
   update_header(race, agent)
   set_keymaps(buf, race, agent)
+  if not race.started_here and not agent.live then
+    M.load_recorded(race, agent)
+  end
   return buf
 end
 
@@ -215,77 +244,6 @@ local function queue(race, agent, text, group)
   schedule_flush()
 end
 
-local function first_line(text)
-  return ((text or ''):match('^[^\n]*'))
-end
-
-local function usage_text(usage)
-  if not present(usage) then
-    return nil
-  end
-  local parts = {}
-  if present(usage.inputTokens) then
-    table.insert(parts, usage.inputTokens .. ' in')
-  end
-  if present(usage.outputTokens) then
-    table.insert(parts, usage.outputTokens .. ' out')
-  end
-  if present(usage.cachedInputTokens) then
-    table.insert(parts, usage.cachedInputTokens .. ' cached')
-  end
-  local text = #parts > 0 and ('tokens: ' .. table.concat(parts, ', ')) or nil
-  if present(usage.costUsd) then
-    text = (text and (text .. ' · ') or '') .. string.format('$%.4f', usage.costUsd)
-  end
-  return text
-end
-
-local function opt(v, prefix)
-  return present(v) and v ~= '' and ((prefix or '') .. v) or ''
-end
-
---- One parsed event as (text, highlight group), the way a person reads an
---- agent's log; nil when it adds nothing worth a line.
-function M.render_event(event)
-  local kind = event.kind
-  if kind == 'text' then
-    return event.text or '', nil
-  elseif kind == 'toolCall' then
-    return '→ ' .. opt(event.tool) .. opt(first_line(event.detail), ' '), 'HydraToolCall'
-  elseif kind == 'toolResult' then
-    local text = '  ← ' .. (present(event.tool) and event.tool or 'result') .. opt(first_line(event.detail), ': ')
-    if event.isError == true then
-      return text .. ' (error)', 'HydraError'
-    end
-    return text, 'HydraToolResult'
-  elseif kind == 'fileChange' then
-    return '✎ ' .. (present(event.change) and event.change or 'change') .. ' ' .. opt(event.path), 'HydraFileChange'
-  elseif kind == 'usage' then
-    return '· ' .. (usage_text(event.usage) or 'usage'), 'HydraMuted'
-  elseif kind == 'error' then
-    return '✗ ' .. opt(event.text), 'HydraError'
-  elseif kind == 'summary' then
-    if not (present(event.turns) or usage_text(event.usage) or opt(event.text) ~= '' or event.isError == true) then
-      -- Nothing beyond "it ended", which hydra/agentFinished says anyway.
-      return nil, nil
-    end
-    local parts = { '■ ' .. (event.isError == true and 'ended with an error' or 'done') }
-    if present(event.turns) then
-      table.insert(parts, event.turns .. ' turns')
-    end
-    table.insert(parts, usage_text(event.usage))
-    local text = table.concat(vim.tbl_filter(function(p)
-      return p ~= nil
-    end, parts), ' · ')
-    if present(event.text) and event.text ~= '' then
-      text = text .. '\n' .. event.text
-    end
-    return text, event.isError == true and 'HydraError' or 'HydraSummary'
-  end
-  -- raw, and kinds a newer hydra may add: the text as it came.
-  return opt(event.text) ~= '' and event.text or opt(event.detail), nil
-end
-
 --- Whether an output line is a JSON object (one record of a CLI's stream format).
 function M.looks_like_json(line)
   return line:match('^%s*{') ~= nil and line:match('}%s*$') ~= nil
@@ -294,6 +252,7 @@ end
 local function on_agent_started(p, root)
   local race = ensure_race(root, p.raceId)
   local agent = ensure_agent(race, p.agentId, p)
+  agent.live = true
   agent.state = 'running'
   update_header(race, agent)
 end
@@ -301,6 +260,7 @@ end
 local function on_agent_output(p, root)
   local race = ensure_race(root, p.raceId)
   local agent = ensure_agent(race, p.agentId)
+  agent.live = true
   local stderr = p.stream == 'stderr'
   local events = p.events or {}
   -- `lines` holds everything the agent printed, `events` what its adapter
@@ -325,7 +285,7 @@ local function on_agent_output(p, root)
     elseif event.kind == 'text' then
       agent.last_text = event.text
     end
-    local text, group = M.render_event(event)
+    local text, group = transcript.render_event(event)
     if text then
       queue(race, agent, text, group or (stderr and 'HydraStderr' or nil))
     end
@@ -335,25 +295,64 @@ local function on_agent_output(p, root)
   end
 end
 
+-- How the agent ended, and the CLI's own words when it failed.
+local function queue_finished(race, agent, status, exit_code, duration_ms, usage, error)
+  local group = status == 'completed' and 'HydraSummary' or 'HydraError'
+  queue(race, agent, '', nil)
+  queue(race, agent, transcript.finished_line(status, exit_code, duration_ms or 0, usage), group)
+  if present(error) then
+    queue(race, agent, error, 'HydraError')
+  end
+end
+
 local function on_agent_finished(p, root)
   local race = ensure_race(root, p.raceId)
   local agent = ensure_agent(race, p.agentId)
+  agent.live = true
   agent.state = p.status
-  local parts = { '■ ' .. p.status }
-  if present(p.exitCode) then
-    table.insert(parts, 'exit ' .. p.exitCode)
-  end
-  table.insert(parts, string.format('%.1f s', (p.durationMs or 0) / 1000))
-  table.insert(parts, usage_text(p.usage))
-  local group = p.status == 'completed' and 'HydraSummary' or 'HydraError'
-  queue(race, agent, '', nil)
-  queue(race, agent, table.concat(vim.tbl_filter(function(x)
-    return x ~= nil
-  end, parts), ' · '), group)
-  if present(p.error) then
-    queue(race, agent, p.error, 'HydraError')
-  end
+  agent.error = present(p.error) and p.error or nil
+  queue_finished(race, agent, p.status, p.exitCode, p.durationMs, p.usage, p.error)
   update_header(race, agent)
+end
+
+--- Fills the output buffer of an agent this editor did not watch from what
+--- hydra recorded (transcript.read), then says how it ended. A finished
+--- race's scores come along, for the header's marks.
+function M.load_recorded(race, agent)
+  transcript.read(race.root, race.id, agent.id, function(err, entries)
+    if err then
+      return client.notify_error(err, 'the output of ' .. agent.id)
+    end
+    -- Notifications about it arrived meanwhile: they tell it as it happens.
+    if agent.live then
+      return
+    end
+    for _, e in ipairs(entries) do
+      queue(race, agent, e[1], e[2])
+    end
+    if protocol.finished_agent_states[agent.state] then
+      queue_finished(race, agent, agent.state, agent.exitCode, agent.elapsedMs, nil, agent.error)
+    end
+  end)
+  -- A race in which no agent completed is failed, and scored too.
+  local scored = race.state == 'completed' or race.state == 'failed'
+  if scored and race.rankings == nil and not race.scores_asked then
+    race.scores_asked = true
+    client.request(race.root, protocol.scores, { raceId = race.id }, function(err, result)
+      if not err then
+        M.set_scores(race, result)
+        update_headers(race)
+      end
+    end)
+  end
+end
+
+--- Records a race's scores (hydra/scores or hydra/raceFinished).
+function M.set_scores(race, result)
+  race.rankings = result.rankings or {}
+  race.winner = present(result.winner) and result.winner or nil
+  race.allFailed = result.allFailed == true
+  race.autoMergeEligible = result.autoMergeEligible
 end
 
 local function on_scoring_started(p, root)
@@ -363,9 +362,10 @@ local function on_scoring_started(p, root)
 end
 
 local function score_model(race, result)
-  local branches = {}
+  local branches, errors = {}, {}
   for id, agent in pairs(race.agents) do
     branches[id] = agent.branch
+    errors[id] = agent.error
   end
   return {
     raceId = race.id,
@@ -375,6 +375,7 @@ local function score_model(race, result)
     allFailed = result.allFailed,
     autoMergeEligible = result.autoMergeEligible,
     branches = branches,
+    errors = errors,
   }
 end
 M.score_model = score_model
@@ -382,10 +383,7 @@ M.score_model = score_model
 local function on_race_finished(p, root)
   local race = ensure_race(root, p.raceId)
   race.state = p.status
-  race.rankings = p.rankings or {}
-  race.winner = present(p.winner) and p.winner or nil
-  race.allFailed = p.allFailed
-  race.autoMergeEligible = p.autoMergeEligible
+  M.set_scores(race, p)
   update_headers(race)
   local message = 'hydra: race ' .. race.id .. ' ' .. p.status
   local level = vim.log.levels.INFO
@@ -394,7 +392,7 @@ local function on_race_finished(p, root)
     message = message .. '; winner: ' .. race.winner .. (total and string.format(' (%.1f)', total) or '')
   end
   if p.allFailed then
-    message = message .. '; all agents failed'
+    message = message .. '; ' .. ui.all_failed
     level = vim.log.levels.WARN
   end
   local show = race.started_here and config.options.window.scores_on_finish and #race.rankings > 0
@@ -505,6 +503,10 @@ function M.adopt(root, summary)
   race.task = summary.task
   if not (race.started_here and protocol.finished_race_states[race.state]) then
     race.state = summary.state
+  end
+  if race.rankings == nil and summary.allFailed ~= nil then
+    race.allFailed = summary.allFailed == true
+    race.winner = present(summary.winner) and summary.winner or nil
   end
   for _, a in ipairs(summary.agents or {}) do
     ensure_agent(race, a.agentId, a)

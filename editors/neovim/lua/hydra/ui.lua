@@ -128,6 +128,19 @@ function Builder:line(text, group)
   return self:add(text or '', group):newline()
 end
 
+--- A text's lines, the way a buffer holds them (no empty last line for the
+--- final newline); none for nil.
+function M.text_lines(text)
+  if text == nil or text == vim.NIL then
+    return {}
+  end
+  local lines = vim.split(text, '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  return lines
+end
+
 --- Writes lines and highlights into a buffer (replacing its contents).
 function M.fill(buf, lines, highlights)
   vim.bo[buf].modifiable = true
@@ -279,11 +292,26 @@ local function present(v)
   return v ~= nil and v ~= vim.NIL
 end
 
+--- What a race without a winner is said with.
+M.all_failed = 'All agents failed: no winner'
+
+--- "failed: cannot win" for a ranking (hydra/scores) of an agent that can
+--- never win or be merged; nil for one that can.
+function M.ineligible_label(ranking)
+  if type(ranking) ~= 'table' or ranking.eligible ~= false then
+    return nil
+  end
+  return (present(ranking.ineligible) and ranking.ineligible or 'ineligible') .. ': cannot win'
+end
+
 --- The scoreboard, in the seed's layout:
 ---   #1  careful    97.1 / 100    [BUILD: ✓] [TESTS: 100] [LINT: n/a] [DIFF: 100] [SPEED: 71]
---- `model`: { raceId, task?, rankings, winner?, allFailed, autoMergeEligible, branches? }
---- (the shape of hydra/scores and hydra/raceFinished). Returns lines,
---- highlights and the agentId shown on each line (by 1-based line number).
+--- An agent that can never win is marked "(failed: cannot win)", with its
+--- CLI's error below it.
+--- `model`: { raceId, task?, rankings, winner?, allFailed, autoMergeEligible, branches?, errors? }
+--- (the shape of hydra/scores and hydra/raceFinished; `errors` by agentId).
+--- Returns lines, highlights and the agentId shown on each line (by
+--- 1-based line number).
 function M.scoreboard(model)
   local b = M.builder()
   local title = model.task and ('Race Results — Task: "' .. first_line(model.task, 60) .. '"')
@@ -335,16 +363,33 @@ function M.scoreboard(model)
         b:add(string.rep(' ', math.max(#label + 7 - #text, 0)))
       end
     end
-    if r.status and r.status ~= 'completed' then
+    local cannot_win = M.ineligible_label(r)
+    if cannot_win then
+      b:add('  (' .. cannot_win .. ')', 'HydraMuted')
+    elseif r.status and r.status ~= 'completed' then
       b:add('  ' .. r.status, 'HydraMuted')
     end
     b:newline()
     agent_at[#b.lines] = r.agentId
+    local error = model.errors and model.errors[r.agentId]
+    if present(error) and error ~= '' then
+      b:line('      ' .. first_line(error, 100), 'HydraError')
+      agent_at[#b.lines] = r.agentId
+    end
   end
   b:line('')
 
-  if model.allFailed then
-    b:add('All agents failed', 'HydraScorePoor'):add(': the best total is below the fail threshold.'):newline()
+  if model.allFailed or (not present(model.winner) and #model.rankings > 0) then
+    local any_eligible = false
+    for _, r in ipairs(model.rankings) do
+      any_eligible = any_eligible or r.eligible ~= false
+    end
+    b:add(M.all_failed, 'HydraScorePoor')
+    b:add(
+      any_eligible and ' (the best total is below the fail threshold).'
+        or ' (none finished with a change that could be merged).'
+    )
+    b:newline()
   end
   if present(model.winner) then
     b:add('Winner: '):add(model.winner, 'HydraWinner')
@@ -393,7 +438,11 @@ function M.race_list(root, races)
   end
   for _, race in ipairs(races) do
     b:add(race.raceId, 'HydraHeader'):add('  ')
-    b:add(pad(race.state, 11), 'HydraAgentState'):add(first_line(race.task, 60)):newline()
+    b:add(pad(race.state, 11), 'HydraAgentState'):add(first_line(race.task, 60))
+    if race.allFailed == true then
+      b:add('  ' .. M.all_failed, 'HydraError')
+    end
+    b:newline()
     race_at[#b.lines] = race.raceId
     for _, a in ipairs(race.agents or {}) do
       b:add('    ' .. pad(a.agentId, 14))

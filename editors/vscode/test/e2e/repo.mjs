@@ -1,7 +1,8 @@
 // A throwaway git repository for the end-to-end test: the fixture project,
-// a hydra.toml with two scripted agents (fixer, breaker) that think for
-// `agentDelaySeconds` before they edit, real scoring commands, and one
-// commit on branch main.
+// a hydra.toml with scripted agents (fixer, breaker, and crasher, which
+// fails) that think for `agentDelaySeconds` before they edit, narrator (a
+// stand-in for the claude CLI, read by hydra's claude adapter), real scoring
+// commands, and one commit on branch main.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,6 +33,15 @@ export function makeRepo(dir, { agentDelaySeconds = 0 } = {}) {
     `binary = "${agent}"`,
     'args = ["break"]',
     `env = { AGENT_DELAY = "${agentDelaySeconds}" }`,
+    '',
+    '[agents.crasher]',
+    'adapter = "command"',
+    `binary = "${agent}"`,
+    'args = ["crash"]',
+    '',
+    '[agents.narrator]',
+    'adapter = "claude"',
+    `binary = "${path.join(fixtures, 'narrator.sh')}"`,
     '',
     '[scoring]',
     'build_command = "sh -n lib.sh"',

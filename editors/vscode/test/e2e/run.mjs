@@ -7,14 +7,19 @@
 //     inline buttons (diffs, output, scoreboard, merges, with a warning for
 //     the agent that lost), a race every agent fails, a cancelled race, Show
 //     Race History, Clean Up, and a broken hydra.toml reported once.
-//  2. untrusted: the same kind of repository in an untrusted workspace: no
+//  2. history: races this VS Code never watched (raced through another hydra
+//     serve before it opened): an agent's output as a transcript of what
+//     hydra stored, its raw log, an agent that failed marked as unable to
+//     win (no Merge anywhere, its error shown), and a race every agent
+//     failed said to have no winner.
+//  3. untrusted: the same kind of repository in an untrusted workspace: no
 //     race starts and hydra is never even started.
 // Screenshots of every step go to $HYDRA_E2E_SHOTS.
 //
 // Environment: HYDRA_BIN (hydra binary), HYDRA_VSIX (the packaged extension),
 // HYDRA_E2E_TOOLS (where install-tools.sh put code-server and playwright-core),
 // HYDRA_E2E_SHOTS (screenshot folder), HYDRA_E2E_PORT (default: free ports;
-// when set, the second scenario uses the next one).
+// when set, the other scenarios use the next ones).
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, makeRepo } from './repo.mjs';
@@ -62,6 +67,12 @@ async function startFromTaskBox(wb, task, tick = async () => undefined) {
 }
 const startedRaces = new Set();
 
+/** A scenario that stopped on an error: the failure, and a screenshot of where it happened. */
+async function scenarioFailed(wb, scenario, e) {
+  check(false, `${scenario} scenario: ${e.message}`);
+  try { await wb?.shot('error'); } catch { /* the page is gone */ }
+}
+
 const checkedRows = (page) => page.locator('.quick-input-list .monaco-list-row input[type=checkbox]:checked, .quick-input-list .monaco-list-row .monaco-custom-toggle.checked');
 
 async function raceScenario() {
@@ -83,7 +94,11 @@ async function raceScenario() {
     let sidebar = await wb.hydraView();
     const welcome = sidebar.locator('.welcome-view-content').first();
     await welcome.waitFor({ timeout: 20000 });
-    const welcomeText = (await welcome.innerText()).replace(/\s+/g, ' ');
+    // On a slow start the view may first show the untrusted welcome, until VS Code has applied the trust setting.
+    const welcomeText = await waitFor(async () => {
+      const t = (await welcome.innerText()).replace(/\s+/g, ' ');
+      return /No race yet/.test(t) ? t : undefined;
+    }, 20000, 'the welcome of a trusted workspace').catch(async () => (await welcome.innerText()).replace(/\s+/g, ' '));
     check(/No race yet/.test(welcomeText) && /hydra\.toml/.test(welcomeText), `the empty view welcomes: ${welcomeText}`);
     await wb.shot('welcome');
     await welcome.locator('.monaco-button', { hasText: 'Start Race' }).click();
@@ -249,7 +264,7 @@ async function raceScenario() {
     const lost = await startFromTaskBox(wb, 'A race nobody wins', async () => {
       await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixer' }).first().click();
     });
-    const failedToast = await wb.toast('every agent failed', 90000);
+    const failedToast = await wb.toast('All agents failed: no winner', 90000);
     check(failedToast.includes(lost.raceId) && /breaker/.test(failedToast), `a race every agent failed says so: ${failedToast}`);
     await wb.shot('all-failed');
 
@@ -310,10 +325,163 @@ async function raceScenario() {
     check(errorToasts === 1, `one broken hydra.toml, one error toast (${errorToasts})`);
     await wb.shot('server-error');
   } catch (e) {
-    check(false, `race scenario: ${e.message}`);
-    try { await wb?.shot('error'); } catch { /* the page is gone */ }
+    await scenarioFailed(wb, 'race', e);
   } finally {
     await rpc?.close().catch(() => undefined);
+    await wb?.close();
+  }
+  return run;
+}
+
+/** Races `agents` on `task` through `rpc` (another hydra serve) and waits for the end; answers the race id. */
+async function raceThrough(rpc, task, agents) {
+  const { raceId } = await rpc.request('hydra/race', { task, agents });
+  await waitFor(() => rpc.notifications.some((n) => n.method === 'hydra/raceFinished' && n.params.raceId === raceId),
+    90000, `race ${raceId} to finish`);
+  return raceId;
+}
+
+async function historyScenario() {
+  const run = runFolder('history');
+  const repo = makeRepo(path.join(run, 'calc'));
+  let wb;
+  try {
+    // Two races before VS Code opens: it sees them only as hydra recorded them.
+    const rpc = new HydraRpc(hydra, repo);
+    await rpc.initialize();
+    const raced = await raceThrough(rpc, 'Make add() add, narrated', ['narrator', 'crasher']);
+    const crashed = await raceThrough(rpc, 'A race that crashes', ['crasher']);
+    const scores = await rpc.request('hydra/scores', { raceId: raced });
+    const lostScores = await rpc.request('hydra/scores', { raceId: crashed });
+    const { races: [summary] } = await rpc.request('hydra/status', { raceId: raced });
+    await rpc.close();
+    const crasher = scores.rankings.find((r) => r.agentId === 'crasher');
+    const crasherError = summary.agents.find((a) => a.agentId === 'crasher').error;
+    check(scores.winner === 'narrator' && crasher?.rank === 2 && crasher.eligible === false && crasher.ineligible === 'failed' &&
+      /quota exceeded/.test(crasherError ?? ''),
+    `hydra ranks the agent that failed after the winner, unable to win: ${crasher?.agentId} #${crasher?.rank} ${crasher?.ineligible}; ${crasherError}`);
+    check(lostScores.allFailed && lostScores.winner === null, 'hydra gives the race where the only agent failed no winner');
+
+    wb = await Workbench.open({
+      run, folder: repo, settings: { 'hydra.serverPath': hydra }, vsix, port: await port(1), trust: true, prefix: 'history',
+    });
+    const page = wb.page;
+    await page.locator('.activitybar [aria-label^="Hydra"]').first().waitFor({ timeout: 30000 });
+    const outputText = () => page.locator('.part.panel .view-lines')
+      .evaluateAll((els) => els.map((e) => e.innerText).join('\n')).then(plain);
+
+    // The narrator's output: a transcript of the events hydra stored, not its JSON.
+    await wb.palette('Hydra: Show Agent Output');
+    await wb.pick(raced);
+    await wb.pick('narrator');
+    // The whole transcript on screen: the editor renders only the lines in view.
+    await wb.palette('View: Toggle Maximized Panel');
+    await waitFor(async () => /\[hydra: narrator completed/.test(await outputText()), 30000, "the narrator's transcript");
+    const transcript = await outputText();
+    const expected = [
+      "add() subtracts: I'll make it add.",
+      '> Edit: lib.sh',
+      '< Edit: The file lib.sh has been updated.',
+      '[update] lib.sh',
+      '> Bash: make test',
+      "< Bash [error]: make: *** No rule to make target 'test'. Stop.",
+      'Fixed: add() adds its arguments.',
+      '[summary] done, 4 turn(s), tokens: 1200 in, 150 out, 300 cached, $0.0123',
+      '[warning] permission denied: Write /etc/hosts',
+      '[hydra: narrator completed, exit code 0]',
+    ];
+    const missing = expected.filter((line) => !transcript.includes(line));
+    check(missing.length === 0 && !/"type":/.test(transcript),
+      `an agent of a race this window never watched shows as a transcript from hydra/agentEvents${
+        missing.length ? `; missing: ${missing.join(' | ')}` : ''}`);
+    await wb.shot('transcript');
+
+    // Its raw log, on demand: the stream as the CLI printed it.
+    await wb.palette('Hydra: Show Agent Raw Log');
+    await wb.pick(raced);
+    await wb.pick('narrator');
+    await waitFor(async () => /"type":"result"/.test(await outputText()), 30000, "the narrator's raw log");
+    check(/"type":"assistant"/.test(await outputText()), 'Show Agent Raw Log shows the stream as printed');
+    await wb.shot('raw-log');
+    await wb.palette('View: Toggle Maximized Panel');
+
+    // An agent whose adapter reads nothing (a plain command): its log, then how it ended, with its error.
+    await wb.palette('Hydra: Show Agent Output');
+    await wb.pick(raced);
+    await wb.pick('crasher');
+    await waitFor(async () => /\[hydra: crasher failed/.test(await outputText()), 30000, "the crasher's output");
+    const crashText = await outputText();
+    check(/crash: rewriting lib\.sh/.test(crashText) && /\[hydra: crasher failed, exit code 3: .*quota exceeded\]/.test(crashText),
+      `a plain command's output is its log, and ends with its error: ${crashText.split('\n').filter((l) => /crasher failed/.test(l)).join('')}`);
+
+    // The scoreboard: the agent that failed is marked, shows its error, and offers no merge.
+    await wb.palette('Hydra: Show Scoreboard');
+    await wb.pick(raced);
+    const frame = await waitFor(() => scoreboardFrame(page), 30000, 'the scoreboard');
+    const crasherCard = frame.locator('section.card[data-agent="crasher"]');
+    await crasherCard.waitFor({ timeout: 10000 });
+    const mark = await crasherCard.locator('.cannot-win').innerText();
+    const shownError = await crasherCard.locator('.error').innerText();
+    check(mark === 'failed: cannot win' && /quota exceeded/.test(shownError) && await crasherCard.locator('button.merge').count() === 0 &&
+      await frame.locator('section.card[data-agent="narrator"] button.merge').count() === 1,
+    `the scoreboard marks the failed agent (${mark}), shows its error (${shownError}) and offers no Merge for it`);
+    await wb.shot('scoreboard-ineligible');
+
+    // The view: the race nobody won says so; the agent that failed is marked and has no Merge button.
+    const sidebar = await wb.hydraView();
+    const lostRow = sidebar.locator('.monaco-list-row', { hasText: 'A race that crashes' }).first();
+    await lostRow.waitFor({ timeout: 20000 });
+    const lostLabel = (await lostRow.innerText()).replace(/\n/g, ' ');
+    await lostRow.hover();
+    await lostRow.locator('.actions .action-label[aria-label="Show Scoreboard"]').first().waitFor({ state: 'visible', timeout: 10000 });
+    const lostActions = await lostRow.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+    check(/All agents failed: no winner/.test(lostLabel) && !lostActions.includes('Merge Winner'),
+      `a race every agent failed says so in the view, with no Merge Winner: ${lostLabel} [${lostActions.join(', ')}]`);
+    const racedRow = sidebar.locator('.monaco-list-row', { hasText: 'Make add() add, narrated' }).first();
+    if ((await racedRow.getAttribute('aria-expanded')) !== 'true') await racedRow.click();
+    const crasherRow = sidebar.locator('.monaco-list-row[aria-level="2"]', { hasText: 'crasher' }).first();
+    const crasherLabel = await waitFor(async () => {
+      const t = (await crasherRow.innerText()).replace(/\n/g, ' ');
+      return /cannot win/.test(t) ? t : undefined;
+    }, 20000, 'the crasher row to be marked');
+    await crasherRow.hover();
+    await crasherRow.locator('.actions .action-label[aria-label="Show Diff"]').first().waitFor({ state: 'visible', timeout: 10000 });
+    const crasherActions = await crasherRow.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+    check(/failed: cannot win/.test(crasherLabel) && !crasherActions.includes('Merge Agent') && crasherActions.includes('Show Diff'),
+      `the view marks the agent that failed and offers no Merge Agent for it: ${crasherLabel} [${crasherActions.join(', ')}]`);
+    await wb.shot('view-ineligible');
+
+    // Merge Agent from the palette offers only the agent that can win.
+    await wb.palette('Hydra: Merge Agent');
+    await wb.pick(raced);
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 20000 });
+    const asked = (await dialog.innerText()).replace(/\n+/g, ' | ');
+    await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: 10000 });
+    check(/Merge narrator into main\?/.test(asked), `Merge Agent goes straight to the only agent that can win: ${asked}`);
+
+    // Merge Winner does not offer the race nobody won.
+    await wb.palette('Hydra: Merge Winner');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: raced }).first().waitFor({ timeout: 20000 });
+    const offered = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+    await page.keyboard.press('Escape');
+    check(!offered.some((t) => t.includes(crashed)), `Merge Winner does not offer the race every agent failed (${offered.length} offered)`);
+
+    // Its scoreboard says it has no winner.
+    await wb.palette('Hydra: Show Scoreboard');
+    await wb.pick(crashed);
+    const lostFrame = await waitFor(async () => {
+      const f = await scoreboardFrame(page);
+      return f && await f.locator('p.summary').count() > 0 && /crashes|no winner/.test(await f.locator('p.summary').innerText()) ? f : undefined;
+    }, 30000, 'the scoreboard of the race nobody won');
+    const lostSummary = await lostFrame.locator('p.summary').innerText();
+    check(/^All agents failed: no winner \(none finished with a change that could be merged\)\.$/.test(lostSummary.trim()),
+      `the scoreboard of a race every agent failed says so: ${lostSummary}`);
+    await wb.shot('scoreboard-all-failed');
+  } catch (e) {
+    await scenarioFailed(wb, 'history', e);
+  } finally {
     await wb?.close();
   }
   return run;
@@ -330,7 +498,7 @@ async function untrustedScenario() {
   try {
     wb = await Workbench.open({
       run, folder: repo, settings: { 'hydra.serverPath': wrapper, 'hydra.defaultAgents': ['fixer'] },
-      vsix, port: await port(1), trust: false, prefix: 'untrusted',
+      vsix, port: await port(2), trust: false, prefix: 'untrusted',
     });
     const page = wb.page;
     // VS Code asks whether to trust the folder's authors: the user says no.
@@ -348,8 +516,7 @@ async function untrustedScenario() {
     check(!fs.existsSync(marker), 'hydra was never started in the untrusted workspace');
     check(git(repo, 'branch', '--list', 'hydra/*') === '', 'no race branch exists');
   } catch (e) {
-    check(false, `untrusted scenario: ${e.message}`);
-    try { await wb?.shot('error'); } catch { /* the page is gone */ }
+    await scenarioFailed(wb, 'untrusted', e);
   } finally {
     await wb?.close();
   }
@@ -358,7 +525,7 @@ async function untrustedScenario() {
 
 fs.mkdirSync(shots, { recursive: true });
 for (const f of fs.readdirSync(shots)) if (f.endsWith('.png')) fs.rmSync(path.join(shots, f));
-const runs = [await raceScenario(), await untrustedScenario()];
+const runs = [await raceScenario(), await historyScenario(), await untrustedScenario()];
 const passed = results.filter(Boolean).length;
 const failed = results.length - passed;
 console.log(`${passed} passed, ${failed} failed`);

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  describeDryRun, describeServerError, escapeHtml, formatElapsed, mergeConcerns, outputText, raceOutcome, rankOrder,
-  scoreBand, shownAlready,
+  describeDryRun, describeServerError, escapeHtml, finishedNote, formatElapsed, ineligibleLabel, mergeConcerns, outputText,
+  raceOutcome, rankOrder, scoreBand, shownAlready, transcriptText, usageText,
 } from '../../src/format';
-import type { ScoresResult } from '../../src/protocol';
+import type { AgentEvent, ScoresResult } from '../../src/protocol';
 
 test('scoreBand is green above 80, yellow from 50 to 80, red below 50', () => {
   assert.equal(scoreBand(100), 'good');
@@ -79,6 +79,8 @@ test('mergeConcerns: none for the winner, rank and failed checks for the others'
   };
   assert.deepEqual(mergeConcerns(failingTests, 'fixer'), ['1 of 4 tests failed']);
   assert.deepEqual(mergeConcerns(undefined, 'fixer'), ['the race was not scored: nothing checked its work']);
+  const timedOut = { ...scores, rankings: [winner, { ...breaker, eligible: false, ineligible: 'timed out' }] };
+  assert.equal(mergeConcerns(timedOut, 'breaker')[0], 'it cannot win or be merged: timed out');
   assert.deepEqual(mergeConcerns(scores, 'nobody'), ['it was not ranked: nothing checked its work']);
 });
 
@@ -88,7 +90,18 @@ test('raceOutcome speaks up when every agent failed or the race broke, not when 
   assert.equal(raceOutcome(finished), undefined);
   const failed = raceOutcome({ ...finished, rankings: [scores.rankings[1]], winner: null, allFailed: true });
   assert.equal(failed?.severity, 'warning');
-  assert.match(failed?.message ?? '', /^Hydra: every agent failed in race r1: the best, breaker, has \d+\.\d \/ 100, below the fail threshold\.$/);
+  assert.match(failed?.message ?? '',
+    /^Hydra: All agents failed: no winner in race r1 \(the best, breaker, has \d+\.\d \/ 100, below the fail threshold\)\.$/);
+  // No agent could win at all: it failed, or changed nothing.
+  const none = raceOutcome({
+    ...finished, winner: null, allFailed: true,
+    rankings: [{ ...scores.rankings[0], eligible: false, ineligible: 'failed' }, { ...scores.rankings[1], eligible: false, ineligible: 'changed nothing' }],
+  });
+  assert.equal(none?.message, 'Hydra: All agents failed: no winner in race r1 (none finished with a change that could be merged).');
+  // No agent completed: hydra records the race as failed, scored all the same.
+  assert.equal(raceOutcome({ ...finished, status: 'failed', winner: null, allFailed: true,
+    rankings: [{ ...scores.rankings[0], eligible: false, ineligible: 'failed' }] })?.message,
+  'Hydra: All agents failed: no winner in race r1 (none finished with a change that could be merged).');
   assert.equal(raceOutcome({ ...finished, status: 'interrupted', rankings: [], winner: null })?.severity, 'error');
   assert.equal(raceOutcome({ ...finished, status: 'cancelled', rankings: [], winner: null }), undefined);
 });
@@ -105,4 +118,64 @@ test('shownAlready knows an error hydra already showed with window/showMessage',
 test('rankOrder puts agents by rank, unranked ones last in their order', () => {
   const ranks: Record<string, number> = { fixer: 1, breaker: 2 };
   assert.deepEqual(rankOrder(['breaker', 'fixer', 'sleeper', 'other'], (id) => ranks[id]), ['fixer', 'breaker', 'sleeper', 'other']);
+});
+
+test('ineligibleLabel marks an agent that cannot win, and only such an agent', () => {
+  assert.equal(ineligibleLabel({ eligible: false, ineligible: 'failed' }), 'failed: cannot win');
+  assert.equal(ineligibleLabel({ eligible: false, ineligible: 'changed nothing' }), 'changed nothing: cannot win');
+  assert.equal(ineligibleLabel({ eligible: true }), undefined);
+  assert.equal(ineligibleLabel(undefined), undefined);
+});
+
+test('finishedNote says how an agent ended, with its error', () => {
+  assert.equal(finishedNote('fixer', 'completed', 0), '[hydra: fixer completed, exit code 0]');
+  assert.equal(finishedNote('crasher', 'failed', 3, 'exited with code 3: quota exceeded'),
+    '[hydra: crasher failed, exit code 3: exited with code 3: quota exceeded]');
+  assert.equal(finishedNote('slow', 'timedOut', null, 'timed out after 60 s'), '[hydra: slow timedOut: timed out after 60 s]');
+});
+
+test('usageText names tokens and cost, nothing when there is nothing', () => {
+  assert.equal(usageText({ inputTokens: 400, outputTokens: 80, cachedInputTokens: 0, costUsd: 0.004 }),
+    'tokens: 400 in, 80 out, 0 cached, $0.0040');
+  assert.equal(usageText({ costUsd: 1.5 }), '$1.5000');
+  assert.equal(usageText({}), undefined);
+  assert.equal(usageText(undefined), undefined);
+});
+
+test('transcriptText reads like a session: words, tool calls, results, changes, errors, the summary', () => {
+  const events: AgentEvent[] = [
+    { kind: 'text', text: "I'll fix add().", stream: 'stdout' },
+    { kind: 'toolCall', tool: 'Edit', detail: 'lib.sh\nwith more', stream: 'stdout' },
+    { kind: 'toolResult', tool: 'Edit', detail: 'updated', stream: 'stdout' },
+    { kind: 'fileChange', path: 'lib.sh', change: 'update', stream: 'stdout' },
+    { kind: 'toolCall', tool: 'Bash', detail: 'make test', stream: 'stdout' },
+    { kind: 'toolResult', tool: 'Bash', detail: 'make: not found', isError: true, stream: 'stdout' },
+    { kind: 'usage', usage: { inputTokens: 10, outputTokens: 2 }, stream: 'stdout' },
+    { kind: 'error', text: 'rate limited', stream: 'stderr' },
+    { kind: 'text', text: 'Done: add() adds.', stream: 'stdout' },
+    {
+      kind: 'summary', text: 'Done: add() adds.', turns: 3, usage: { inputTokens: 400, outputTokens: 80, costUsd: 0.004 },
+      warnings: ['permission denied: Write /etc/passwd'], stream: 'stdout',
+    },
+  ];
+  assert.equal(transcriptText(events), [
+    "I'll fix add().",
+    '> Edit: lib.sh',
+    '  < Edit: updated',
+    '[update] lib.sh',
+    '> Bash: make test',
+    '  < Bash [error]: make: not found',
+    '  (tokens: 10 in, 2 out)',
+    '[stderr] [error] rate limited',
+    'Done: add() adds.',
+    // The final message is not said twice.
+    '[summary] done, 3 turn(s), tokens: 400 in, 80 out, $0.0040',
+    '[warning] permission denied: Write /etc/passwd',
+    '',
+  ].join('\n'));
+  assert.equal(transcriptText([{ kind: 'summary', isError: true, text: 'the model is overloaded' }]),
+    '[summary] ended with an error\nthe model is overloaded\n');
+  // A plain command's adapter reads nothing but the end of the run: no transcript.
+  assert.equal(transcriptText([{ kind: 'summary', isError: false }]), '');
+  assert.equal(transcriptText([]), '');
 });

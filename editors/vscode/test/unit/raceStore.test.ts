@@ -41,7 +41,7 @@ test('notifications move agents and the race through their states', () => {
   const ranking = {
     rank: 1, agentId: 'fixer', agent: 'fixer', status: 'completed', total: 92,
     breakdown: { build: 100, tests: 100, lint: null, diffSize: 90, speed: 70 },
-    checks: { build: null, tests: null, lint: null }, diff: { linesAdded: 1, linesRemoved: 1, filesChanged: 1 },
+    checks: { build: null, tests: null, lint: null }, diff: { linesAdded: 1, linesRemoved: 1, filesChanged: 1 }, eligible: true,
   };
   store.raceFinished({ raceId, status: 'completed', rankings: [ranking], winner: 'fixer', autoMergeEligible: true, allFailed: false });
   assert.equal(store.get(raceId)?.state, 'completed');
@@ -72,17 +72,38 @@ test('summaries replace what is known and list newest first', () => {
   assert.equal(store.elapsedMs('20261121-090000-bbbb', 'a'), 4000);
 });
 
+function ranking(rank: number, agentId: string) {
+  return {
+    rank, agentId, agent: agentId, status: 'completed', total: 100 - rank,
+    breakdown: { build: 100, tests: 100, lint: null, diffSize: 90, speed: 70 },
+    checks: { build: null, tests: null, lint: null }, diff: { linesAdded: 1, linesRemoved: 1, filesChanged: 1 }, eligible: true,
+  };
+}
+
 test("a race's scores give its agents' ranks and its winner", () => {
   const store = started({ t: 0 });
   const raceId = '20261121-101500-a3f9';
   assert.equal(store.hasRankings(raceId), false);
-  const ranking = (rank: number, agentId: string) => ({
-    rank, agentId, agent: agentId, status: 'completed', total: 100 - rank,
-    breakdown: { build: 100, tests: 100, lint: null, diffSize: 90, speed: 70 },
-    checks: { build: null, tests: null, lint: null }, diff: { linesAdded: 1, linesRemoved: 1, filesChanged: 1 },
-  });
   store.setScores(raceId, { rankings: [ranking(1, 'fixer'), ranking(2, 'breaker')], winner: 'fixer' });
   assert.equal(store.hasRankings(raceId), true);
   assert.equal(store.winnerOf(raceId), 'fixer');
   assert.equal(store.rankingOf(raceId, 'breaker')?.rank, 2);
+  assert.equal(store.allFailedIn(raceId), false);
+});
+
+test('a race in which every agent failed is known as such, from its summary or its scores', () => {
+  const store = new RaceStore(() => 0);
+  const summary = (raceId: string, allFailed: boolean) => ({
+    raceId, task: raceId, state: 'completed' as const, createdAt: '', baseCommit: 'c', agents: [], allFailed,
+  });
+  store.setSummaries([summary('20261120-090000-aaaa', true), summary('20261121-090000-bbbb', false)]);
+  assert.equal(store.allFailedIn('20261120-090000-aaaa'), true);
+  assert.equal(store.allFailedIn('20261121-090000-bbbb'), false);
+  // Its scores have the last word.
+  store.setScores('20261121-090000-bbbb', { rankings: [{ ...ranking(1, 'crasher'), eligible: false, ineligible: 'failed' }], winner: null, allFailed: true });
+  assert.equal(store.allFailedIn('20261121-090000-bbbb'), true);
+  assert.equal(store.winnerOf('20261121-090000-bbbb'), null);
+  store.raceStarted('again', { raceId: '20261122-090000-cccc', agents: [] });
+  store.raceFinished({ raceId: '20261122-090000-cccc', status: 'completed', rankings: [], winner: null, autoMergeEligible: false, allFailed: true });
+  assert.equal(store.allFailedIn('20261122-090000-cccc'), true);
 });

@@ -68,3 +68,33 @@ test('the summary says the total reaches the auto-merge minimum, never that it m
   assert.doesNotMatch(html, /merge automatically|eligible for auto-merge/);
   assert.doesNotMatch(renderScoreboard({ ...scores, autoMergeEligible: false }, page), /auto_merge_minimum/);
 });
+
+test('an agent that cannot win is marked, shows its error and has no Merge button', () => {
+  const [winner, loser] = scores.rankings;
+  const failed = { ...loser, status: 'failed', eligible: false, ineligible: 'failed' };
+  const html = renderScoreboard({ ...scores, rankings: [winner, failed] },
+    { ...page, errors: { [loser.agentId]: 'exited with code 3: <quota> exceeded' } });
+  const card = html.slice(html.indexOf(`data-agent="${loser.agentId}"`));
+  assert.match(html, new RegExp(`<section class="card ineligible" data-agent="${loser.agentId}"`));
+  assert.match(card, /<p class="cannot-win poor-text">failed: cannot win<\/p>/);
+  assert.match(card, /<p class="error">exited with code 3: &lt;quota&gt; exceeded<\/p>/);
+  assert.doesNotMatch(card, /button class="merge"/);
+  assert.match(card, /button class="diff secondary"/);
+  // The winner keeps its button, and no mark.
+  const winnerCard = html.slice(html.indexOf(`data-agent="${winner.agentId}"`), html.indexOf(`data-agent="${loser.agentId}"`));
+  assert.match(winnerCard, /button class="merge"/);
+  assert.doesNotMatch(winnerCard, /cannot win/);
+});
+
+test('a race in which every agent failed says so, and names no winner', () => {
+  const html = renderScoreboard({ ...scores, winner: null, allFailed: true, autoMergeEligible: false }, page);
+  assert.match(html, /<p class="summary all-failed"><strong class="poor-text">All agents failed: no winner<\/strong> \(the best, fixer, has \d+\.\d \/ 100, below the fail threshold\)\.<\/p>/);
+  assert.doesNotMatch(html, /Winner:/);
+  assert.doesNotMatch(html, /class="card winner"/);
+  const none = renderScoreboard({
+    ...scores, winner: null, allFailed: true, autoMergeEligible: false,
+    rankings: scores.rankings.map((r) => ({ ...r, eligible: false, ineligible: 'changed nothing' })),
+  }, page);
+  assert.match(none, /All agents failed: no winner<\/strong> \(none finished with a change that could be merged\)/);
+  assert.doesNotMatch(none, /button class="merge"/);
+});
