@@ -120,6 +120,7 @@ struct Describe {
     putIfNotEmpty(o, "stderrTail", e.stderrTail);
     putIfNotEmpty(o, "finalMessage", e.finalMessage);
     putIfSet(o, "sessionId", e.sessionId);
+    if (!e.escapes.empty()) o["escapes"] = stringArray(e.escapes);
     return o;
   }
   json::object operator()(const ScoringStarted& e) const { return json::object{{"raceId", e.raceId}}; }

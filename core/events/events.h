@@ -96,6 +96,9 @@ struct AgentFinished {
   std::string stderrTail;             // the last lines the agent wrote to stderr
   std::string finalMessage;           // the agent's last word, from its summary
   std::optional<std::string> sessionId;  // for CLIs that can continue a session
+  // What it changed outside its worktree that hydra caught (and put back);
+  // an agent with escapes can never win or be merged.
+  std::vector<std::string> escapes;
 };
 
 // Every agent has finished; their results are being built, tested, linted and scored.

@@ -102,13 +102,23 @@ void Race::createWorktrees() {
   asio::post(ctx_.run.pool, [self, ids] {
     std::vector<Worktree> created;
     std::string error;
+    std::shared_ptr<EscapeGuard> guard;
     try {
       self->ctx_.run.worktrees.ensureExcluded();
       created = self->ctx_.run.worktrees.createMany(ids, self->plan_.started.baseCommit, self->id());
+      // The refs as they are with the race's branches made: what no agent may change.
+      guard = std::make_shared<EscapeGuard>(self->plan_.repoRoot);
     } catch (const std::exception& e) {
-      error = e.what();
+      if (created.empty()) {
+        error = e.what();
+      } else {
+        spdlog::error("race {}: cannot take a snapshot of the refs; escapes through them go unnoticed: {}",
+                      self->id(), e.what());
+      }
     }
-    asio::post(self->ctx_.run.io, [self, created = std::move(created), error = std::move(error)]() mutable {
+    asio::post(self->ctx_.run.io, [self, created = std::move(created), error = std::move(error),
+                                   guard = std::move(guard)]() mutable {
+      self->escapes_ = std::move(guard);
       self->worktreesCreated(std::move(created), std::move(error));
     });
   });
@@ -152,7 +162,12 @@ void Race::worktreesCreated(std::vector<Worktree> created, std::string error) {
     spec.commitMessage = "hydra: " + plan.agentId + ": " + firstLine(started.task) + "\n\nRace " + id() +
                          ", agent " + plan.agentId + " (" + config.adapter + ").\n\nTask:\n" + started.task + "\n";
     std::weak_ptr<Race> weak = shared_from_this();
-    agent.run = AgentRun::start(ctx_.run, std::move(spec), [weak](const AgentFinished& finished) {
+    RunContext run = ctx_.run;
+    if (escapes_) {
+      run.onLaunch = [guard = escapes_](const std::string& agentId) { guard->started(agentId); };
+      run.escapesOf = [guard = escapes_](const std::string& agentId) { return guard->finished(agentId); };
+    }
+    agent.run = AgentRun::start(run, std::move(spec), [weak](const AgentFinished& finished) {
       if (auto self = weak.lock()) self->agentDone(finished);
     });
   }
@@ -381,6 +396,7 @@ void Race::rank() {
         s.agent = a.agent;
         s.status = agent.result->status;
         s.durationMs = agent.result->durationMs;
+        s.escaped = !agent.result->escapes.empty();
         s.diff = diffs.at(a.agentId);
         for (const auto& job : self->checkJobs_) {
           if (!job->baseline && job->subject == a.agentId) s.checks = job->checks;

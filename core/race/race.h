@@ -28,6 +28,7 @@
 #include "core/config/config.h"
 #include "core/events/events.h"
 #include "core/git/worktree.h"
+#include "core/race/escape_guard.h"
 #include "core/run/agent_run.h"
 
 namespace hydra::core {
@@ -110,6 +111,8 @@ class Race : public std::enable_shared_from_this<Race> {
   std::size_t checksRunning_ = 0;
   std::size_t checksLeft_ = 0;
   scoring::Baseline baseline_;
+  // Escapes through the main repository's refs (null when the snapshot failed).
+  std::shared_ptr<EscapeGuard> escapes_;
 };
 
 }  // namespace hydra::core

@@ -42,6 +42,7 @@ AgentRecord readAgent(const JsonFields& r) {
   a.stderrTail = r.optionalString("stderrTail").value_or("");
   a.finalMessage = r.optionalString("finalMessage").value_or("");
   a.sessionId = r.optionalString("sessionId");
+  a.escapes = r.strings("escapes");
   return a;
 }
 
@@ -86,6 +87,7 @@ struct Apply {
     a->stderrTail = e.stderrTail;
     a->finalMessage = e.finalMessage;
     a->sessionId = e.sessionId;
+    a->escapes = e.escapes;
   }
   void operator()(const RaceFinished& e) const {
     race.status = e.status;
@@ -155,7 +157,8 @@ bool operator==(const AgentRecord& a, const AgentRecord& b) {
          a.processGroup == b.processGroup && a.exitCode == b.exitCode && a.signal == b.signal &&
          a.startedAt == b.startedAt && a.finishedAt == b.finishedAt && a.durationMs == b.durationMs &&
          a.commit == b.commit && sameUsage(a.usage, b.usage) && a.error == b.error && a.warnings == b.warnings &&
-         a.stderrTail == b.stderrTail && a.finalMessage == b.finalMessage && a.sessionId == b.sessionId;
+         a.stderrTail == b.stderrTail && a.finalMessage == b.finalMessage && a.sessionId == b.sessionId &&
+         a.escapes == b.escapes;
 }
 
 bool operator==(const RaceRecord& a, const RaceRecord& b) {
@@ -189,6 +192,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const AgentRecord& a) {
   putIfNotEmpty(o, "stderrTail", a.stderrTail);
   putIfNotEmpty(o, "finalMessage", a.finalMessage);
   putIfSet(o, "sessionId", a.sessionId);
+  if (!a.escapes.empty()) o["escapes"] = stringArray(a.escapes);
   out = std::move(o);
 }
 

@@ -45,6 +45,7 @@ struct AgentRecord {
   std::string stderrTail;                // the last lines of its stderr
   std::string finalMessage;              // its last word, from its summary
   std::optional<std::string> sessionId;  // for CLIs that can continue a session
+  std::vector<std::string> escapes;       // what it changed outside its worktree (AgentFinished::escapes)
 
   friend bool operator==(const AgentRecord&, const AgentRecord&);
 };

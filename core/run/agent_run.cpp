@@ -184,6 +184,7 @@ void AgentRun::launch() {
 
   parser_ = adapter_->parser();
   startedAt_ = recordNow();
+  if (ctx_.onLaunch) ctx_.onLaunch(spec_.agentId);
   auto self = shared_from_this();
   process_ = Process::start(
       ctx_.io, std::move(process),
@@ -264,7 +265,7 @@ void AgentRun::onExit(const ProcessResult& result) {
   for (const auto& e : tail) note(e);
   publishEvents(OutputStream::Stdout, std::move(tail));
   process_.reset();
-  releaseSlot();
+  // The slot is held until everything the agent started has ended (reapThenCommit).
 
   AgentFinished finished = newFinished();
   finished.durationMs = millisBetween(startedAt_, finished.finishedAt);
@@ -305,7 +306,8 @@ void AgentRun::onExit(const ProcessResult& result) {
 }
 
 void AgentRun::reapThenCommit(AgentFinished finished) {
-  if (!reaper_) {
+  if (!reaper_ && !ctx_.escapesOf) {
+    releaseSlot();
     commitAndFinish(std::move(finished));
     return;
   }
@@ -314,7 +316,10 @@ void AgentRun::reapThenCommit(AgentFinished finished) {
   // work is committed and scored. Blocking, so on the pool.
   auto self = shared_from_this();
   asio::post(ctx_.pool, [self, finished = std::move(finished)]() mutable {
-    ReapReport report = self->reaper_->kill(self->spec_.killGrace);
+    ReapReport report;
+    if (self->reaper_) report = self->reaper_->kill(self->spec_.killGrace);
+    // With nothing of it left running, what it did outside its worktree is final.
+    if (self->ctx_.escapesOf) finished.escapes = self->ctx_.escapesOf(finished.agentId);
     asio::post(self->ctx_.io, [self, finished = std::move(finished), report = std::move(report)]() mutable {
       if (!report.killed.empty()) {
         std::string what = std::to_string(report.killed.size()) +
@@ -328,6 +333,8 @@ void AgentRun::reapThenCommit(AgentFinished finished) {
                       report.survivors.size());
       }
       self->reaper_.reset();
+      // Only now may the next agent start: what this one did is settled.
+      self->releaseSlot();
       self->commitAndFinish(std::move(finished));
     });
   });

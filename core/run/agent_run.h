@@ -75,6 +75,12 @@ struct RunContext {
   // How agents and checks run: confined by bubblewrap, or not (null: not).
   // Either way their environment points at their checkout and nowhere else.
   std::shared_ptr<const sandbox::SandboxDecision> sandbox = {};
+  // Called on the io thread just before an agent's process starts.
+  std::function<void(const std::string& agentId)> onLaunch = {};
+  // Called on the pool once an agent and everything it started have ended,
+  // before its work is committed: what it changed outside its worktree
+  // (AgentFinished::escapes). Empty: nothing is checked.
+  std::function<std::vector<std::string>(const std::string& agentId)> escapesOf = {};
 };
 
 

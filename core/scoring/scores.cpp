@@ -127,6 +127,7 @@ AgentScore readAgentScore(const JsonFields& r) {
   x.durationMs = r.optionalNumber<std::int64_t>("durationMs");
   // Records written before eligibility was recorded: derived the same way.
   x.ineligible = r.optionalString("ineligible").value_or(ineligibility(x.status, x.diff));
+  x.escaped = x.ineligible == "escaped";
   return x;
 }
 
@@ -144,7 +145,8 @@ RaceScores readRaceScores(const JsonFields& r) {
 
 }  // namespace
 
-std::string ineligibility(AgentStatus status, const DiffStats& diff) {
+std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escaped) {
+  if (escaped) return "escaped";
   switch (status) {
     case AgentStatus::Completed:
       break;
@@ -168,7 +170,7 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
     if (!fastest || s < *fastest) fastest = s;
   }
   for (auto& a : agents) {
-    a.ineligible = ineligibility(a.status, a.diff);
+    a.ineligible = ineligibility(a.status, a.diff, a.escaped);
     a.breakdown = breakdownOf(a, baseline, fastest);
     a.total = composite(a.breakdown, config.weights);
   }

@@ -62,16 +62,18 @@ struct AgentScore {
   DiffStats diff;
   std::optional<std::int64_t> durationMs;
   // Why it can never be the winner, be merged or auto-merged ("failed",
-  // "timed out", "cancelled", "changed nothing"); empty when it can.
+  // "timed out", "cancelled", "escaped", "changed nothing"); empty when it can.
   // Set by rankAgents(). An ineligible agent is still ranked, after every
   // eligible one.
   std::string ineligible;
+  // It changed something outside its worktree (AgentFinished::escapes).
+  bool escaped = false;
 
   bool eligible() const { return ineligible.empty(); }
 };
 
 // Why an agent with this status and diff can never win; empty when it can.
-std::string ineligibility(AgentStatus status, const DiffStats& diff);
+std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escaped = false);
 
 struct RaceScores {
   std::string raceId;

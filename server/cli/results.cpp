@@ -73,6 +73,9 @@ void printResults(std::ostream& out, const core::RaceRecord& race, const core::s
         << " / 100    " << build << " " << line;
     if (!a.eligible()) out << "  " << style.dim("(" + a.ineligible + ": cannot win)");
     out << "\n";
+    if (const core::AgentRecord* record = race.findAgent(a.agentId)) {
+      for (const auto& escape : record->escapes) out << "      " << style.red("escaped: ") << escape << "\n";
+    }
   }
   out << "\n";
 

@@ -194,6 +194,58 @@ INSTANTIATE_TEST_SUITE_P(Off, UnconfinedHostileAgentTest,
                                            Case{"stubborn_grandchild.sh", "off"}),
                          caseName);
 
+// Unconfined, an agent can move the main repository's refs: hydra notices
+// when it ends, puts them back, names what it did, and it cannot win.
+TEST(UnconfinedEscapes, MovedRefsArePutBackAndTheAgentIsDisqualified) {
+  TestRepo repo;
+  repo.git("tag v1");
+  // One agent at a time: the escape is charged to the agent that ran alone.
+  repo.writeConfig("[general]\nsandbox = \"off\"\nmax_concurrent_agents = 1\n\n[agents.evil]\nadapter = \"command\"\n"
+                   "binary = \"" +
+                   (kHostile / "move_refs.sh").string() + "\"\n\n" +
+                   TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) + TestRepo::scoring());
+  repo.git("add hydra.toml");
+  repo.git("commit -q -m config");
+  auto before = checkoutSnapshot(repo);
+
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  std::string id(client.call("hydra/race", json::object{{"task", "t"}, {"agents", json::array{"evil", "honest"}}})
+                     .at("raceId")
+                     .as_string());
+  std::size_t at = client.waitFor("hydra/raceFinished", id, 0, 120s);
+  json::object finished = client.notifications().at(at).at("params").as_object();
+
+  // Put back: main, the tag, HEAD; the planted branch is gone.
+  EXPECT_EQ(checkoutSnapshot(repo), before);
+  EXPECT_EQ(repo.git("branch --list planted"), "");
+
+  json::object evil;
+  for (const auto& n : client.notifications("hydra/agentFinished")) {
+    if (n.at("params").at("agentId") == json::value("evil")) evil = n.at("params").as_object();
+  }
+  ASSERT_TRUE(evil.contains("escapes")) << json::serialize(evil);
+  const std::string escapes = json::serialize(evil.at("escapes"));
+  EXPECT_THAT(escapes, HasSubstr("refs/heads/main")) << escapes;
+  EXPECT_THAT(escapes, HasSubstr("refs/tags/v1")) << escapes;
+  EXPECT_THAT(escapes, HasSubstr("refs/heads/planted")) << escapes;
+  EXPECT_THAT(escapes, HasSubstr("put back")) << escapes;
+
+  EXPECT_EQ(finished.at("winner"), json::value("honest")) << json::serialize(finished);
+  for (const auto& r : finished.at("rankings").as_array()) {
+    if (r.at("agentId") != json::value("evil")) continue;
+    EXPECT_EQ(r.at("eligible"), json::value(false));
+    EXPECT_EQ(r.at("ineligible"), json::value("escaped"));
+  }
+  // The record keeps what it did; a merge of it is refused.
+  json::object record = repo.raceRecord(id);
+  EXPECT_TRUE(record.at("agents").at(0).as_object().contains("escapes") ||
+              record.at("agents").at(1).as_object().contains("escapes"));
+  json::object refused =
+      client.callError("hydra/merge", json::object{{"raceId", id}, {"agentId", "evil"}, {"dryRun", true}});
+  EXPECT_EQ(refused.at("data").at("reason"), json::value("ineligible")) << json::serialize(refused);
+}
+
 // The processes an unconfined agent left behind when it ended are named in
 // its result.
 TEST(UnconfinedLeftovers, TheAgentsResultSaysWhatWasEnded) {

@@ -1,0 +1,53 @@
+#pragma once
+
+// Escapes through the main repository's refs, caught while a race runs. A
+// confined agent cannot write the main repository's refs; an unconfined one
+// can move your branches, plant or delete refs, or repoint HEAD, and a later
+// merge would build on its commit.
+//
+// The guard takes a snapshot of every ref when the race's worktrees exist
+// and compares after each agent. A change outside hydra's own branches
+// (refs/heads/hydra/...) is put back at once, and it is an escape of every
+// agent that was running since the last comparison: unconfined, hydra cannot
+// tell which of them did it, so none of them may win. Thread-safe.
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/guard/refs.h"
+
+namespace hydra::core {
+
+class EscapeGuard {
+ public:
+  // Takes the snapshot of `repository`'s refs now. Throws git::GitError.
+  explicit EscapeGuard(std::filesystem::path repository);
+
+  // `agentId` starts running.
+  void started(const std::string& agentId);
+  // `agentId` ended: compares the refs with the snapshot, puts back what
+  // changed, and returns what every agent that ran meanwhile is charged with
+  // (for `agentId`: also what an earlier comparison found while it ran).
+  // Each entry is for people: "moved refs/heads/main from 3f2a9c1 to
+  // 8e01b44 (put back)".
+  std::vector<std::string> finished(const std::string& agentId);
+
+ private:
+  void compareLocked();
+
+  std::filesystem::path repository_;
+  std::mutex mutex_;
+  guard::RefSnapshot snapshot_;
+  std::set<std::string> running_;
+  std::map<std::string, std::vector<std::string>> charged_;
+};
+
+// Whether a ref belongs to hydra itself (its agents' branches), and so may move during a race.
+bool isHydraRef(const std::string& name);
+
+}  // namespace hydra::core
