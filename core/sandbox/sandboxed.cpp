@@ -19,7 +19,13 @@ ProcessSpec sandboxed(ProcessSpec spec, const SandboxDecision* decision, const f
   for (const auto& p : visible) {
     if (p.is_absolute()) policy.readOnly.push_back(p);
   }
-  if (!decision || !decision->confined) return unconfined(std::move(spec), policy);
+  if (!decision->confined) return unconfined(std::move(spec), policy);
+
+  // The temporary directory the run is told to use is its to write.
+  const char* hydraTmp = std::getenv("TMPDIR");
+  auto tmp = spec.env.find("TMPDIR");
+  fs::path tmpdir = tmp != spec.env.end() ? fs::path(tmp->second) : fs::path(hydraTmp ? hydraTmp : "");
+  if (tmpdir.is_absolute() && tmpdir.lexically_normal() != "/tmp") policy.writable.push_back(tmpdir.lexically_normal());
 
   std::string pathEnv;
   if (auto it = spec.env.find("PATH"); it != spec.env.end()) {

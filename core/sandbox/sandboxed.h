@@ -17,7 +17,8 @@ namespace hydra::core::sandbox {
 // means no decision was made (a unit driven on its own): `spec` as it is. `writable`: more paths the run may write (a CLI's state
 // directories, [agents.NAME] writable_paths); `visible`: paths it must see
 // although they live under /tmp (its HOME, its binary's folder). Relative
-// paths in either are ignored. A program that cannot be found is left
+// paths in either are ignored. Confined, the TMPDIR the run gets (its own or
+// hydra's) is writable too. A program that cannot be found is left
 // unconfined, so that Process reports it the usual way. Throws SandboxError
 // or git::GitError.
 ProcessSpec sandboxed(ProcessSpec spec, const SandboxDecision* decision, const std::filesystem::path& checkout,

@@ -2,7 +2,7 @@
 // scripts/install-agent-clis.sh pins) raced by the real `hydra` binary in
 // throwaway git repositories, each CLI talking to a scripted model server on
 // 127.0.0.1 (model_server.py). hydra.toml sets nothing but `env` for them, so
-// hydra's own default command lines are what runs.
+// hydra's own default command lines are what runs, under bubblewrap.
 //
 // Per CLI: a bug fix (its edits stay in its worktree; the events hydra parsed
 // are what the scenario made the CLI do; usage, cost, summary, scores), a
@@ -213,9 +213,11 @@ class LiveTest : public ::testing::Test {
 
   ScriptedModel& model(const std::string& name) { return *models_.at(name); }
 
+  // Confined, as hydra runs agents by default where bubblewrap works: each
+  // CLI with its worktree and its own state directories writable, nothing else.
   static std::string general(int timeoutSeconds) {
     return "[general]\ntimeout_seconds = " + std::to_string(timeoutSeconds) +
-           "\nmax_concurrent_agents = 4\n\n";
+           "\nmax_concurrent_agents = 4\nsandbox = \"bubblewrap\"\n\n";
   }
 
   // What every agent must have left: no process at all. Checked when hydra
@@ -567,16 +569,21 @@ TEST_F(LiveRaceTest, AllFourCLIsRaceAtOnceAndRankByWhatTheyLeft) {
   struct Expected {
     const char* agent;
     double total, build, tests, diffSize;
+    const char* ineligible;  // "" when it can win
   };
   // (30 build + 30 tests + 15 diff) / 75; no lint command, speed weighs 0.
-  const Expected expected[] = {{"claude", 100, 100, 100, 100},
-                               {"codex", 80, 100, 50, 100},
-                               {"gemini", 60, 100, 50, 0},
-                               {"opencode", 20, 0, 0, 100}};
+  // gemini changed nothing: it cannot win, so it ranks after every agent that
+  // did, whatever its total.
+  const Expected expected[] = {{"claude", 100, 100, 100, 100, ""},
+                               {"codex", 80, 100, 50, 100, ""},
+                               {"opencode", 20, 0, 0, 100, ""},
+                               {"gemini", 60, 100, 50, 0, "changed nothing"}};
   for (std::size_t i = 0; i < 4; ++i) {
     SCOPED_TRACE(expected[i].agent);
     const json::object& r = rankings[i].as_object();
     EXPECT_EQ(r.at("agentId"), json::value(expected[i].agent));
+    EXPECT_EQ(r.at("eligible"), json::value(*expected[i].ineligible == '\0'));
+    EXPECT_EQ(optionalString(r, "ineligible"), expected[i].ineligible);
     EXPECT_EQ(r.at("rank"), json::value(static_cast<std::int64_t>(i + 1)));
     EXPECT_DOUBLE_EQ(r.at("total").to_number<double>(), expected[i].total);
     EXPECT_DOUBLE_EQ(r.at("breakdown").at("build").to_number<double>(), expected[i].build);
