@@ -120,13 +120,17 @@ void HydraService::reportConfig() {
     auto state = ws->configState();
     std::string problem = state.error ? state.error->what() : "";
     asio::post(ctx_.io, [this, alive, problem] {
-      if (!*alive || problem == shownConfigProblem_) return;
-      shownConfigProblem_ = problem;
-      if (problem.empty()) return;
-      showMessage(protocol::MessageType::Error,
-                  "hydra.toml is broken: " + problem + " (races cannot start until it is fixed)");
+      if (*alive) tellConfigProblem(problem);
     });
   });
+}
+
+void HydraService::tellConfigProblem(const std::string& problem) {
+  if (problem == shownConfigProblem_) return;
+  shownConfigProblem_ = problem;
+  if (problem.empty()) return;
+  showMessage(protocol::MessageType::Error,
+              "hydra.toml is broken: " + problem + " (races cannot start until it is fixed)");
 }
 
 void HydraService::showMessage(protocol::MessageType type, std::string message) {
@@ -166,7 +170,16 @@ void HydraService::race(protocol::RaceParams params, Reply reply) {
             WorkDoneProgress::begin(*ctx_.dispatcher, token, ctx_.clientCreatesProgress, std::move(begin));
         (*shared)(json::value_from(race));
       },
-      [shared](core::WorkspaceError error) { shared->error(toRpcError(error)); });
+      [this, alive = alive_, shared](core::WorkspaceError error) {
+        // The problem is shown before the answer, whichever of the two
+        // readings of hydra.toml got here first: a client shows it once.
+        if (*alive && error.kind() == core::WorkspaceError::Kind::ConfigError) {
+          static constexpr std::string_view kPrefix = "hydra.toml is broken: ";
+          const std::string text = error.what();
+          if (text.rfind(kPrefix, 0) == 0) tellConfigProblem(text.substr(kPrefix.size()));
+        }
+        shared->error(toRpcError(error));
+      });
 }
 
 void HydraService::status(protocol::StatusParams params, Reply reply) {

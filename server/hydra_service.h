@@ -100,6 +100,8 @@ class HydraService {
   WorkspaceFolder folder_;
   std::unique_ptr<core::Workspace> workspace_;
   std::optional<core::WorkspaceError> noWorkspace_;
+  // Shows `problem` (a ConfigError's text) once per distinct problem; empty: fixed.
+  void tellConfigProblem(const std::string& problem);
   std::string shownConfigProblem_;  // told the user once per distinct problem (io thread)
   std::shared_ptr<core::Subscription> subscription_;
   std::unique_ptr<OutputNotifier> output_;

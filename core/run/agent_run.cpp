@@ -2,9 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/guard/worktree_link.h"
 #include "core/sandbox/sandboxed.h"
 
 #include <boost/asio/post.hpp>
+#include <fstream>
 
 extern char** environ;
 
@@ -48,6 +50,18 @@ std::string joinLines(const std::deque<std::string>& lines) {
 }
 
 }  // namespace
+
+std::optional<fs::path> linkTarget(const fs::path& worktree) {
+  std::ifstream in(worktree / ".git", std::ios::binary);
+  std::string line;
+  if (!in || !std::getline(in, line)) return std::nullopt;
+  while (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::string prefix = "gitdir: ";
+  if (line.rfind(prefix, 0) != 0) return std::nullopt;
+  fs::path target = line.substr(prefix.size());
+  if (target.is_relative()) target = (worktree / target).lexically_normal();
+  return target;
+}
 
 std::vector<std::string> assignAgentIds(const std::vector<std::string>& names) {
   std::map<std::string, int> total, seen;
@@ -170,6 +184,8 @@ void AgentRun::launch() {
     reaper_.reset();
   }
 
+  // Where the checkout's .git link points before the agent can touch it.
+  gitMetadata_ = linkTarget(spec_.checkout.path);
   try {
     process = confined(std::move(process));
   } catch (const std::exception& e) {
@@ -306,7 +322,7 @@ void AgentRun::onExit(const ProcessResult& result) {
 }
 
 void AgentRun::reapThenCommit(AgentFinished finished) {
-  if (!reaper_ && !ctx_.escapesOf) {
+  if (!reaper_ && !ctx_.escapesOf && !gitMetadata_) {
     releaseSlot();
     commitAndFinish(std::move(finished));
     return;
@@ -320,6 +336,17 @@ void AgentRun::reapThenCommit(AgentFinished finished) {
     if (self->reaper_) report = self->reaper_->kill(self->spec_.killGrace);
     // With nothing of it left running, what it did outside its worktree is final.
     if (self->ctx_.escapesOf) finished.escapes = self->ctx_.escapesOf(finished.agentId);
+    // A deleted or rewritten .git link would make hydra commit its work into
+    // another repository (the user's checkout): put back before the commit.
+    if (self->gitMetadata_ && !guard::worktreeLinkIntact(self->spec_.checkout.path, *self->gitMetadata_)) {
+      try {
+        guard::restoreWorktreeLink(self->spec_.checkout.path, *self->gitMetadata_);
+        finished.escapes.push_back("deleted or rewrote its worktree's .git link (put back)");
+      } catch (const std::exception& e) {
+        finished.escapes.push_back(std::string("deleted or rewrote its worktree's .git link (could not be put back: ") +
+                                   e.what() + ")");
+      }
+    }
     asio::post(self->ctx_.io, [self, finished = std::move(finished), report = std::move(report)]() mutable {
       if (!report.killed.empty()) {
         std::string what = std::to_string(report.killed.size()) +

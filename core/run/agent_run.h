@@ -137,6 +137,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   bool holdsSlot_ = false;
   std::shared_ptr<Process> process_;
   std::shared_ptr<RunReaper> reaper_;
+  std::optional<std::filesystem::path> gitMetadata_;  // what the checkout's .git link named at launch
   std::unique_ptr<StreamParser> parser_;
   Redactor::LineState stdoutState_;
   Redactor::LineState stderrState_;
@@ -157,6 +158,10 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   bool finished_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
+
+// Where a linked worktree's .git file points ("gitdir: <metadata>"); nullopt
+// when it is not such a file.
+std::optional<std::filesystem::path> linkTarget(const std::filesystem::path& worktree);
 
 // The agent ids for a list of agent names: a name used once keeps its name,
 // a repeated one becomes name-1, name-2, ...

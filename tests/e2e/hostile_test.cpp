@@ -191,8 +191,34 @@ TEST_P(UnconfinedHostileAgentTest, ItWorksInItsWorktreeAndNothingItStartedOutliv
 
 INSTANTIATE_TEST_SUITE_P(Off, UnconfinedHostileAgentTest,
                          ::testing::Values(Case{"write_checkout_pwd.sh", "off"}, Case{"setsid_daemon.sh", "off"},
-                                           Case{"stubborn_grandchild.sh", "off"}),
+                                           Case{"stubborn_grandchild.sh", "off"}, Case{"delete_git_link.sh", "off"}),
                          caseName);
+
+// Unconfined, an agent can delete its worktree's .git link or point it at the
+// user's repository; hydra would then commit its work there. It puts the link
+// back first, commits on the agent's own branch, and the agent cannot win.
+TEST(UnconfinedEscapes, ARewrittenGitLinkIsPutBackBeforeTheCommit) {
+  TestRepo repo;
+  repo.writeConfig("[general]\nsandbox = \"off\"\n\n[agents.evil]\nadapter = \"command\"\nbinary = \"" +
+                   (kHostile / "delete_git_link.sh").string() + "\"\n");
+  repo.git("add hydra.toml");
+  repo.git("commit -q -m config");
+  auto before = checkoutSnapshot(repo);
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  std::string id(client.call("hydra/race", json::object{{"task", "t"}, {"agents", json::array{"evil"}}})
+                     .at("raceId")
+                     .as_string());
+  client.waitFor("hydra/raceFinished", id, 0, 120s);
+  EXPECT_EQ(checkoutSnapshot(repo), before) << "its work was committed into the user's checkout";
+  auto finished = client.notifications("hydra/agentFinished");
+  ASSERT_EQ(finished.size(), 1u);
+  const json::object& p = finished[0].at("params").as_object();
+  ASSERT_TRUE(p.contains("escapes")) << json::serialize(p);
+  EXPECT_THAT(json::serialize(p.at("escapes")), HasSubstr(".git link (put back)"));
+  const std::string branch = "hydra/evil-" + id;
+  EXPECT_EQ(repo.git("merge-base main " + branch), repo.git("rev-parse main")) << "its branch is where hydra made it";
+}
 
 // Unconfined, an agent can move the main repository's refs: hydra notices
 // when it ends, puts them back, names what it did, and it cannot win.

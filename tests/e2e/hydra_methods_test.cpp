@@ -329,6 +329,23 @@ TEST_F(HydraMethodsTest, ScoresOfARaceStillRunningIsNotScoredUntilItFinishes) {
 
 // --- hydra/status, hydra/races ----------------------------------------------------
 
+// A race refused for a broken hydra.toml: the problem is shown once, by
+// window/showMessage, and always before the answer, so that a client can tell
+// the user has seen it. Repeated: the order must not depend on timing.
+TEST_F(HydraMethodsTest, ABrokenConfigIsShownOnceAndBeforeTheRefusal) {
+  repo_.writeConfig("[general]\nmax_concurrent_agents = \n");
+  start();
+  for (int i = 0; i < 5; ++i) {
+    json::object refused = error("hydra/race", json::object{{"task", "t"}, {"agents", json::array{"claude"}}});
+    EXPECT_EQ(refused.at("data").at("line"), json::value(3)) << json::serialize(refused);
+    // Received before the answer: already in the list when callError returned.
+    auto shown = client().notifications("window/showMessage");
+    ASSERT_EQ(shown.size(), 1u) << "attempt " << i;
+    EXPECT_NE(std::string(shown[0].at("params").at("message").as_string()).find("hydra.toml is broken"),
+              std::string::npos);
+  }
+}
+
 TEST_F(HydraMethodsTest, StatusListsRunningRacesFirstThenTheNewest) {
   const fs::path go = scratch("go");
   repo_.writeConfig(TestRepo::agent("slow", {"wait-for", go.string()}) +
