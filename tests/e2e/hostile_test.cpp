@@ -77,6 +77,21 @@ std::vector<std::string> processesUnder(const fs::path& dir) {
   return found;
 }
 
+// hydra.toml with one unconfined agent running the hostile `script`.
+std::string unconfinedAgent(const std::string& script) {
+  return "[general]\nsandbox = \"off\"\n\n[agents.evil]\nadapter = \"command\"\nbinary = \"" +
+         (kHostile / script).string() + "\"\n";
+}
+
+// Races `agents` to the end through `client`; its id.
+std::string raceToTheEnd(RpcClient& client, const std::vector<std::string>& agents) {
+  json::array names;
+  for (const auto& a : agents) names.push_back(json::value(a));
+  std::string id(client.call("hydra/race", json::object{{"task", "t"}, {"agents", names}}).at("raceId").as_string());
+  client.waitFor("hydra/raceFinished", id, 0, 120s);
+  return id;
+}
+
 class HostileAgentTest : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
@@ -199,17 +214,13 @@ INSTANTIATE_TEST_SUITE_P(Off, UnconfinedHostileAgentTest,
 // back first, commits on the agent's own branch, and the agent cannot win.
 TEST(UnconfinedEscapes, ARewrittenGitLinkIsPutBackBeforeTheCommit) {
   TestRepo repo;
-  repo.writeConfig("[general]\nsandbox = \"off\"\n\n[agents.evil]\nadapter = \"command\"\nbinary = \"" +
-                   (kHostile / "delete_git_link.sh").string() + "\"\n");
+  repo.writeConfig(unconfinedAgent("delete_git_link.sh"));
   repo.git("add hydra.toml");
   repo.git("commit -q -m config");
   auto before = checkoutSnapshot(repo);
   RpcClient client(repo.root());
   client.initialize(repo.uri());
-  std::string id(client.call("hydra/race", json::object{{"task", "t"}, {"agents", json::array{"evil"}}})
-                     .at("raceId")
-                     .as_string());
-  client.waitFor("hydra/raceFinished", id, 0, 120s);
+  const std::string id = raceToTheEnd(client, {"evil"});
   EXPECT_EQ(checkoutSnapshot(repo), before) << "its work was committed into the user's checkout";
   auto finished = client.notifications("hydra/agentFinished");
   ASSERT_EQ(finished.size(), 1u);
@@ -276,14 +287,10 @@ TEST(UnconfinedEscapes, MovedRefsArePutBackAndTheAgentIsDisqualified) {
 // its result.
 TEST(UnconfinedLeftovers, TheAgentsResultSaysWhatWasEnded) {
   TestRepo repo;
-  repo.writeConfig("[general]\nsandbox = \"off\"\n\n[agents.evil]\nadapter = \"command\"\nbinary = \"" +
-                   (kHostile / "setsid_daemon.sh").string() + "\"\n");
+  repo.writeConfig(unconfinedAgent("setsid_daemon.sh"));
   RpcClient client(repo.root());
   client.initialize(repo.uri());
-  std::string id(client.call("hydra/race", json::object{{"task", "t"}, {"agents", json::array{"evil"}}})
-                     .at("raceId")
-                     .as_string());
-  client.waitFor("hydra/raceFinished", id, 0, 120s);
+  raceToTheEnd(client, {"evil"});
   auto finished = client.notifications("hydra/agentFinished");
   ASSERT_EQ(finished.size(), 1u);
   const json::object& p = finished[0].at("params").as_object();
