@@ -9,7 +9,12 @@
 // and compares after each agent. A change outside hydra's own branches
 // (refs/heads/hydra/...) is put back at once, and it is an escape of every
 // agent that was running since the last comparison: unconfined, hydra cannot
-// tell which of them did it, so none of them may win. Thread-safe.
+// tell which of them did it, so none of them may win.
+//
+// Unconfined, it also watches the user's checkout (HEAD, index, every file
+// `git status` lists, with its content): a change there may be the user's
+// own, so it is a warning for every agent that was running, not an escape.
+// Thread-safe.
 
 #include <filesystem>
 #include <map>
@@ -19,14 +24,21 @@
 #include <string>
 #include <vector>
 
+#include "core/guard/checkout.h"
 #include "core/guard/refs.h"
 
 namespace hydra::core {
 
 class EscapeGuard {
  public:
-  // Takes the snapshot of `repository`'s refs now. Throws git::GitError.
-  explicit EscapeGuard(std::filesystem::path repository);
+  // Takes the snapshot of `repository`'s refs now, and of its checkout when
+  // `watchCheckout`. Throws git::GitError.
+  explicit EscapeGuard(std::filesystem::path repository, bool watchCheckout = false);
+
+  struct Findings {
+    std::vector<std::string> escapes;   // AgentFinished::escapes
+    std::vector<std::string> warnings;  // changes in the user's checkout meanwhile
+  };
 
   // `agentId` starts running.
   void started(const std::string& agentId);
@@ -35,16 +47,18 @@ class EscapeGuard {
   // (for `agentId`: also what an earlier comparison found while it ran).
   // Each entry is for people: "moved refs/heads/main from 3f2a9c1 to
   // 8e01b44 (put back)".
-  std::vector<std::string> finished(const std::string& agentId);
+  Findings finished(const std::string& agentId);
 
  private:
   void compareLocked();
+  void compareCheckoutLocked();
 
   std::filesystem::path repository_;
   std::mutex mutex_;
   guard::RefSnapshot snapshot_;
   std::set<std::string> running_;
-  std::map<std::string, std::vector<std::string>> charged_;
+  std::map<std::string, Findings> charged_;
+  std::optional<guard::CheckoutSnapshot> checkout_;
 };
 
 // Whether a ref belongs to hydra itself (its agents' branches), and so may move during a race.

@@ -107,7 +107,9 @@ void Race::createWorktrees() {
       self->ctx_.run.worktrees.ensureExcluded();
       created = self->ctx_.run.worktrees.createMany(ids, self->plan_.started.baseCommit, self->id());
       // The refs as they are with the race's branches made: what no agent may change.
-      guard = std::make_shared<EscapeGuard>(self->plan_.repoRoot);
+      // Unconfined agents can also write into the user's checkout: watched too.
+      const bool confined = self->ctx_.run.sandbox && self->ctx_.run.sandbox->confined;
+      guard = std::make_shared<EscapeGuard>(self->plan_.repoRoot, !confined);
     } catch (const std::exception& e) {
       if (created.empty()) {
         error = e.what();
@@ -165,7 +167,10 @@ void Race::worktreesCreated(std::vector<Worktree> created, std::string error) {
     RunContext run = ctx_.run;
     if (escapes_) {
       run.onLaunch = [guard = escapes_](const std::string& agentId) { guard->started(agentId); };
-      run.escapesOf = [guard = escapes_](const std::string& agentId) { return guard->finished(agentId); };
+      run.escapesOf = [guard = escapes_](const std::string& agentId) {
+        EscapeGuard::Findings found = guard->finished(agentId);
+        return RunContext::Findings{std::move(found.escapes), std::move(found.warnings)};
+      };
     }
     agent.run = AgentRun::start(run, std::move(spec), [weak](const AgentFinished& finished) {
       if (auto self = weak.lock()) self->agentDone(finished);

@@ -335,7 +335,11 @@ void AgentRun::reapThenCommit(AgentFinished finished) {
     ReapReport report;
     if (self->reaper_) report = self->reaper_->kill(self->spec_.killGrace);
     // With nothing of it left running, what it did outside its worktree is final.
-    if (self->ctx_.escapesOf) finished.escapes = self->ctx_.escapesOf(finished.agentId);
+    if (self->ctx_.escapesOf) {
+      RunContext::Findings found = self->ctx_.escapesOf(finished.agentId);
+      finished.escapes = std::move(found.escapes);
+      finished.warnings.insert(finished.warnings.end(), found.warnings.begin(), found.warnings.end());
+    }
     // A deleted or rewritten .git link would make hydra commit its work into
     // another repository (the user's checkout): put back before the commit.
     if (self->gitMetadata_ && !guard::worktreeLinkIntact(self->spec_.checkout.path, *self->gitMetadata_)) {

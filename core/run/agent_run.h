@@ -79,8 +79,13 @@ struct RunContext {
   std::function<void(const std::string& agentId)> onLaunch = {};
   // Called on the pool once an agent and everything it started have ended,
   // before its work is committed: what it changed outside its worktree
-  // (AgentFinished::escapes). Empty: nothing is checked.
-  std::function<std::vector<std::string>(const std::string& agentId)> escapesOf = {};
+  // (AgentFinished::escapes), and what changed in the user's checkout while
+  // it ran (added to its warnings). Empty: nothing is checked.
+  struct Findings {
+    std::vector<std::string> escapes;
+    std::vector<std::string> warnings;
+  };
+  std::function<Findings(const std::string& agentId)> escapesOf = {};
 };
 
 

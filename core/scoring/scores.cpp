@@ -145,6 +145,19 @@ RaceScores readRaceScores(const JsonFields& r) {
 
 }  // namespace
 
+namespace {
+
+// A score as it is kept: to a millionth of a point. Written as JSON and read
+// back it is the same double (a long fraction would not always be), so the
+// scores on disk, in events and in answers are equal, not merely close.
+double kept(double score) { return std::isfinite(score) ? std::round(score * 1e6) / 1e6 : score; }
+
+void keep(std::optional<double>& score) {
+  if (score) score = kept(*score);
+}
+
+}  // namespace
+
 std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escaped) {
   if (escaped) return "escaped";
   switch (status) {
@@ -172,7 +185,11 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
   for (auto& a : agents) {
     a.ineligible = ineligibility(a.status, a.diff, a.escaped);
     a.breakdown = breakdownOf(a, baseline, fastest);
-    a.total = composite(a.breakdown, config.weights);
+    a.total = kept(composite(a.breakdown, config.weights));
+    for (auto* part : {&a.breakdown.build, &a.breakdown.tests, &a.breakdown.lint, &a.breakdown.diffSize,
+                       &a.breakdown.speed}) {
+      keep(*part);
+    }
   }
   std::sort(agents.begin(), agents.end(), ranksBefore);
   for (std::size_t i = 0; i < agents.size(); ++i) agents[i].rank = static_cast<int>(i + 1);

@@ -283,6 +283,27 @@ TEST(UnconfinedEscapes, MovedRefsArePutBackAndTheAgentIsDisqualified) {
   EXPECT_EQ(refused.at("data").at("reason"), json::value("ineligible")) << json::serialize(refused);
 }
 
+// Unconfined, an agent can write into the user's checkout. hydra cannot tell
+// it from the user's own edits, so it does not undo them: it says which files
+// changed while the agent ran.
+TEST(UnconfinedEscapes, WritesIntoTheCheckoutAreNamedInTheAgentsWarnings) {
+  TestRepo repo;
+  repo.writeConfig(unconfinedAgent("write_checkout_absolute.sh"));
+  repo.git("add hydra.toml");
+  repo.git("commit -q -m config");
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  raceToTheEnd(client, {"evil"});
+  auto finished = client.notifications("hydra/agentFinished");
+  ASSERT_EQ(finished.size(), 1u);
+  const json::object& p = finished[0].at("params").as_object();
+  ASSERT_TRUE(p.contains("warnings")) << json::serialize(p);
+  const std::string warnings = json::serialize(p.at("warnings"));
+  EXPECT_THAT(warnings, HasSubstr("ESCAPE_absolute.txt")) << warnings;
+  EXPECT_THAT(warnings, HasSubstr("README.md")) << warnings;
+  EXPECT_THAT(warnings, HasSubstr("cannot tell who")) << warnings;
+}
+
 // The processes an unconfined agent left behind when it ended are named in
 // its result.
 TEST(UnconfinedLeftovers, TheAgentsResultSaysWhatWasEnded) {

@@ -40,7 +40,7 @@ class EscapeGuardTest : public ::testing::Test {
 TEST_F(EscapeGuardTest, NothingChangedIsNoEscape) {
   EscapeGuard guard(repo_.root());
   guard.started("a");
-  EXPECT_THAT(guard.finished("a"), IsEmpty());
+  EXPECT_THAT(guard.finished("a").escapes, IsEmpty());
 }
 
 TEST_F(EscapeGuardTest, HydrasOwnBranchesMayMoveAndAppear) {
@@ -48,7 +48,7 @@ TEST_F(EscapeGuardTest, HydrasOwnBranchesMayMoveAndAppear) {
   guard.started("a");
   repo_.git("update-ref refs/heads/hydra/agent-1 " + first_);
   repo_.git("branch hydra/agent-2");
-  EXPECT_THAT(guard.finished("a"), IsEmpty());
+  EXPECT_THAT(guard.finished("a").escapes, IsEmpty());
 }
 
 TEST_F(EscapeGuardTest, AMovedBranchADeletedTagAndAPlantedRefArePutBackAndCharged) {
@@ -57,7 +57,7 @@ TEST_F(EscapeGuardTest, AMovedBranchADeletedTagAndAPlantedRefArePutBackAndCharge
   repo_.git("update-ref refs/heads/main " + first_);
   repo_.git("update-ref -d refs/tags/v1");
   repo_.git("update-ref refs/heads/planted " + first_);
-  auto escapes = guard.finished("evil");
+  auto escapes = guard.finished("evil").escapes;
   EXPECT_THAT(escapes, Contains(AllOf(HasSubstr("refs/heads/main"), HasSubstr("put back"))));
   EXPECT_THAT(escapes, Contains(HasSubstr("refs/tags/v1")));
   EXPECT_THAT(escapes, Contains(HasSubstr("refs/heads/planted")));
@@ -69,18 +69,39 @@ TEST_F(EscapeGuardTest, AMovedBranchADeletedTagAndAPlantedRefArePutBackAndCharge
 TEST_F(EscapeGuardTest, EveryAgentRunningWhenItHappenedIsChargedAndNoOneElse) {
   EscapeGuard guard(repo_.root());
   guard.started("early");
-  EXPECT_THAT(guard.finished("early"), IsEmpty());
+  EXPECT_THAT(guard.finished("early").escapes, IsEmpty());
   guard.started("a");
   guard.started("b");
   repo_.git("symbolic-ref HEAD refs/heads/hydra/agent-1");
-  auto a = guard.finished("a");
+  auto a = guard.finished("a").escapes;
   EXPECT_THAT(a, ElementsAre(HasSubstr("HEAD")));
   EXPECT_EQ(repo_.git("symbolic-ref HEAD"), "refs/heads/main");
   // b was running too: charged when it ends, though the refs are back by then.
-  EXPECT_THAT(guard.finished("b"), ElementsAre(HasSubstr("HEAD")));
+  EXPECT_THAT(guard.finished("b").escapes, ElementsAre(HasSubstr("HEAD")));
   // One that starts afterwards is not.
   guard.started("late");
-  EXPECT_THAT(guard.finished("late"), IsEmpty());
+  EXPECT_THAT(guard.finished("late").escapes, IsEmpty());
+}
+
+TEST_F(EscapeGuardTest, UnconfinedAChangeInTheCheckoutIsAWarningForWhoeverRanNotAnEscape) {
+  EscapeGuard guard(repo_.root(), /*watchCheckout=*/true);
+  guard.started("a");
+  repo_.write("ESCAPE.txt", "pwned\n");
+  repo_.write("a.txt", "changed\n");
+  auto found = guard.finished("a");
+  EXPECT_THAT(found.escapes, IsEmpty());
+  ASSERT_EQ(found.warnings.size(), 1u);
+  EXPECT_THAT(found.warnings[0], AllOf(HasSubstr("ESCAPE.txt"), HasSubstr("a.txt"), HasSubstr("cannot tell who")));
+  // Told once: the next agent is not warned about the same change.
+  guard.started("b");
+  EXPECT_THAT(guard.finished("b").warnings, IsEmpty());
+}
+
+TEST_F(EscapeGuardTest, ConfinedTheCheckoutIsNotWatched) {
+  EscapeGuard guard(repo_.root());
+  guard.started("a");
+  repo_.write("a.txt", "changed\n");
+  EXPECT_THAT(guard.finished("a").warnings, IsEmpty());
 }
 
 }  // namespace

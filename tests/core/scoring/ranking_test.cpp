@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <boost/json/value_from.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value_to.hpp>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -128,7 +131,9 @@ TEST(RankAgentsTest, ExcludedDimensionsAreNullAndRenormalised) {
   EXPECT_FALSE(a.breakdown.lint);
   // tests 80 (4/5, no baseline), diff 100, speed 100 (single agent):
   // (80*30 + 100*15 + 100*10) / 55 = 4900 / 55
-  EXPECT_NEAR(a.total, 4900.0 / 55.0, 1e-9);
+  // Kept to a millionth of a point.
+  EXPECT_NEAR(a.total, 4900.0 / 55.0, 5e-7);
+  EXPECT_EQ(a.total, 89.090909);
 }
 
 TEST(RankAgentsTest, AnAgentThatDidNotCompleteIsNeverFast) {
@@ -228,6 +233,19 @@ TEST(EligibilityTest, TheMarkTravelsThroughJsonAndOldRecordsAreDerived) {
   auto back = boost::json::value_to<RaceScores>(v);
   EXPECT_EQ(back.rankings[1].ineligible, "failed");
   EXPECT_EQ(back.rankings[0].ineligible, "");
+}
+
+TEST(RankAgentsTest, ScoresAreKeptToAMillionthSoTheyRoundTripExactly) {
+  // speed 4/7 of the fastest, tests 3/7: long fractions everywhere.
+  auto scores = rankAgents("r",
+                           {agent("a", 4000, {3, 1, 1}, checksWith(3, 4, 0)), agent("b", 7000, {1, 0, 1}, checksWith(3, 4, 1))},
+                           baselineWith(3, 4), allCommands());
+  for (const auto& a : scores.rankings) {
+    EXPECT_EQ(a.total, std::round(a.total * 1e6) / 1e6);
+    EXPECT_EQ(*a.breakdown.speed, std::round(*a.breakdown.speed * 1e6) / 1e6);
+  }
+  auto back = boost::json::value_to<RaceScores>(boost::json::parse(boost::json::serialize(boost::json::value_from(scores))));
+  EXPECT_EQ(boost::json::value_from(back), boost::json::value_from(scores));
 }
 
 TEST(RankAgentsTest, ScoresRoundTripThroughJson) {
