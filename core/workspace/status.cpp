@@ -17,7 +17,8 @@ std::vector<RaceRecord> Workspace::allRaces() {
   // The disk, where the recorder may not have caught up yet, completed by the live races.
   std::vector<RaceRecord> races = store_.list();
   std::lock_guard lock(liveMutex_);
-  for (const auto& [id, live] : live_) {
+  for (const auto& [liveId, live] : live_) {
+    const std::string& id = liveId;  // (a structured binding cannot be captured before C++20 compilers catch up)
     auto it = std::find_if(races.begin(), races.end(), [&](const RaceRecord& r) { return r.id == id; });
     if (it == races.end()) {
       races.push_back(live.record);
