@@ -21,9 +21,8 @@ export class HydraSession implements vscode.Disposable {
   readonly onRaceFinished = new vscode.EventEmitter<proto.RaceFinishedParams>();
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient | undefined> | undefined;
-  // What hydra's window/showMessage said lately, and how many it sent in all.
+  // What hydra's window/showMessage said lately.
   private readonly recentMessages: string[] = [];
-  private messageCount = 0;
 
   constructor(private readonly log: vscode.OutputChannel) {}
 
@@ -46,16 +45,16 @@ export class HydraSession implements vscode.Disposable {
     }
     const client = await this.ensureStarted();
     if (!client) return undefined;
-    const messagesBefore = this.messageCount;
     try {
       // A RequestType0 sends no params at all: hydra refuses params on methods that take none.
       if (type instanceof RequestType0) return await client.sendRequest(type);
       return await client.sendRequest(type, params as P);
     } catch (error) {
       // hydra shows some errors itself (a broken hydra.toml, a refused
-      // merge) with window/showMessage before it answers: once is enough.
-      const since = this.recentMessages.slice(Math.max(0, this.recentMessages.length - (this.messageCount - messagesBefore)));
-      if (!shownAlready(error, since)) void vscode.window.showErrorMessage(`Hydra: ${describeServerError(error)}`);
+      // merge) with window/showMessage before it answers, and a broken
+      // hydra.toml only once however many requests it refuses (an earlier
+      // request may have been the one to show it): once is enough.
+      if (!shownAlready(error, this.recentMessages)) void vscode.window.showErrorMessage(`Hydra: ${describeServerError(error)}`);
       return undefined;
     }
   }
@@ -108,7 +107,6 @@ export class HydraSession implements vscode.Disposable {
   private showMessage(p: ShowMessageParams): void {
     this.recentMessages.push(p.message);
     if (this.recentMessages.length > 20) this.recentMessages.shift();
-    this.messageCount += 1;
     const text = `Hydra: ${p.message}`;
     if (p.type === MessageType.Error) void vscode.window.showErrorMessage(text);
     else if (p.type === MessageType.Warning) void vscode.window.showWarningMessage(text);
