@@ -35,7 +35,11 @@ if [ "${HYDRA_SKIP_SANITIZERS:-0}" != 1 ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHYDRA_SANITIZE=ON -DHYDRA_BUILD_BENCH=OFF >/dev/null
   cmake --build build-asan -j"$jobs" --target protocol_test server_test e2e_test hydra
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 600 -R '^(protocol_test|server_test|e2e_test)\.'
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 600 -R '^(protocol_test|server_test|e2e_test)\.' \
+    -E 'SlowClientTest'
+  # (SlowClientTest measures hydra's resident memory against a documented
+  # bound: under AddressSanitizer, shadow memory and the allocator's quarantine
+  # make that figure meaningless. It runs in the regular build above.)
 fi
 
 section "All test suites passed"
