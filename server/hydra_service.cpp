@@ -100,11 +100,11 @@ void HydraService::open() {
 
 template <class Fn>
 void HydraService::onPool(Reply reply, Fn fn) {
-  asio::post(workspace().pool(), [reply = std::move(reply), fn = std::move(fn)]() mutable {
+  asio::post(workspace().pool(), [this, reply = std::move(reply), fn = std::move(fn)]() mutable {
     try {
       reply(fn());
     } catch (const core::WorkspaceError& e) {
-      reply.error(toRpcError(e));
+      failWith(std::move(reply), e);
     } catch (const RpcError& e) {
       reply.error(e);
     } catch (const std::exception& e) {
@@ -112,6 +112,26 @@ void HydraService::onPool(Reply reply, Fn fn) {
       reply.error(RpcError(ErrorCode::RequestFailed, reply.method() + " failed: " + e.what()));
     }
   });
+}
+
+void HydraService::failWith(Reply reply, const core::WorkspaceError& error) {
+  if (error.kind() != core::WorkspaceError::Kind::ConfigError) {
+    reply.error(toRpcError(error));
+    return;
+  }
+  // A broken hydra.toml goes out as window/showMessage before the answer,
+  // whichever request met it first: a client that sees the message first
+  // knows not to show the error again.
+  asio::post(ctx_.io, [this, alive = alive_, reply = std::move(reply), error]() mutable {
+    if (*alive) tellConfigProblemOf(error);
+    reply.error(toRpcError(error));
+  });
+}
+
+void HydraService::tellConfigProblemOf(const core::WorkspaceError& error) {
+  static constexpr std::string_view kPrefix = "hydra.toml is broken: ";
+  const std::string text = error.what();
+  if (text.rfind(kPrefix, 0) == 0) tellConfigProblem(text.substr(kPrefix.size()));
 }
 
 void HydraService::reportConfig() {
@@ -173,11 +193,7 @@ void HydraService::race(protocol::RaceParams params, Reply reply) {
       [this, alive = alive_, shared](core::WorkspaceError error) {
         // The problem is shown before the answer, whichever of the two
         // readings of hydra.toml got here first: a client shows it once.
-        if (*alive && error.kind() == core::WorkspaceError::Kind::ConfigError) {
-          static constexpr std::string_view kPrefix = "hydra.toml is broken: ";
-          const std::string text = error.what();
-          if (text.rfind(kPrefix, 0) == 0) tellConfigProblem(text.substr(kPrefix.size()));
-        }
+        if (*alive && error.kind() == core::WorkspaceError::Kind::ConfigError) tellConfigProblemOf(error);
         shared->error(toRpcError(error));
       });
 }
@@ -265,6 +281,10 @@ void HydraService::merge(protocol::MergeParams params, Reply reply) {
     try {
       outcome = ws->merge(params.raceId, params.agentId, params.dryRun, params.keep);
     } catch (const core::WorkspaceError& e) {
+      if (e.kind() == core::WorkspaceError::Kind::ConfigError) {
+        failWith(std::move(reply), e);
+        return;
+      }
       outcome = toRpcError(e);
     } catch (const std::exception& e) {
       outcome = RpcError(ErrorCode::RequestFailed, std::string("hydra/merge failed: ") + e.what());
@@ -282,7 +302,7 @@ void HydraService::merge(protocol::MergeParams params, Reply reply) {
         return;
       }
       const RpcError& e = std::get<RpcError>(outcome);
-      bool refused = e.code() == static_cast<int>(ErrorCode::DirtyWorkingTree) ||
+      const bool refused = e.code() == static_cast<int>(ErrorCode::DirtyWorkingTree) ||
                      e.code() == static_cast<int>(ErrorCode::MergeRefused);
       if (*alive && refused) showMessage(protocol::MessageType::Error, e.what());
       reply.error(e);

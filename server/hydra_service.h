@@ -89,6 +89,11 @@ class HydraService {
   void onPool(Reply reply, Fn fn);
   // Tells the user, once per distinct problem, that hydra.toml is broken.
   void reportConfig();
+  // Shows `problem` (a ConfigError's text) once per distinct problem; empty: fixed.
+  void tellConfigProblem(const std::string& problem);
+  void tellConfigProblemOf(const core::WorkspaceError& error);
+  // Answers a request with a workspace error, from whichever thread.
+  void failWith(Reply reply, const core::WorkspaceError& error);
   void showMessage(protocol::MessageType type, std::string message);
   void notify(std::string_view method, boost::json::value params);
 
@@ -100,8 +105,6 @@ class HydraService {
   WorkspaceFolder folder_;
   std::unique_ptr<core::Workspace> workspace_;
   std::optional<core::WorkspaceError> noWorkspace_;
-  // Shows `problem` (a ConfigError's text) once per distinct problem; empty: fixed.
-  void tellConfigProblem(const std::string& problem);
   std::string shownConfigProblem_;  // told the user once per distinct problem (io thread)
   std::shared_ptr<core::Subscription> subscription_;
   std::unique_ptr<OutputNotifier> output_;

@@ -346,6 +346,29 @@ TEST_F(HydraMethodsTest, ABrokenConfigIsShownOnceAndBeforeTheRefusal) {
   }
 }
 
+TEST_F(HydraMethodsTest, EveryRequestRefusedForABrokenConfigHasItShownFirst) {
+  // hydra.toml breaks while hydra runs: whichever request meets it first,
+  // the problem reaches the client before the refusal, so it is shown once.
+  repo_.writeConfig(TestRepo::agent("quick", {"write", "q.txt", "q"}));
+  start();
+  for (int i = 0; i < 6; ++i) {
+    const std::string method = i % 2 == 0 ? "hydra/agents" : "hydra/cleanup";
+    ASSERT_TRUE(client().call("hydra/agents").as_object().contains("agents"));
+    // A distinct problem each time (padding moves the column), so each is news.
+    repo_.writeConfig("[general]\nmax_concurrent_agents = " + std::string(static_cast<std::size_t>(i), ' ') + "\n");
+    json::object refused = error(method, json::object{});
+    EXPECT_EQ(refused.at("message").as_string().subview().find("hydra.toml is broken"), 0u)
+        << json::serialize(refused);
+    auto shown = client().notifications("window/showMessage");
+    ASSERT_EQ(shown.size(), static_cast<std::size_t>(i + 1)) << method << ", attempt " << i;
+    EXPECT_NE(std::string(shown.back().at("params").at("message").as_string()).find(
+                  std::string(refused.at("message").as_string()).substr(std::string("hydra.toml is broken: ").size())),
+              std::string::npos)
+        << "the message shown is the refusal's";
+    repo_.writeConfig(TestRepo::agent("quick", {"write", "q.txt", "q"}));
+  }
+}
+
 TEST_F(HydraMethodsTest, StatusListsRunningRacesFirstThenTheNewest) {
   const fs::path go = scratch("go");
   repo_.writeConfig(TestRepo::agent("slow", {"wait-for", go.string()}) +
