@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/guard/records.h"
 #include "core/util/atomic_file.h"
 
 namespace hydra::core {
@@ -72,7 +73,9 @@ void BaselineCache::save(const scoring::Baseline& baseline, const ScoringConfig&
     fs::create_directories(dir_);
     scoring::Baseline stored = baseline;
     stored.fromCache = false;
-    writeFileAtomic(file(baseline.commit, config), json::serialize(json::value_from(stored)));
+    const fs::path path = file(baseline.commit, config);
+    guard::OwnRecordWrite own({path});  // hydra's own: no race's guard takes it for tampering
+    writeFileAtomic(path, json::serialize(json::value_from(stored)));
   } catch (const std::exception& e) {
     spdlog::warn("could not cache the baseline: {}", e.what());
   }

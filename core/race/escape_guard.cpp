@@ -6,9 +6,75 @@ namespace hydra::core {
 
 bool isHydraRef(const std::string& name) { return name.rfind("refs/heads/hydra/", 0) == 0; }
 
-EscapeGuard::EscapeGuard(std::filesystem::path repository, bool watchCheckout)
+namespace {
+
+// Every guard alive, for OwnRepositoryChange. Locked before any guard's own mutex.
+struct GuardRegistry {
+  std::mutex mutex;
+  std::set<EscapeGuard*> guards;
+
+  static GuardRegistry& instance() {
+    static auto* registry = new GuardRegistry;  // never destroyed
+    return *registry;
+  }
+};
+
+std::filesystem::path canonicalOrSelf(const std::filesystem::path& path) {
+  std::error_code ec;
+  auto canonical = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path.lexically_normal() : canonical;
+}
+
+}  // namespace
+
+EscapeGuard::EscapeGuard(std::filesystem::path repository, bool watchCheckout,
+                         const std::function<bool(const std::string&)>& finished)
     : repository_(std::move(repository)), snapshot_(guard::snapshotRefs(repository_)) {
   if (watchCheckout) checkout_ = guard::snapshotCheckout(repository_);
+  if (finished) records_ = guard::snapshotRecords(repository_, finished);
+  auto& registry = GuardRegistry::instance();
+  std::lock_guard lock(registry.mutex);
+  registry.guards.insert(this);
+}
+
+EscapeGuard::~EscapeGuard() {
+  auto& registry = GuardRegistry::instance();
+  std::lock_guard lock(registry.mutex);
+  registry.guards.erase(this);
+}
+
+void EscapeGuard::beforeOwnChange() {
+  std::lock_guard lock(mutex_);
+  compareLocked();
+  compareRecordsLocked();
+  compareCheckoutLocked();
+}
+
+void EscapeGuard::afterOwnChange() {
+  std::lock_guard lock(mutex_);
+  try {
+    snapshot_ = guard::snapshotRefs(repository_);
+    if (checkout_) checkout_ = guard::snapshotCheckout(repository_);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot read {} after hydra changed it: {}", repository_.string(), e.what());
+  }
+}
+
+OwnRepositoryChange::OwnRepositoryChange(std::filesystem::path repository)
+    : repository_(canonicalOrSelf(repository)) {
+  auto& registry = GuardRegistry::instance();
+  std::lock_guard lock(registry.mutex);
+  for (EscapeGuard* guard : registry.guards) {
+    if (canonicalOrSelf(guard->repository_) == repository_) guard->beforeOwnChange();
+  }
+}
+
+OwnRepositoryChange::~OwnRepositoryChange() {
+  auto& registry = GuardRegistry::instance();
+  std::lock_guard lock(registry.mutex);
+  for (EscapeGuard* guard : registry.guards) {
+    if (canonicalOrSelf(guard->repository_) == repository_) guard->afterOwnChange();
+  }
 }
 
 void EscapeGuard::started(const std::string& agentId) {
@@ -19,6 +85,7 @@ void EscapeGuard::started(const std::string& agentId) {
 EscapeGuard::Findings EscapeGuard::finished(const std::string& agentId) {
   std::lock_guard lock(mutex_);
   compareLocked();
+  compareRecordsLocked();
   compareCheckoutLocked();
   running_.erase(agentId);
   auto it = charged_.find(agentId);
@@ -26,6 +93,22 @@ EscapeGuard::Findings EscapeGuard::finished(const std::string& agentId) {
   Findings out = std::move(it->second);
   charged_.erase(it);
   return out;
+}
+
+void EscapeGuard::compareRecordsLocked() {
+  if (!records_) return;
+  std::vector<std::string> said;
+  try {
+    said = guard::compareRecords(*records_);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot read hydra's records in {}: {}", repository_.string(), e.what());
+    return;
+  }
+  for (const auto& agent : running_) {
+    auto& list = charged_[agent].escapes;
+    list.insert(list.end(), said.begin(), said.end());
+  }
+  for (const auto& s : said) spdlog::warn("{}: hydra's records changed during a race: {}", repository_.string(), s);
 }
 
 void EscapeGuard::compareCheckoutLocked() {

@@ -11,12 +11,18 @@
 // agent that was running since the last comparison: unconfined, hydra cannot
 // tell which of them did it, so none of them may win.
 //
+// It watches hydra's own records (.hydra/, see core/guard/records.h) the
+// same way: a change hydra did not make is an escape of every agent that was
+// running; records are not put back (hydra's own record of the race says
+// what changed).
+//
 // Unconfined, it also watches the user's checkout (HEAD, index, every file
 // `git status` lists, with its content): a change there may be the user's
 // own, so it is a warning for every agent that was running, not an escape.
 // Thread-safe.
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -25,15 +31,21 @@
 #include <vector>
 
 #include "core/guard/checkout.h"
+#include "core/guard/records.h"
 #include "core/guard/refs.h"
 
 namespace hydra::core {
 
 class EscapeGuard {
  public:
-  // Takes the snapshot of `repository`'s refs now, and of its checkout when
-  // `watchCheckout`. Throws git::GitError.
-  explicit EscapeGuard(std::filesystem::path repository, bool watchCheckout = false);
+  // Takes the snapshot of `repository`'s refs and records now, and of its
+  // checkout when `watchCheckout`. `finished(raceId)`: whether a race of the
+  // records is over. Throws git::GitError.
+  explicit EscapeGuard(std::filesystem::path repository, bool watchCheckout = false,
+                       const std::function<bool(const std::string&)>& finished = {});
+  ~EscapeGuard();
+  EscapeGuard(const EscapeGuard&) = delete;
+  EscapeGuard& operator=(const EscapeGuard&) = delete;
 
   struct Findings {
     std::vector<std::string> escapes;   // AgentFinished::escapes
@@ -50,8 +62,12 @@ class EscapeGuard {
   Findings finished(const std::string& agentId);
 
  private:
+  friend class OwnRepositoryChange;
+  void beforeOwnChange();
+  void afterOwnChange();
   void compareLocked();
   void compareCheckoutLocked();
+  void compareRecordsLocked();
 
   std::filesystem::path repository_;
   std::mutex mutex_;
@@ -59,6 +75,24 @@ class EscapeGuard {
   std::set<std::string> running_;
   std::map<std::string, Findings> charged_;
   std::optional<guard::CheckoutSnapshot> checkout_;
+  std::optional<guard::RecordsSnapshot> records_;
+};
+
+// A change hydra itself makes to a repository's refs or checkout while races
+// may run there (a merge of an earlier race). Every guard of that repository
+// first compares, charging what changed until now to the agents that ran,
+// and takes its snapshots again once the change is made, so the change is
+// neither charged to anyone nor put back. A ref an agent moves during the
+// change itself goes unnoticed.
+class OwnRepositoryChange {
+ public:
+  explicit OwnRepositoryChange(std::filesystem::path repository);
+  ~OwnRepositoryChange();
+  OwnRepositoryChange(const OwnRepositoryChange&) = delete;
+  OwnRepositoryChange& operator=(const OwnRepositoryChange&) = delete;
+
+ private:
+  std::filesystem::path repository_;
 };
 
 // Whether a ref belongs to hydra itself (its agents' branches), and so may move during a race.

@@ -109,7 +109,8 @@ void Race::createWorktrees() {
       // The refs as they are with the race's branches made: what no agent may change.
       // Unconfined agents can also write into the user's checkout: watched too.
       const bool confined = self->ctx_.run.sandbox && self->ctx_.run.sandbox->confined;
-      guard = std::make_shared<EscapeGuard>(self->plan_.repoRoot, !confined);
+      // hydra's records too: those of a finished race never change again but by hydra.
+      guard = std::make_shared<EscapeGuard>(self->plan_.repoRoot, !confined, self->ctx_.raceIsOver);
     } catch (const std::exception& e) {
       if (created.empty()) {
         error = e.what();

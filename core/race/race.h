@@ -48,6 +48,9 @@ struct RaceContext {
   // Merges an agent's result into the user's branch, as `hydra merge` would;
   // called on the pool when [scoring] auto_merge picks a winner.
   std::function<AutoMergeOutcome(const std::string& raceId, const std::string& agentId)> autoMerge;
+  // Whether the race of that id is over, by its record (called on the pool):
+  // the records of races that are over are watched for tampering. Unset: they are not.
+  std::function<bool(const std::string& raceId)> raceIsOver;
 };
 
 class Race : public std::enable_shared_from_this<Race> {

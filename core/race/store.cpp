@@ -18,6 +18,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/guard/records.h"
+
 namespace hydra::core {
 
 namespace fs = std::filesystem;
@@ -208,7 +210,9 @@ void RaceStore::save(const RaceRecord& race) {
   fs::create_directories(dir);
   json::value value = json::value_from(race);
   if (redactor_) redactJson(value, *redactor_);
-  writeFileAtomic(dir / "race.json", json::serialize(value) + "\n");
+  const fs::path file = dir / "race.json";
+  guard::OwnRecordWrite own({file});
+  writeFileAtomic(file, json::serialize(value) + "\n");
 }
 
 std::optional<RaceRecord> RaceStore::load(std::string_view raceId) const {
@@ -234,13 +238,19 @@ std::vector<RaceRecord> RaceStore::list() const {
   return races;
 }
 
-bool RaceStore::remove(std::string_view raceId) { return fs::remove_all(raceDir(raceId)) > 0; }
+bool RaceStore::remove(std::string_view raceId) {
+  const fs::path dir = raceDir(raceId);
+  guard::OwnRecordWrite own(guard::filesUnder(dir));
+  return fs::remove_all(dir) > 0;
+}
 
 void RaceStore::appendEvent(std::string_view raceId, const json::object& event) {
   json::value value = event;
   if (redactor_) redactJson(value, *redactor_);
   // serialize() escapes newlines inside strings, so each event is one line.
-  AppendFile(raceDir(raceId) / "events.jsonl").append(json::serialize(value));
+  const fs::path file = raceDir(raceId) / "events.jsonl";
+  guard::OwnRecordWrite own({file});
+  AppendFile(file).append(json::serialize(value));
 }
 
 std::vector<json::object> RaceStore::readEvents(std::string_view raceId) const {
@@ -281,7 +291,9 @@ fs::path RaceStore::scoresPath(std::string_view raceId) const { return raceDir(r
 void RaceStore::saveScores(std::string_view raceId, const scoring::RaceScores& scores) {
   json::value value = json::value_from(scores);
   if (redactor_) redactJson(value, *redactor_);
-  writeFileAtomic(scoresPath(raceId), json::serialize(value) + "\n");
+  const fs::path file = scoresPath(raceId);
+  guard::OwnRecordWrite own({file});
+  writeFileAtomic(file, json::serialize(value) + "\n");
 }
 
 std::optional<scoring::RaceScores> RaceStore::loadScores(std::string_view raceId) const {

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "core/git/git.h"
+#include "core/race/escape_guard.h"
 #include "core/workspace/workspace.h"
 
 namespace hydra::core {
@@ -30,6 +31,9 @@ MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& age
   request.message = "Merge " + agent.branch + " (hydra race " + race.id + ")\n\nTask: " + task + "\n";
   merge::MergeResult result;
   try {
+    // Races under way here must not take the merge for an agent's escape.
+    std::optional<OwnRepositoryChange> own;
+    if (!dryRun) own.emplace(root_);
     result = merge::mergeBranch(root_, request);
   } catch (const git::GitError& e) {
     if (e.code() != GIT_ENOTFOUND) throw;

@@ -273,6 +273,15 @@ void Workspace::launch(Plan planned, std::function<void(RaceSummary)> started) {
                         .sandbox = planned.sandbox},
       .baselines = &baselines_,
       .autoMerge = [this](const std::string& raceId, const std::string& agentId) { return autoMerge(raceId, agentId); },
+      .raceIsOver =
+          [this](const std::string& raceId) {
+            try {
+              auto race = store_.load(raceId);
+              return !race || race->status != RaceStatus::Running;
+            } catch (const std::exception&) {
+              return true;  // unreadable: watched as it is
+            }
+          },
   };
   std::string raceId = planned.race.started.raceId;
   RaceRecord record = RaceRecord::started(planned.race.started);

@@ -83,6 +83,13 @@ std::string unconfinedAgent(const std::string& script) {
          (kHostile / script).string() + "\"\n";
 }
 
+// hydra.toml, committed: the checkout is clean, as a merge needs it.
+void commitConfig(TestRepo& repo, const std::string& config) {
+  repo.writeConfig(config);
+  repo.git("add hydra.toml");
+  repo.git("commit -q -m config");
+}
+
 // Races `agents` to the end through `client`; its id.
 std::string raceToTheEnd(RpcClient& client, const std::vector<std::string>& agents) {
   json::array names;
@@ -206,7 +213,8 @@ TEST_P(UnconfinedHostileAgentTest, ItWorksInItsWorktreeAndNothingItStartedOutliv
 
 INSTANTIATE_TEST_SUITE_P(Off, UnconfinedHostileAgentTest,
                          ::testing::Values(Case{"write_checkout_pwd.sh", "off"}, Case{"setsid_daemon.sh", "off"},
-                                           Case{"stubborn_grandchild.sh", "off"}, Case{"delete_git_link.sh", "off"}),
+                                           Case{"stubborn_grandchild.sh", "off"}, Case{"delete_git_link.sh", "off"},
+                                           Case{"write_hydra_dir.sh", "off"}),
                          caseName);
 
 // Unconfined, an agent can delete its worktree's .git link or point it at the
@@ -214,9 +222,7 @@ INSTANTIATE_TEST_SUITE_P(Off, UnconfinedHostileAgentTest,
 // back first, commits on the agent's own branch, and the agent cannot win.
 TEST(UnconfinedEscapes, ARewrittenGitLinkIsPutBackBeforeTheCommit) {
   TestRepo repo;
-  repo.writeConfig(unconfinedAgent("delete_git_link.sh"));
-  repo.git("add hydra.toml");
-  repo.git("commit -q -m config");
+  commitConfig(repo, unconfinedAgent("delete_git_link.sh"));
   auto before = checkoutSnapshot(repo);
   RpcClient client(repo.root());
   client.initialize(repo.uri());
@@ -237,12 +243,10 @@ TEST(UnconfinedEscapes, MovedRefsArePutBackAndTheAgentIsDisqualified) {
   TestRepo repo;
   repo.git("tag v1");
   // One agent at a time: the escape is charged to the agent that ran alone.
-  repo.writeConfig("[general]\nsandbox = \"off\"\nmax_concurrent_agents = 1\n\n[agents.evil]\nadapter = \"command\"\n"
+  commitConfig(repo, "[general]\nsandbox = \"off\"\nmax_concurrent_agents = 1\n\n[agents.evil]\nadapter = \"command\"\n"
                    "binary = \"" +
                    (kHostile / "move_refs.sh").string() + "\"\n\n" +
                    TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) + TestRepo::scoring());
-  repo.git("add hydra.toml");
-  repo.git("commit -q -m config");
   auto before = checkoutSnapshot(repo);
 
   RpcClient client(repo.root());
@@ -288,9 +292,7 @@ TEST(UnconfinedEscapes, MovedRefsArePutBackAndTheAgentIsDisqualified) {
 // changed while the agent ran.
 TEST(UnconfinedEscapes, WritesIntoTheCheckoutAreNamedInTheAgentsWarnings) {
   TestRepo repo;
-  repo.writeConfig(unconfinedAgent("write_checkout_absolute.sh"));
-  repo.git("add hydra.toml");
-  repo.git("commit -q -m config");
+  commitConfig(repo, unconfinedAgent("write_checkout_absolute.sh"));
   RpcClient client(repo.root());
   client.initialize(repo.uri());
   raceToTheEnd(client, {"evil"});
@@ -302,6 +304,67 @@ TEST(UnconfinedEscapes, WritesIntoTheCheckoutAreNamedInTheAgentsWarnings) {
   EXPECT_THAT(warnings, HasSubstr("ESCAPE_absolute.txt")) << warnings;
   EXPECT_THAT(warnings, HasSubstr("README.md")) << warnings;
   EXPECT_THAT(warnings, HasSubstr("cannot tell who")) << warnings;
+}
+
+// Unconfined, an agent can rewrite hydra's records: an earlier race's
+// scores, files under .hydra/, a forged race. hydra names each change, and
+// the agent cannot win or be merged.
+TEST(UnconfinedEscapes, TamperedRecordsAreNamedAndTheAgentIsDisqualified) {
+  TestRepo repo;
+  commitConfig(repo, unconfinedAgent("write_hydra_dir.sh") + TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                   TestRepo::scoring());
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  const std::string earlier = raceToTheEnd(client, {"honest"});
+  ASSERT_TRUE(fs::exists(repo.root() / ".hydra" / "races" / earlier / "scores.json"));
+  repo.write(".hydra/earlier.json", "{\"id\":\"earlier\"}\n");
+
+  const std::string id = raceToTheEnd(client, {"evil"});
+  json::object evil;
+  for (const auto& n : client.notifications("hydra/agentFinished")) {
+    if (n.at("params").at("raceId") == json::value(id)) evil = n.at("params").as_object();
+  }
+  ASSERT_TRUE(evil.contains("escapes")) << json::serialize(evil);
+  const std::string escapes = json::serialize(evil.at("escapes"));
+  EXPECT_THAT(escapes, HasSubstr("added .hydra/races/forged/race.json")) << escapes;
+  EXPECT_THAT(escapes, HasSubstr("changed hydra's record .hydra/earlier.json")) << escapes;
+  EXPECT_THAT(escapes, HasSubstr("changed hydra's record .hydra/races/" + earlier + "/scores.json")) << escapes;
+  json::object refused =
+      client.callError("hydra/merge", json::object{{"raceId", id}, {"agentId", "evil"}, {"dryRun", true}});
+  EXPECT_EQ(refused.at("data").at("reason"), json::value("ineligible")) << json::serialize(refused);
+}
+
+// A merge of an earlier race while another race runs moves main, changes the
+// checkout and writes the earlier race's record: hydra's own doing, so it is
+// neither put back nor charged to the running race's agents.
+TEST(UnconfinedEscapes, AMergeWhileARaceRunsIsNoEscape) {
+  TestRepo repo;
+  const fs::path go = repo.scratch() / "go";
+  commitConfig(repo, "[general]\nsandbox = \"off\"\n\n" + TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                   TestRepo::agent("slow", {"wait-for", go.string(), "write", "notes.txt", "later"}) +
+                   TestRepo::scoring());
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  const std::string earlier = raceToTheEnd(client, {"honest"});
+
+  std::string id(client.call("hydra/race", json::object{{"task", "t"}, {"agents", json::array{"slow"}}})
+                     .at("raceId")
+                     .as_string());
+  client.waitFor("hydra/agentStarted", id);
+  json::object merged = client.call("hydra/merge", json::object{{"raceId", earlier}, {"agentId", "honest"}}).as_object();
+  EXPECT_EQ(merged.at("outcome"), json::value("fastForward")) << json::serialize(merged);
+  const std::string mergedMain = repo.git("rev-parse main");
+  repo.write("../scratch/go", "");
+  client.waitFor("hydra/raceFinished", id, 0, 120s);
+  EXPECT_EQ(repo.git("rev-parse main"), mergedMain) << "the merge stays";
+  int seen = 0;
+  for (const auto& n : client.notifications("hydra/agentFinished")) {
+    if (n.at("params").at("raceId") != json::value(id)) continue;
+    ++seen;
+    EXPECT_FALSE(n.at("params").as_object().contains("escapes")) << json::serialize(n);
+    EXPECT_FALSE(n.at("params").as_object().contains("warnings")) << json::serialize(n);
+  }
+  EXPECT_EQ(seen, 1);
 }
 
 // The processes an unconfined agent left behind when it ended are named in
