@@ -10,10 +10,6 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
-#include <boost/filesystem/path.hpp>
-#include <boost/process/v2/posix/default_launcher.hpp>
-#include <boost/process/v2/process.hpp>
-#include <boost/process/v2/stdio.hpp>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -28,7 +24,6 @@ extern char** environ;
 
 namespace hydra::core {
 
-namespace bp = boost::process::v2;
 namespace fs = std::filesystem;
 using std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -50,8 +45,6 @@ constexpr auto kMinDrain = 500ms;
 // Everything here runs in the forked copy of a multithreaded program, so it
 // may only call async-signal-safe functions: no allocation, no locks.
 
-bp::error_code lastError() { return bp::error_code(errno, boost::system::system_category()); }
-
 // Signal dispositions set to "ignore" and the signal mask survive exec. hydra
 // may ignore SIGPIPE for its own sake; agents and the tools they run must get
 // the default behaviour (`git log | head` relies on it).
@@ -69,32 +62,55 @@ void resetSignals() {
   }
 }
 
-// Boost.Process 1.81 means to close every descriptor but 0-2 before exec, but
-// its Linux close_all compares each whitelist entry with itself and so leaves
-// every descriptor below its own error pipe open. A pipe end leaked into one
-// agent would keep another agent's output from ever reaching EOF, so mark
-// everything above stderr close-on-exec ourselves. Close-on-exec rather than
-// close: the launcher still needs its error pipe if exec fails.
+// Every descriptor above stderr is marked close-on-exec: a pipe end of one
+// agent leaked into another would keep the first one's output from ever
+// reaching EOF. Close-on-exec rather than close: the error pipe must stay
+// open until exec.
 void markInheritedFdsCloseOnExec(int fdLimit) {
   if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
   for (int fd = 3; fd < fdLimit; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);  // kernels before 5.11
 }
 
-// A Boost.Process v2 initializer; the launcher calls on_exec_setup in the child.
-struct ChildSetup {
+// What the child needs, all of it prepared by the parent before fork.
+struct ChildLaunch {
+  const char* executable;
+  char* const* argv;
+  const char* const* envp;
   const char* cwd;  // nullptr: inherit
+  int stdinFd;      // /dev/null
+  int stdoutFd;     // the write ends of hydra's pipes
+  int stderrFd;
+  int errorPipe;    // close-on-exec: gets errno when the child cannot exec
   int fdLimit;      // computed in the parent: sysconf is not async-signal-safe
-
-  template <typename Launcher, typename Path>
-  bp::error_code on_exec_setup(Launcher&, const Path&, const char* const*) const {
-    // Its own group, so that timeouts and cancellation reach everything it starts.
-    if (::setpgid(0, 0) != 0) return lastError();
-    resetSignals();
-    if (cwd != nullptr && ::chdir(cwd) != 0) return lastError();
-    markInheritedFdsCloseOnExec(fdLimit);
-    return {};
-  }
 };
+
+// The child, from fork to exec. (Boost.Process's launchers call
+// notify_fork() on an Asio context in the child, which allocates: in a
+// multithreaded program that can hang on an allocator lock another thread
+// held at the fork.)
+[[noreturn]] void execChild(const ChildLaunch& launch) {
+  // Its own group, so that timeouts and cancellation reach everything it starts.
+  if (::setpgid(0, 0) == 0) {
+    resetSignals();
+    if (::dup2(launch.stdinFd, STDIN_FILENO) >= 0 && ::dup2(launch.stdoutFd, STDOUT_FILENO) >= 0 &&
+        ::dup2(launch.stderrFd, STDERR_FILENO) >= 0 && (launch.cwd == nullptr || ::chdir(launch.cwd) == 0)) {
+      markInheritedFdsCloseOnExec(launch.fdLimit);
+      // execve never writes through its arrays; its signature predates const.
+      ::execve(launch.executable, launch.argv, const_cast<char* const*>(launch.envp));
+    }
+  }
+  const int error = errno;
+  while (::write(launch.errorPipe, &error, sizeof error) == -1 && errno == EINTR) {
+  }
+  ::_exit(127);
+}
+
+// Closes the descriptors given that are open (>= 0).
+void closeAll(std::initializer_list<int> fds) {
+  for (int fd : fds) {
+    if (fd >= 0) ::close(fd);
+  }
+}
 
 // ---- the parent side --------------------------------------------------------
 
@@ -287,32 +303,64 @@ void Process::spawn() {
   }
 
   ChildEnvironment env = buildEnvironment(spec_.env, spec_.unsetEnv);
-  // The launcher calls notify_fork() on the context of the executor it is given;
-  // in the child that would rebuild the reactor of hydra's io_context (taking
-  // its locks) between fork and exec. This private context is never run: it
-  // only absorbs those calls. The pipes and everything else use strand_.
-  boost::asio::io_context launchContext;
-  bp::posix::default_launcher launcher;
-  launcher.env = env.pointers.data();
+  const std::string executable = program.executable.string();
+  std::vector<std::string> argStrings{executable};
+  argStrings.insert(argStrings.end(), spec_.args.begin(), spec_.args.end());
+  std::vector<char*> argv;
+  for (auto& a : argStrings) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const std::string cwd = spec_.cwd.string();
-  bp::error_code launchError;
+
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1};
+  const int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (devNull < 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
+      ::pipe2(report, O_CLOEXEC) != 0) {
+    const std::string why = std::strerror(errno);
+    closeAll({devNull, out[0], out[1], err[0], err[1], report[0], report[1]});
+    return failSpawn("cannot start '" + executable + "': " + why);
+  }
+  const ChildLaunch launch{executable.c_str(), argv.data(), env.pointers.data(),
+                           cwd.empty() ? nullptr : cwd.c_str(), devNull, out[1], err[1], report[1],
+                           childFdLimit()};
   // Until add() below, the child is one of hydra's children that no registry
   // knows: the reaper must not take it for a stray.
   auto spawning = ProcessRegistry::instance().holdSpawns();
-  auto child = launcher(launchContext.get_executor(), launchError,
-                        boost::filesystem::path(program.executable.string()), spec_.args,
-                        bp::process_stdio{nullptr, out_.pipe, err_.pipe},
-                        ChildSetup{cwd.empty() ? nullptr : cwd.c_str(), childFdLimit()});
-  if (launchError) {
-    reapFailedChild(launcher.pid);
+  const pid_t pid = ::fork();
+  if (pid == 0) execChild(launch);
+  const int forkError = errno;
+  closeAll({devNull, out[1], err[1], report[1]});
+  if (pid < 0) {
     spawning.unlock();
-    return failSpawn("cannot start '" + program.executable.string() +
-                     "': " + launchError.message());
+    closeAll({out[0], err[0], report[0]});
+    return failSpawn("cannot start '" + executable + "': " + std::strerror(forkError));
   }
-  pid_ = child.id();
-  // From here on we wait for the child ourselves (watchExit); the basic_process
-  // would SIGKILL it when it goes out of scope.
-  child.detach();
+  // The child's exec closes the report pipe; before that, it may tell why it failed.
+  int childError = 0;
+  ssize_t got;
+  while ((got = ::read(report[0], &childError, sizeof childError)) == -1 && errno == EINTR) {
+  }
+  ::close(report[0]);
+  if (got == static_cast<ssize_t>(sizeof childError)) {
+    reapFailedChild(pid);
+    spawning.unlock();
+    closeAll({out[0], err[0]});
+    return failSpawn("cannot start '" + executable + "': " + std::strerror(childError));
+  }
+  boost::system::error_code assigned;
+  out_.pipe.assign(out[0], assigned);
+  if (assigned) ::close(out[0]);
+  if (!assigned) {
+    err_.pipe.assign(err[0], assigned);
+    if (assigned) out_.pipe.close();
+  }
+  if (assigned) {
+    ::close(err[0]);
+    ::kill(-pid, SIGKILL);
+    reapFailedChild(pid);
+    spawning.unlock();
+    return failSpawn("cannot read the output of '" + executable + "': " + assigned.message());
+  }
+  pid_ = pid;
   running_ = true;
   ProcessRegistry::instance().add(pid_);
   spawning.unlock();

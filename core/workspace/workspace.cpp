@@ -347,7 +347,13 @@ void Workspace::interruptAll(std::function<void()> done) {
   }
   races_.clear();
   auto deadline = std::chrono::steady_clock::now() + 2 * options_.killGrace;
-  checkQuiet(std::make_shared<std::function<void()>>(std::move(done)), deadline);
+  // Done once the races are quiet and their records say they were interrupted.
+  auto recorded = [this, done = std::move(done)]() mutable {
+    whenRecorded([done = std::move(done)] {
+      if (done) done();
+    });
+  };
+  checkQuiet(std::make_shared<std::function<void()>>(std::move(recorded)), deadline);
 }
 
 void Workspace::checkQuiet(std::shared_ptr<std::function<void()>> done, std::chrono::steady_clock::time_point deadline) {

@@ -106,7 +106,7 @@ class Workspace {
   bool cancel(std::string_view raceId, std::optional<std::string_view> agentId = std::nullopt);
   // hydra or its client is going away: every race ends as interrupted and its
   // agents and checks are killed; `done` runs on the io thread once they are
-  // gone (or the kill grace has passed twice).
+  // gone (or the kill grace has passed twice) and their records are written.
   void interruptAll(std::function<void()> done);
   // Races this workspace is running (or scoring) now.
   std::size_t runningRaces() const;
@@ -119,10 +119,11 @@ class Workspace {
   std::vector<std::string> agentNames();
   // The same names, with whether each is installed and its version.
   std::vector<AgentInfo> agents();
-  // How this workspace's agents would run now, for people: "confined by
-  // bubblewrap (/usr/bin/bwrap)", "unconfined: [general] sandbox = \"off\"",
-  // "unconfined: bubblewrap is not installed (...)". Runs the probe once.
-  std::string sandboxSummary();
+  // How this workspace's agents would run now; its summary, for people:
+  // "confined by bubblewrap (/usr/bin/bwrap)", "unconfined: [general] sandbox
+  // = \"off\"", "unconfined: bubblewrap is not installed (...)". Runs the
+  // probe once per hydra. Throws WorkspaceError for a broken hydra.toml.
+  SandboxStatus sandboxStatus();
   // Without an id: the running races first, then the `newest` most recent others.
   std::vector<RaceSummary> status(const std::optional<std::string>& raceId, std::size_t newest = 20);
   RacePage races(std::size_t offset, std::size_t limit);

@@ -13,12 +13,14 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -170,6 +172,32 @@ TEST_F(ProcessTest, ExitCodeIsRecorded) {
   expectCleanExit(run, 7);
   EXPECT_GE(run.result->endedAt, run.result->startedAt);
   EXPECT_FALSE(run.runningAtExit);
+}
+
+// Between fork and exec the child calls nothing that could wait on a lock:
+// another thread may have held it at the fork, and the child would hang
+// there for ever, never exec'd (a child that allocated did, now and then,
+// under AddressSanitizer). Spawning while other threads allocate hard must
+// never leave a child hanging.
+TEST_F(ProcessTest, SpawningWhileOtherThreadsAllocateNeverHangsAChild) {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> churn;
+  for (int t = 0; t < 3; ++t) {
+    churn.emplace_back([&stop] {
+      while (!stop) {
+        std::vector<std::unique_ptr<std::string>> garbage;
+        for (int i = 0; i < 64; ++i) garbage.push_back(std::make_unique<std::string>(32 + i * 8, 'x'));
+      }
+    });
+  }
+  for (int i = 0; i < 100; ++i) {
+    const ChildRun run = runChild(childSpec({"--exit", "0"}));
+    ASSERT_TRUE(run.result.has_value()) << "spawn " << i << " never ended";
+    ASSERT_EQ(run.result->spawnError, "");
+    ASSERT_EQ(run.result->exitCode, 0) << "spawn " << i;
+  }
+  stop = true;
+  for (auto& t : churn) t.join();
 }
 
 TEST_F(ProcessTest, DeathBySignalIsRecorded) {
