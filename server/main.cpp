@@ -90,6 +90,10 @@ int runCommand(int argc, char** argv) {
   CLI::App* agentsCmd = app.add_subcommand("agents", "List the agents hydra can run, and whether they are installed");
   agentsCmd->add_flag("--json", agents.json, "Print JSON");
 
+  hydra::cli::SandboxOptions sandbox;
+  CLI::App* sandboxCmd = app.add_subcommand("sandbox", "Say whether agents run confined here (bubblewrap), and if not, why");
+  sandboxCmd->add_flag("--json", sandbox.json, "Print JSON");
+
   hydra::cli::InitOptions init;
   CLI::App* initCmd = app.add_subcommand("init", "Write a commented hydra.toml for this repository");
   initCmd->add_flag("--force", init.force, "Overwrite an existing hydra.toml");
@@ -127,6 +131,7 @@ int runCommand(int argc, char** argv) {
     if (raceCmd->parsed()) return hydra::cli::runRace(race);
     if (statusCmd->parsed()) return hydra::cli::runStatus(status);
     if (agentsCmd->parsed()) return hydra::cli::runAgents(agents);
+    if (sandboxCmd->parsed()) return hydra::cli::runSandbox(sandbox);
     if (initCmd->parsed()) return hydra::cli::runInit(init);
     if (cleanupCmd->parsed()) return hydra::cli::runCleanup(cleanup);
     if (scoresCmd->parsed()) return hydra::cli::runScores(scores);

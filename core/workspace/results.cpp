@@ -52,6 +52,20 @@ AgentInfo tag_invoke(json::value_to_tag<AgentInfo>, const json::value& in) {
   return x;
 }
 
+void tag_invoke(json::value_from_tag, json::value& out, const SandboxStatus& x) {
+  out = json::object{{"mode", x.mode}, {"confined", x.confined}, {"refused", x.refused}, {"summary", x.summary}};
+}
+
+SandboxStatus tag_invoke(json::value_to_tag<SandboxStatus>, const json::value& in) {
+  JsonFields r(in);
+  SandboxStatus x;
+  x.mode = r.string("mode");
+  x.confined = r.boolean("confined", false);
+  x.refused = r.boolean("refused", false);
+  x.summary = r.string("summary");
+  return x;
+}
+
 void tag_invoke(json::value_from_tag, json::value& out, const AgentState& x) {
   json::object o{{"agentId", x.agentId}, {"agent", x.agent}, {"state", x.state}, {"elapsedMs", x.elapsedMs}};
   putIfSet(o, "exitCode", x.exitCode);

@@ -32,6 +32,15 @@ struct AgentInfo {
   std::optional<std::string> problem;  // why it is not available
 };
 
+// How agents run here now (`hydra sandbox`): with hydra.toml's [general]
+// sandbox and what the probe found.
+struct SandboxStatus {
+  std::string mode;       // as asked: "auto", "bubblewrap" or "off"
+  bool confined = false;  // races run under bubblewrap
+  bool refused = false;   // races are refused: bubblewrap was asked for and does not work
+  std::string summary;    // for people: "confined by bubblewrap (/usr/bin/bwrap)", ...
+};
+
 // One agent of a race as a person wants to see it.
 struct AgentState {
   std::string agentId;
@@ -127,6 +136,7 @@ struct CleanupReport {
   T tag_invoke(boost::json::value_to_tag<T>, const boost::json::value& in)
 
 HYDRA_RESULT_TYPE(AgentInfo);
+HYDRA_RESULT_TYPE(SandboxStatus);
 HYDRA_RESULT_TYPE(AgentState);
 HYDRA_RESULT_TYPE(RaceSummary);
 HYDRA_RESULT_TYPE(RacePage);

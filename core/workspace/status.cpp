@@ -43,16 +43,28 @@ std::vector<AgentInfo> Workspace::agents() {
   return probeAgents(*config, knownAgentNames(*config), root_);
 }
 
-std::string Workspace::sandboxSummary() {
+SandboxStatus Workspace::sandboxStatus() {
   auto config = this->config();
   auto mode = sandbox::parseSandboxMode(config->general.sandbox).value_or(sandbox::SandboxMode::Auto);
-  const auto& probe = sandbox::cachedSandboxProbe();
-  if (mode == sandbox::SandboxMode::Off) return "unconfined: [general] sandbox = \"off\" in hydra.toml";
-  if (probe.works()) return "confined by bubblewrap (" + probe.bwrap.string() + ")";
-  if (mode == sandbox::SandboxMode::Bubblewrap) {
-    return "races are refused: [general] sandbox = \"bubblewrap\" but " + probe.describe();
+  SandboxStatus status;
+  status.mode = mode == sandbox::SandboxMode::Off          ? "off"
+                : mode == sandbox::SandboxMode::Bubblewrap ? "bubblewrap"
+                                                           : "auto";
+  if (mode == sandbox::SandboxMode::Off) {
+    status.summary = "unconfined: [general] sandbox = \"off\" in hydra.toml";
+    return status;
   }
-  return "unconfined: " + probe.describe();
+  const auto& probe = sandbox::cachedSandboxProbe();
+  if (probe.works()) {
+    status.confined = true;
+    status.summary = "confined by bubblewrap (" + probe.bwrap.string() + ")";
+  } else if (mode == sandbox::SandboxMode::Bubblewrap) {
+    status.refused = true;
+    status.summary = "races are refused: [general] sandbox = \"bubblewrap\" but " + probe.describe();
+  } else {
+    status.summary = "unconfined: " + probe.describe();
+  }
+  return status;
 }
 
 RaceRecord Workspace::record(const std::string& raceId) {

@@ -1,5 +1,6 @@
 // `hydra agents [--json]`: each agent hydra can run here, whether its binary is
-// installed, and its version.
+// installed, and its version. `hydra sandbox [--json]`: whether they run
+// confined here, and if not, why.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/json/serialize.hpp>
@@ -32,7 +33,24 @@ int runAgents(const AgentsOptions& options) {
     }
     std::cout << "\n";
   }
-  std::cout << "\nAgents run " << workspace.sandboxSummary() << " (docs/security.md)\n";
+  std::cout << "\nAgents run " << workspace.sandboxStatus().summary << " (docs/security.md)\n";
+  return 0;
+}
+
+int runSandbox(const SandboxOptions& options) {
+  boost::asio::io_context io;
+  core::Workspace workspace(io, std::filesystem::current_path());
+  const core::SandboxStatus status = workspace.sandboxStatus();
+  if (options.json) {
+    std::cout << boost::json::serialize(boost::json::value_from(status)) << "\n";
+    return 0;
+  }
+  Style style{stdoutIsTerminal()};
+  const std::string line = "Agents run " + status.summary;
+  std::cout << (status.confined ? style.green(line) : status.refused ? style.red(line) : style.yellow(line)) << "\n";
+  if (!status.confined && status.mode == "auto") {
+    std::cout << "Install bubblewrap (apt install bubblewrap) to confine them; docs/security.md says what that covers.\n";
+  }
   return 0;
 }
 

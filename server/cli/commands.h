@@ -28,6 +28,11 @@ struct AgentsOptions {
 };
 int runAgents(const AgentsOptions& options);
 
+struct SandboxOptions {
+  bool json = false;
+};
+int runSandbox(const SandboxOptions& options);
+
 struct InitOptions {
   bool force = false;
 };

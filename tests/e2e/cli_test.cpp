@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -432,6 +433,66 @@ TEST_F(CliTest, AgentsJsonTellsWhichBinariesAreAvailableAndWhyNot) {
   const json::object* claude = find("claude");
   ASSERT_NE(claude, nullptr) << r.out;
   EXPECT_EQ(claude->at("configured").as_bool(), false);
+}
+
+// A bwrap that cannot make its namespaces, as in a container that forbids
+// them: first on the PATH hydra gets, it stands for a machine where
+// bubblewrap does not work. Returns that PATH.
+std::string pathWithBrokenBubblewrap(const fs::path& dir) {
+  fs::create_directories(dir / "broken-bwrap");
+  const fs::path bwrap = dir / "broken-bwrap" / "bwrap";
+  writeFile(bwrap, "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n");
+  fs::permissions(bwrap, fs::perms::owner_all);
+  return "PATH=" + (dir / "broken-bwrap").string() + ":/usr/bin:/bin";
+}
+
+TEST_F(CliTest, SandboxSaysHowAgentsRunHereAndWhy) {
+  auto status = [&](const std::string& mode, std::vector<std::string> env) {
+    writeConfig("[general]\nsandbox = \"" + mode + "\"\n");
+    Outcome r = hydra({"sandbox", "--json"}, std::nullopt, std::move(env));
+    EXPECT_EQ(r.code, 0) << r;
+    json::value doc;
+    EXPECT_NO_THROW(doc = json::parse(r.out)) << r;
+    return doc.is_object() ? doc.as_object() : json::object{};
+  };
+  json::object confined = status("auto", {"PATH=/usr/bin:/bin"});
+  EXPECT_EQ(confined.at("mode"), json::value("auto"));
+  EXPECT_EQ(confined.at("confined"), json::value(true)) << json::serialize(confined);
+  EXPECT_EQ(confined.at("summary"), json::value("confined by bubblewrap (/usr/bin/bwrap)"));
+
+  json::object off = status("off", {});
+  EXPECT_EQ(off.at("confined"), json::value(false));
+  EXPECT_THAT(std::string(off.at("summary").as_string()), HasSubstr("sandbox = \"off\""));
+
+  const std::string broken = pathWithBrokenBubblewrap(dir_);
+  json::object fallback = status("auto", {broken});
+  EXPECT_EQ(fallback.at("confined"), json::value(false));
+  EXPECT_EQ(fallback.at("refused"), json::value(false));
+  EXPECT_THAT(std::string(fallback.at("summary").as_string()), HasSubstr("unconfined: "));
+  EXPECT_THAT(std::string(fallback.at("summary").as_string()), HasSubstr("No permissions"));
+
+  json::object refused = status("bubblewrap", {broken});
+  EXPECT_EQ(refused.at("refused"), json::value(true)) << json::serialize(refused);
+  EXPECT_THAT(std::string(refused.at("summary").as_string()), HasSubstr("races are refused"));
+
+  // For people: what to do about it.
+  writeConfig("[general]\nsandbox = \"auto\"\n");
+  Outcome text = hydra({"sandbox"}, std::nullopt, {broken});
+  EXPECT_EQ(text.code, 0) << text;
+  EXPECT_THAT(text.out, HasSubstr("Agents run unconfined: "));
+  EXPECT_THAT(text.out, HasSubstr("apt install bubblewrap"));
+}
+
+TEST_F(CliTest, ARaceThatCannotBeConfinedSaysSoAndRecordsWhy) {
+  writeConfig("[general]\nsandbox = \"auto\"\n\n" + scriptedAgent("a", {"write", "a.txt", "a"}));
+  Outcome r = hydra({"race", "add a", "--agents", "a"}, std::nullopt, {pathWithBrokenBubblewrap(dir_)});
+  ASSERT_EQ(r.code, 0) << r;
+  EXPECT_THAT(r.out, HasSubstr("warning: "));
+  EXPECT_THAT(r.out, HasSubstr("No permissions"));
+  ASSERT_EQ(raceIds().size(), 1u);
+  json::value record = json::parse(readFile(repo_ / ".hydra" / "races" / raceIds()[0] / "race.json"));
+  EXPECT_EQ(record.at("sandbox"), json::value("unconfined"));
+  EXPECT_THAT(std::string(record.at("sandboxWarning").as_string()), HasSubstr("No permissions"));
 }
 
 // 5.

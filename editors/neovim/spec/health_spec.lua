@@ -40,7 +40,32 @@ describe(':checkhealth hydra', function()
     end
     -- The stand-in for claude answered --version.
     assert.truthy(find(text, 'replay (claude): ' .. H.fixtures .. '/claude-replay.sh  2.1.197 (Claude Code)'), text)
+    -- Its hydra.toml asks for no sandbox: said, not warned about.
+    assert.truthy(find(text, 'agents run unconfined: [general] sandbox = "off" in hydra.toml'), text)
     assert.is_false(find(text, 'ERROR'), text)
+  end)
+
+  it('says whether agents run confined, and what to do when they cannot be', function()
+    require('hydra').setup({ server = { cmd = { H.hydra_bin, 'serve' } } })
+    local config = H.read_file(root .. '/hydra.toml')
+    H.write_file(root .. '/hydra.toml', (config:gsub('sandbox = "off"', 'sandbox = "auto"')))
+    local confined = checkhealth()
+    assert.truthy(find(confined, 'agents run confined by bubblewrap'), confined)
+    -- A bwrap that cannot make its namespaces, first on the PATH.
+    local bin = H.broken_bwrap_dir()
+    local path = vim.env.PATH
+    vim.env.PATH = bin .. ':' .. path
+    local unconfined = checkhealth()
+    H.write_file(root .. '/hydra.toml', (config:gsub('sandbox = "off"', 'sandbox = "bubblewrap"')))
+    local refused = checkhealth()
+    vim.env.PATH = path
+    H.write_file(root .. '/hydra.toml', config)
+    assert.truthy(find(unconfined, 'WARNING'), unconfined)
+    assert.truthy(find(unconfined, 'agents run unconfined: '), unconfined)
+    assert.truthy(find(unconfined, 'No permissions'), unconfined)
+    assert.truthy(find(unconfined, 'apt install bubblewrap'), unconfined)
+    assert.truthy(find(refused, 'ERROR'), refused)
+    assert.truthy(find(refused, 'races are refused'), refused)
   end)
 
   it('reports a missing binary as an error', function()

@@ -122,6 +122,17 @@ function H.make_repo(env)
   return dir
 end
 
+--- A directory holding a bwrap that cannot make its namespaces, as in a
+--- container that forbids them: first on the PATH, it stands for a machine
+--- where bubblewrap does not work.
+function H.broken_bwrap_dir()
+  local bin = vim.fn.tempname()
+  vim.fn.mkdir(bin, 'p')
+  H.write_file(bin .. '/bwrap', "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
+  vim.fn.setfperm(bin .. '/bwrap', 'rwx------')
+  return bin
+end
+
 --- Waits on the event loop until cond() is true; fails with `what` after timeout_ms.
 function H.wait(cond, what, timeout_ms)
   local ok = vim.wait(timeout_ms or 30000, cond, 20)

@@ -92,6 +92,12 @@ export function finishedNote(agentId: string, status: string, exitCode: number |
   return `[hydra: ${agentId} ${status}${exit}${error ? ': ' + error : ''}]`;
 }
 
+/** What to tell the user of an agent that got out of its worktree; undefined when it did not. */
+export function escapesMessage(p: { raceId: string; agentId: string; escapes?: string[] }): string | undefined {
+  if (!p.escapes || p.escapes.length === 0) return undefined;
+  return `Hydra: ${p.agentId} (race ${p.raceId}) reached outside its worktree and cannot win: ${p.escapes.join('; ')}`;
+}
+
 /** "tokens: 400 in, 80 out, 0 cached, $0.0040"; undefined when the usage says nothing. */
 export function usageText(usage: Usage | undefined): string | undefined {
   if (!usage) return undefined;

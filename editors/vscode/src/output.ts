@@ -27,7 +27,9 @@ class AgentOutputs implements vscode.Disposable {
   }
 
   finished(p: proto.AgentFinishedParams): void {
-    this.channel(this.channels, p.raceId, p.agentId).appendLine(finishedNote(p.agentId, p.status, p.exitCode, p.error));
+    const channel = this.channel(this.channels, p.raceId, p.agentId);
+    channel.appendLine(finishedNote(p.agentId, p.status, p.exitCode, p.error));
+    for (const escape of p.escapes ?? []) channel.appendLine(`[hydra: outside its worktree: ${escape}]`);
   }
 
   async show(raceId: string, agentId: string): Promise<void> {

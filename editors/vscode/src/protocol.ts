@@ -18,7 +18,14 @@ export interface AgentsResult { agents: AgentInfo[] }
 
 export interface RaceParams { task: string; agents: string[]; base?: string; workDoneToken?: string | number }
 export interface RaceAgent { agentId: string; agent: string; branch: string; worktree: string }
-export interface RaceResult { raceId: string; agents: RaceAgent[] }
+export interface RaceResult {
+  raceId: string;
+  agents: RaceAgent[];
+  /** How its agents run: "bubblewrap" or "unconfined" (docs/security.md). */
+  sandbox?: string;
+  /** Why they run unconfined when that was not asked for. */
+  sandboxWarning?: string;
+}
 
 export type AgentStateName = 'queued' | 'running' | 'completed' | 'failed' | 'timedOut' | 'cancelled' | 'interrupted';
 export type RaceStateName = 'running' | 'scoring' | 'completed' | 'cancelled' | 'interrupted' | 'failed';
@@ -47,6 +54,10 @@ export interface RaceSummary {
   agents: AgentState[];
   winner?: string | null;
   allFailed?: boolean;
+  /** How its agents ran: "bubblewrap" or "unconfined" (docs/security.md). */
+  sandbox?: string;
+  /** Why they ran unconfined when that was not asked for. */
+  sandboxWarning?: string;
 }
 export interface StatusParams { raceId?: string }
 export interface StatusResult { races: RaceSummary[] }
@@ -174,6 +185,8 @@ export interface AgentFinishedParams {
   durationMs: number;
   error?: string;
   warnings?: string[];
+  /** What it changed outside its worktree (put back where hydra could): it cannot win. */
+  escapes?: string[];
 }
 export interface ScoringStartedParams { raceId: string }
 export interface RaceFinishedParams {

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { ALL_FAILED, raceIsActive, raceOutcome } from './format';
+import { ALL_FAILED, escapesMessage, raceIsActive, raceOutcome } from './format';
 import { firstLine, pickRace, targetOf } from './pick';
 import { trackRaceProgress } from './progress';
 
@@ -90,6 +90,10 @@ async function startRace(session: HydraSession): Promise<void> {
   }
   session.store.raceStarted(task, result);
   void vscode.commands.executeCommand('hydra.races.focus');
+  // Agents run with your permissions when bubblewrap cannot confine them: say so.
+  if (result.sandboxWarning) {
+    void vscode.window.showWarningMessage(`Hydra: race ${result.raceId} runs its agents unconfined: ${result.sandboxWarning}`);
+  }
   // The progress notification follows the race; a toast for its start
   // would only pile up with the next race's.
   vscode.window.setStatusBarMessage(
@@ -172,5 +176,9 @@ export function activate(context: vscode.ExtensionContext, session: HydraSession
       if (raceId) await cleanUp(session, raceId);
     }),
     session.onRaceFinished.event((p) => void raceFinished(p)),
+    session.onAgentFinished.event((p) => {
+      const escaped = escapesMessage(p);
+      if (escaped) void vscode.window.showErrorMessage(escaped);
+    }),
   );
 }

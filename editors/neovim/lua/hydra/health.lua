@@ -1,5 +1,5 @@
 -- :checkhealth hydra: is the binary there, which version, is this a git
--- repository, and which agents could race here.
+-- repository, do agents run confined here, and which agents could race here.
 
 local M = {}
 
@@ -60,6 +60,25 @@ function M.check()
   end
   local running = client.get(root)
   health.info(running and 'hydra serve is running for this repository' or 'hydra serve starts with the first :Hydra command')
+
+  health.start('sandbox')
+  -- `hydra sandbox` runs the same probe a race would (docs/security.md).
+  local sandbox_out = vim.fn.system({ 'sh', '-c', 'cd "$1" && exec "$2" sandbox --json', 'sh', root, binary }, '')
+  local sandbox_ok, sandbox = pcall(vim.fn.json_decode, sandbox_out)
+  if vim.v.shell_error ~= 0 or not sandbox_ok or type(sandbox) ~= 'table' then
+    health.error('`hydra sandbox --json` failed: ' .. vim.trim(sandbox_out))
+  elseif sandbox.confined then
+    health.ok('agents run ' .. sandbox.summary)
+  elseif sandbox.refused then
+    health.error(sandbox.summary, { 'install bubblewrap (apt install bubblewrap), or set [general] sandbox = "auto" in hydra.toml' })
+  elseif sandbox.mode == 'off' then
+    health.info('agents run ' .. sandbox.summary .. ': they can write anywhere you can')
+  else
+    health.warn('agents run ' .. sandbox.summary, {
+      'agents can write anywhere you can: install bubblewrap (apt install bubblewrap) to confine them',
+      'docs/security.md says what confinement covers',
+    })
+  end
 
   health.start('agents')
   -- `hydra agents` reads the hydra.toml of the repository it runs in.

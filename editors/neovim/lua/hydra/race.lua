@@ -312,6 +312,21 @@ local function on_agent_finished(p, root)
   agent.state = p.status
   agent.error = present(p.error) and p.error or nil
   queue_finished(race, agent, p.status, p.exitCode, p.durationMs, p.usage, p.error)
+  -- What it did outside its worktree (put back where hydra could): it cannot win.
+  if type(p.escapes) == 'table' and #p.escapes > 0 then
+    for _, escape in ipairs(p.escapes) do
+      queue(race, agent, 'outside its worktree: ' .. escape, 'HydraError')
+    end
+    vim.notify(
+      string.format(
+        'hydra: %s (race %s) reached outside its worktree and cannot win: %s',
+        agent.id,
+        race.id,
+        table.concat(p.escapes, '; ')
+      ),
+      vim.log.levels.ERROR
+    )
+  end
   update_header(race, agent)
 end
 
@@ -491,6 +506,13 @@ function M.start(root, task, agents, callback)
       string.format('hydra: race %s started: %s', race.id, table.concat(race.order, ', ')),
       vim.log.levels.INFO
     )
+    -- Agents run with your permissions when bubblewrap cannot confine them: say so.
+    if present(result.sandboxWarning) and result.sandboxWarning ~= '' then
+      vim.notify(
+        string.format('hydra: race %s runs its agents unconfined: %s', race.id, result.sandboxWarning),
+        vim.log.levels.WARN
+      )
+    end
     if callback then
       callback(nil, race)
     end

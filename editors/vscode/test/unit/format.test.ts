@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  describeDryRun, describeServerError, escapeHtml, finishedNote, formatElapsed, ineligibleLabel, mergeConcerns, outputText,
+  describeDryRun, describeServerError, escapeHtml, escapesMessage, finishedNote, formatElapsed, ineligibleLabel, mergeConcerns, outputText,
   raceOutcome, rankOrder, scoreBand, shownAlready, transcriptText, usageText,
 } from '../../src/format';
 import type { AgentEvent, ScoresResult } from '../../src/protocol';
@@ -125,6 +125,14 @@ test('ineligibleLabel marks an agent that cannot win, and only such an agent', (
   assert.equal(ineligibleLabel({ eligible: false, ineligible: 'changed nothing' }), 'changed nothing: cannot win');
   assert.equal(ineligibleLabel({ eligible: true }), undefined);
   assert.equal(ineligibleLabel(undefined), undefined);
+});
+
+test('escapesMessage names what an agent did outside its worktree, and nothing for one that stayed in', () => {
+  assert.equal(escapesMessage({ raceId: 'r1', agentId: 'fixer' }), undefined);
+  assert.equal(escapesMessage({ raceId: 'r1', agentId: 'fixer', escapes: [] }), undefined);
+  assert.equal(
+    escapesMessage({ raceId: 'r1', agentId: 'evil', escapes: ['refs/heads/main moved from 3f2a9c1 to 8e01b44 (put back)', 'changed hydra\'s record .hydra/earlier.json'] }),
+    "Hydra: evil (race r1) reached outside its worktree and cannot win: refs/heads/main moved from 3f2a9c1 to 8e01b44 (put back); changed hydra's record .hydra/earlier.json");
 });
 
 test('finishedNote says how an agent ended, with its error', () => {
