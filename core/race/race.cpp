@@ -18,6 +18,8 @@ namespace {
 // The worktree the base commit is checked in is named like an agent's; this id
 // cannot clash with a real agent's in practice and says what it is.
 constexpr const char* kBaselineWorktree = "_baseline";
+// An agent's checks run in "_check-<agent id>", a worktree of its commit.
+constexpr const char* kCheckWorktreePrefix = "_check-";
 // The subject of the base commit's checks in logs and events.
 constexpr const char* kBaselineSubject = "baseline";
 
@@ -300,22 +302,40 @@ void Race::startCheckJobs() {
     };
 
     if (!job->baseline) {
-      const AgentPlan& plan = agents_.at(job->subject).plan;
-      std::error_code ec;
-      if (!fs::is_directory(plan.worktree, ec)) {
-        auto missing = [&](const std::optional<std::string>& command) -> std::optional<scoring::CheckResult> {
-          if (!command) return std::nullopt;
-          scoring::CheckResult r;
-          r.command = *command;
-          r.error = "the agent's worktree " + plan.worktree + " does not exist";
-          return r;
-        };
-        job->checks = scoring::CheckSet{missing(scoringConfig.buildCommand), missing(scoringConfig.testCommand),
-                                        missing(scoringConfig.lintCommand)};
-        asio::post(ctx_.run.io, [self] { self->checkJobDone(); });
-        continue;
-      }
-      runIn(plan.worktree, [self] { self->checkJobDone(); });
+      // What a merge would take: the agent's commit, checked out afresh in a
+      // worktree of its own. Its live worktree may hold files it did not
+      // commit (ignored ones among them), or what another agent wrote there
+      // after it finished. An agent without a commit changed nothing: the base.
+      const Agent& agent = agents_.at(job->subject);
+      const std::string commit =
+          agent.result && agent.result->commit ? *agent.result->commit : plan_.started.baseCommit;
+      asio::post(ctx_.run.pool, [self, job, runIn, commit] {
+        std::optional<Worktree> wt;
+        std::string error;
+        try {
+          wt = self->ctx_.run.worktrees.create(kCheckWorktreePrefix + job->subject, commit, self->id());
+        } catch (const std::exception& e) {
+          error = e.what();
+        }
+        asio::post(self->ctx_.run.io, [self, job, runIn, wt, error] {
+          if (!wt) {
+            spdlog::error("race {}: could not check out {}'s result: {}", self->id(), job->subject, error);
+            const ScoringConfig& config = self->plan_.config->scoring;
+            auto failed = [&](const std::optional<std::string>& command) -> std::optional<scoring::CheckResult> {
+              if (!command) return std::nullopt;
+              scoring::CheckResult r;
+              r.command = *command;
+              r.error = "could not check out its result: " + error;
+              return r;
+            };
+            job->checks =
+                scoring::CheckSet{failed(config.buildCommand), failed(config.testCommand), failed(config.lintCommand)};
+            self->checkJobDone();
+            return;
+          }
+          runIn(wt->path, [self, wt] { self->removeCheckWorktree(*wt); });
+        });
+      });
       continue;
     }
 
@@ -347,20 +367,27 @@ void Race::startCheckJobs() {
         }
         runIn(wt->path, [self, job, wt] {
           self->baseline_.checks = job->checks;
-          bool keep = !self->over_;
-          asio::post(self->ctx_.run.pool, [self, wt, keep] {
+          const bool keep = !self->over_;
+          self->removeCheckWorktree(*wt, [self, keep] {
             if (keep) self->ctx_.baselines->save(self->baseline_, self->plan_.config->scoring);
-            try {
-              self->ctx_.run.worktrees.remove(*wt, true);
-            } catch (const std::exception& e) {
-              spdlog::warn("could not remove the baseline worktree {}: {}", wt->path.string(), e.what());
-            }
-            asio::post(self->ctx_.run.io, [self] { self->checkJobDone(); });
           });
         });
       });
     });
   }
+}
+
+void Race::removeCheckWorktree(const Worktree& wt, std::function<void()> first) {
+  auto self = shared_from_this();
+  asio::post(ctx_.run.pool, [self, wt, first = std::move(first)] {
+    if (first) first();
+    try {
+      self->ctx_.run.worktrees.remove(wt, true);
+    } catch (const std::exception& e) {
+      spdlog::warn("could not remove the worktree {} the checks ran in: {}", wt.path.string(), e.what());
+    }
+    asio::post(self->ctx_.run.io, [self] { self->checkJobDone(); });
+  });
 }
 
 void Race::checkJobDone() {

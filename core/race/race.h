@@ -96,6 +96,8 @@ class Race : public std::enable_shared_from_this<Race> {
   void maybeScore();
   void startScoring();
   void startCheckJobs();
+  // On the pool: `first`, then removes a worktree the checks ran in; then checkJobDone().
+  void removeCheckWorktree(const Worktree& wt, std::function<void()> first = {});
   void checkJobDone();
   void rank();
   void over(RaceStatus status, std::optional<scoring::RaceScores> scores, std::optional<AutoMergeOutcome> merged);

@@ -151,7 +151,8 @@ class HostileAgentTest : public ::testing::TestWithParam<Case> {
     ADD_FAILURE() << "left running after the race:\n" << ::testing::PrintToString(left) << "\nhydra said:\n" << stderr_;
   }
 
-  // The sibling's result is its own: it finished, its fix scored.
+  // The sibling's result is its own: it finished, its fix scored (its
+  // commit, whatever is in its worktree now).
   void expectSiblingUntouched(const json::object& finished) {
     ASSERT_TRUE(agentFinished_.count("honest"));
     EXPECT_EQ(agentFinished_["honest"].at("status"), json::value("completed")) << json::serialize(finished);
@@ -191,6 +192,7 @@ INSTANTIATE_TEST_SUITE_P(Bubblewrap, ConfinedHostileAgentTest,
                                            Case{"write_checkout_relative.sh", "bubblewrap"},
                                            Case{"write_checkout_pwd.sh", "bubblewrap"},
                                            Case{"write_sibling.sh", "bubblewrap"},
+                                           Case{"sabotage_sibling.sh", "bubblewrap"},
                                            Case{"setsid_daemon.sh", "bubblewrap"},
                                            Case{"stubborn_grandchild.sh", "bubblewrap"},
                                            Case{"move_refs.sh", "bubblewrap"},
@@ -214,7 +216,7 @@ TEST_P(UnconfinedHostileAgentTest, ItWorksInItsWorktreeAndNothingItStartedOutliv
 INSTANTIATE_TEST_SUITE_P(Off, UnconfinedHostileAgentTest,
                          ::testing::Values(Case{"write_checkout_pwd.sh", "off"}, Case{"setsid_daemon.sh", "off"},
                                            Case{"stubborn_grandchild.sh", "off"}, Case{"delete_git_link.sh", "off"},
-                                           Case{"write_hydra_dir.sh", "off"}),
+                                           Case{"write_hydra_dir.sh", "off"}, Case{"sabotage_sibling.sh", "off"}),
                          caseName);
 
 // Unconfined, an agent can delete its worktree's .git link or point it at the

@@ -813,8 +813,9 @@ TEST_F(HydraMethodsTest, SlowClientNeverStallsAnAgentAndLearnsWhatItMissed) {
     std::error_code ec;
     if (!fs::exists(repo_.root() / ".hydra" / "races" / id / "race.json", ec)) return false;
     return repo_.raceRecord(id).at("agents").at(0).at("status").as_string() == "completed";
-  })) << "the agent did not finish while its client was not reading";
-  EXPECT_LT(repo_.raceRecord(id).at("agents").at(0).at("durationMs").as_int64(), 60'000);
+  }, 180s)) << "the agent did not finish while its client was not reading";
+  // A stalled agent never finishes; the bound is generous for a sanitizer build on a busy machine.
+  EXPECT_LT(repo_.raceRecord(id).at("agents").at(0).at("durationMs").as_int64(), 180'000);
 
   json::object finished = raceFinished(id);
   EXPECT_EQ(finished.at("status").as_string(), "completed");
