@@ -7,8 +7,8 @@
 // whatever changed that hydra did not write itself is tampering.
 //
 // What is watched:
-//   - every file of a finished race (`.hydra/races/<id>/...`), the baseline
-//     cache (`.hydra/cache/`), and everything else under `.hydra/`;
+//   - every file of a finished race (`.hydra/races/<id>/...`), and
+//     everything else under `.hydra/`;
 //   - of a race under way (its own and any other), only `race.json` and
 //     `scores.json`, and only once hydra has written them in this process:
 //     its logs and event streams grow all the time;

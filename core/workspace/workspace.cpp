@@ -57,7 +57,7 @@ Workspace::Workspace(asio::io_context& io, const fs::path& folder, WorkspaceOpti
       root_(repositoryRoot(folder)),
       pool_(std::max<std::size_t>(1, options.threads)),
       store_(root_),
-      baselines_(root_ / ".hydra" / "cache"),
+      baselines_(defaultBaselineCacheDir(root_)),
       slots_([this] { return maxAgents_.load(); }) {
   recorder_ = std::make_unique<RaceRecorder>(bus_, store_, asio::make_strand(pool_));
   configState();

@@ -9,10 +9,12 @@
 
 #include <boost/asio/io_context.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
 #include "core/checks/baseline_cache.h"
+#include "core/git/git.h"
 #include "tests/core/git/temp_repo.h"
 
 namespace hydra::core {
@@ -193,6 +195,73 @@ TEST(BaselineCacheTest, KeepsWhatRanToTheEndAndNothingCutShort) {
   // A damaged entry is ignored.
   for (const auto& entry : fs::directory_iterator(dir.path() / "cache")) writeFile(entry.path(), "{ not json");
   EXPECT_FALSE(cache.load("abc", c));
+}
+
+// An entry whose baseline was rewritten, or that is another entry's (copied
+// over, or made by another hydra), is ignored; the next save replaces it.
+TEST(BaselineCacheTest, AForgedOrForeignEntryIsIgnoredAndRebuilt) {
+  git::LibGit2 libgit2;
+  TempDir dir;
+  BaselineCache cache(dir.path() / "cache");
+  ScoringConfig c;
+  c.testCommand = "make test";
+  scoring::Baseline b;
+  b.commit = "abc";
+  b.checks.tests = scoring::CheckResult{};
+  b.checks.tests->command = "make test";
+  b.checks.tests->exitCode = 1;
+  b.checks.tests->tests = scoring::TestCounts{3, 2, 0};
+  cache.save(b, c);
+  const fs::path entry = cache.file("abc", c);
+  const std::string good = readFile(entry);
+  ASSERT_TRUE(cache.load("abc", c));
+
+  // 1000 passed, as an agent would like its rivals to be measured against.
+  std::string forged = good;
+  const auto at = forged.find("\"passed\":3");
+  ASSERT_NE(at, std::string::npos) << good;
+  forged.replace(at, 10, "\"passed\":1000");
+  writeFile(entry, forged);
+  EXPECT_FALSE(cache.load("abc", c)) << "a rewritten baseline was believed";
+
+  // Another commit's entry, copied under this one's name.
+  b.commit = "xyz";
+  cache.save(b, c);
+  writeFile(entry, readFile(cache.file("xyz", c)));
+  EXPECT_FALSE(cache.load("abc", c)) << "another entry was taken for this one";
+
+  // Another hydra's entry: the version is part of the header.
+  std::string other = good;
+  const auto version = other.find("\"hydraVersion\":\"");
+  ASSERT_NE(version, std::string::npos);
+  other.insert(version + 16, "0.0.0-other+");
+  writeFile(entry, other);
+  EXPECT_FALSE(cache.load("abc", c)) << "another hydra's entry was used";
+
+  b.commit = "abc";
+  cache.save(b, c);
+  auto rebuilt = cache.load("abc", c);
+  ASSERT_TRUE(rebuilt);
+  EXPECT_EQ(rebuilt->checks.tests->tests, (scoring::TestCounts{3, 2, 0}));
+}
+
+TEST(BaselineCacheTest, LivesOutsideTheRepositoryInTheUsersCache) {
+  TempDir dir;
+  const fs::path repo = dir.path() / "project";
+  fs::create_directories(repo);
+  const char* saved = std::getenv("XDG_CACHE_HOME");
+  const std::string before = saved ? saved : "";
+  ::setenv("XDG_CACHE_HOME", (dir.path() / "xdg-cache").c_str(), 1);
+  const fs::path where = defaultBaselineCacheDir(repo);
+  const fs::path elsewhere = defaultBaselineCacheDir(dir.path() / "other");
+  if (saved) {
+    ::setenv("XDG_CACHE_HOME", before.c_str(), 1);
+  } else {
+    ::unsetenv("XDG_CACHE_HOME");
+  }
+  EXPECT_EQ(where.parent_path(), fs::weakly_canonical(dir.path()) / "xdg-cache" / "hydra" / "baselines");
+  EXPECT_EQ(where.filename().string().rfind("project-", 0), 0u) << where;
+  EXPECT_NE(where, elsewhere) << "two repositories share one cache folder";
 }
 
 }  // namespace

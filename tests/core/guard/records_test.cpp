@@ -121,7 +121,7 @@ TEST_F(RecordsGuardTest, TheRecordOfARaceUnderWayIsWatchedOnceHydraWroteIt) {
   EXPECT_THAT(compareRecords(before), IsEmpty());
 }
 
-TEST_F(RecordsGuardTest, TheBaselineCacheIsWatchedLikeARecord) {
+TEST_F(RecordsGuardTest, EverythingElseUnderHydraIsWatchedLikeARecord) {
   auto before = snapshot();
   ownWrite(records() / "cache" / "new-baseline.json", "{}\n");
   EXPECT_THAT(compareRecords(before), IsEmpty());
