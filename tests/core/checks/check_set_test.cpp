@@ -169,17 +169,30 @@ TEST(BaselineCacheTest, KeyDependsOnTheCommitAndEveryCommand) {
   EXPECT_NE(k, baselineKey("abc", other));
 }
 
-TEST(BaselineCacheTest, KeepsWhatRanToTheEndAndNothingCutShort) {
+// A cache in a folder of its own, for `make test`.
+class BaselineCacheEntryTest : public ::testing::Test {
+ protected:
+  BaselineCacheEntryTest() { c.testCommand = "make test"; }
+
+  // `make test` on `commit`, as it ended.
+  static scoring::Baseline baselineOf(const std::string& commit, int exitCode, scoring::TestCounts counts) {
+    scoring::Baseline b;
+    b.commit = commit;
+    b.checks.tests = scoring::CheckResult{};
+    b.checks.tests->command = "make test";
+    b.checks.tests->exitCode = exitCode;
+    b.checks.tests->tests = counts;
+    return b;
+  }
+
+  git::LibGit2 libgit2;
   TempDir dir;
-  BaselineCache cache(dir.path() / "cache");
+  BaselineCache cache{dir.path() / "cache"};
   ScoringConfig c;
-  c.testCommand = "make test";
-  scoring::Baseline b;
-  b.commit = "abc";
-  b.checks.tests = scoring::CheckResult{};
-  b.checks.tests->command = "make test";
-  b.checks.tests->exitCode = 0;
-  b.checks.tests->tests = scoring::TestCounts{5, 1, 0};
+};
+
+TEST_F(BaselineCacheEntryTest, KeepsWhatRanToTheEndAndNothingCutShort) {
+  scoring::Baseline b = baselineOf("abc", 0, scoring::TestCounts{5, 1, 0});
   cache.save(b, c);
   auto loaded = cache.load("abc", c);
   ASSERT_TRUE(loaded);
@@ -199,18 +212,8 @@ TEST(BaselineCacheTest, KeepsWhatRanToTheEndAndNothingCutShort) {
 
 // An entry whose baseline was rewritten, or that is another entry's (copied
 // over, or made by another hydra), is ignored; the next save replaces it.
-TEST(BaselineCacheTest, AForgedOrForeignEntryIsIgnoredAndRebuilt) {
-  git::LibGit2 libgit2;
-  TempDir dir;
-  BaselineCache cache(dir.path() / "cache");
-  ScoringConfig c;
-  c.testCommand = "make test";
-  scoring::Baseline b;
-  b.commit = "abc";
-  b.checks.tests = scoring::CheckResult{};
-  b.checks.tests->command = "make test";
-  b.checks.tests->exitCode = 1;
-  b.checks.tests->tests = scoring::TestCounts{3, 2, 0};
+TEST_F(BaselineCacheEntryTest, AForgedOrForeignEntryIsIgnoredAndRebuilt) {
+  scoring::Baseline b = baselineOf("abc", 1, scoring::TestCounts{3, 2, 0});
   cache.save(b, c);
   const fs::path entry = cache.file("abc", c);
   const std::string good = readFile(entry);
