@@ -66,11 +66,11 @@ fs::path defaultBaselineCacheDir(const fs::path& repoRoot) {
     base = fs::temp_directory_path() / ("hydra-cache-" + std::to_string(::getuid()));
   }
   std::error_code ec;
-  const fs::path root = fs::weakly_canonical(repoRoot, ec);
-  const std::string where = (ec ? repoRoot : root).string();
+  fs::path root = fs::weakly_canonical(repoRoot, ec);
+  if (ec) root = repoRoot;
   char hash[17];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(where)));
-  return base / "hydra" / "baselines" / ((ec ? repoRoot : root).filename().string() + "-" + hash);
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(root.string())));
+  return base / "hydra" / "baselines" / (root.filename().string() + "-" + hash);
 }
 
 fs::path BaselineCache::file(const std::string& baseCommit, const ScoringConfig& config) const {

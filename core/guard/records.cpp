@@ -43,10 +43,8 @@ bool sameStamp(const FileStamp* a, const FileStamp* b) {
 constexpr std::string_view kWatchedWhileUnderWay[] = {"race.json", "scores.json"};
 
 void addFilesUnder(const fs::path& root, const fs::path& dir, std::map<std::string, FileStamp>& out) {
-  std::error_code ec;
-  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
-  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (auto stamp = stampOf(it->path())) out[it->path().lexically_relative(root).generic_string()] = *stamp;
+  for (const fs::path& file : filesUnder(dir)) {
+    if (auto stamp = stampOf(file)) out[file.lexically_relative(root).generic_string()] = *stamp;
   }
 }
 

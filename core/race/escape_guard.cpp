@@ -95,6 +95,13 @@ EscapeGuard::Findings EscapeGuard::finished(const std::string& agentId) {
   return out;
 }
 
+void EscapeGuard::chargeRunningLocked(std::vector<std::string> Findings::*list, const std::vector<std::string>& said) {
+  for (const auto& agent : running_) {
+    auto& charged = charged_[agent].*list;
+    charged.insert(charged.end(), said.begin(), said.end());
+  }
+}
+
 void EscapeGuard::compareRecordsLocked() {
   if (!records_) return;
   std::vector<std::string> said;
@@ -104,10 +111,7 @@ void EscapeGuard::compareRecordsLocked() {
     spdlog::error("cannot read hydra's records in {}: {}", repository_.string(), e.what());
     return;
   }
-  for (const auto& agent : running_) {
-    auto& list = charged_[agent].escapes;
-    list.insert(list.end(), said.begin(), said.end());
-  }
+  chargeRunningLocked(&Findings::escapes, said);
   for (const auto& s : said) spdlog::warn("{}: hydra's records changed during a race: {}", repository_.string(), s);
 }
 
@@ -134,10 +138,7 @@ void EscapeGuard::compareCheckoutLocked() {
   if (!files.empty()) {
     said.push_back("files in your checkout changed while it ran (hydra cannot tell who changed them): " + files);
   }
-  for (const auto& agent : running_) {
-    auto& list = charged_[agent].warnings;
-    list.insert(list.end(), said.begin(), said.end());
-  }
+  chargeRunningLocked(&Findings::warnings, said);
   for (const auto& s : said) spdlog::warn("{}: {}", repository_.string(), s);
   // Each change is told once.
   checkout_ = std::move(now);
@@ -166,10 +167,7 @@ void EscapeGuard::compareLocked() {
   std::vector<std::string> said;
   for (const auto& change : restored.restored) said.push_back(change.describe() + " (put back)");
   for (const auto& [change, why] : restored.failed) said.push_back(change.describe() + " (could not be put back: " + why + ")");
-  for (const auto& agent : running_) {
-    auto& list = charged_[agent].escapes;
-    list.insert(list.end(), said.begin(), said.end());
-  }
+  chargeRunningLocked(&Findings::escapes, said);
   for (const auto& s : said) spdlog::warn("{}: a ref changed during a race: {}", repository_.string(), s);
   // What could not be put back stays as it is now: it is not charged again.
   for (const auto& [change, why] : restored.failed) {

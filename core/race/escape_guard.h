@@ -65,6 +65,8 @@ class EscapeGuard {
   friend class OwnRepositoryChange;
   void beforeOwnChange();
   void afterOwnChange();
+  // Adds `said` to that list of every agent running now.
+  void chargeRunningLocked(std::vector<std::string> Findings::*list, const std::vector<std::string>& said);
   void compareLocked();
   void compareCheckoutLocked();
   void compareRecordsLocked();
