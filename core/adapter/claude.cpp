@@ -6,7 +6,9 @@
 // whether Write created or updated the file); and one final `result` with
 // `num_turns`, `total_cost_usd`, `usage`, `is_error` and `permission_denials`.
 
+#include <algorithm>
 #include <boost/json/serialize.hpp>
+#include <climits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -143,6 +145,7 @@ class ClaudeParser final : public JsonLinesParser {
       for (const json::value& denial : *denials) {
         summary.warnings.push_back(describeDenial(denial));
       }
+      summary.deniedToolCalls = static_cast<int>(std::min<std::size_t>(denials->size(), INT_MAX));
     }
     emitSummary(std::move(summary), out);
     return true;

@@ -74,6 +74,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const AgentEvent& e) {
   if (e.usage) o["usage"] = json::value_from(*e.usage);
   putIfSet(o, "turns", e.turns);
   if (!e.warnings.empty()) o["warnings"] = stringArray(e.warnings);
+  if (e.deniedToolCalls > 0) o["deniedToolCalls"] = e.deniedToolCalls;
   out = std::move(o);
 }
 
@@ -90,6 +91,7 @@ AgentEvent tag_invoke(json::value_to_tag<AgentEvent>, const json::value& in) {
   e.usage = r.optionalObject<Usage>("usage", readUsage);
   e.turns = r.optionalNumber<int>("turns");
   e.warnings = r.strings("warnings");
+  e.deniedToolCalls = r.optionalNumber<int>("deniedToolCalls").value_or(0);
   return e;
 }
 

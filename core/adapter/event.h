@@ -45,6 +45,7 @@ struct AgentEvent {
   std::optional<Usage> usage;
   std::optional<int> turns;
   std::vector<std::string> warnings;
+  int deniedToolCalls = 0;  // Summary: tool calls the CLI refused to run (permission denials)
 };
 
 // The one JSON form of each, used by the records, `--json` and the protocol:

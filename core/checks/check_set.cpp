@@ -4,6 +4,8 @@
 
 #include <boost/asio/post.hpp>
 #include <chrono>
+#include <filesystem>
+#include <system_error>
 
 #include "core/sandbox/sandboxed.h"
 #include "core/scoring/parsers.h"
@@ -11,6 +13,7 @@
 namespace hydra::core {
 
 namespace asio = boost::asio;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -28,6 +31,21 @@ struct Tail {
     if (text.size() > cap + cap / 4) text.erase(0, text.size() - cap);
   }
 };
+
+// Whether `relative` names a place inside `checkout` reached without going
+// through a symlink: the checkout is the agent's work, and a symlinked folder
+// there could point anywhere. The last component may be missing.
+bool reachableWithoutSymlinks(const fs::path& checkout, const fs::path& relative) {
+  fs::path at = checkout;
+  for (const fs::path& part : relative) {
+    at /= part;
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(at, ec);
+    if (ec || status.type() == fs::file_type::not_found) return true;
+    if (status.type() == fs::file_type::symlink) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -127,6 +145,14 @@ void CheckSetRun::run(Step step, const std::string& command) {
     return;
   }
 
+  // The report must be the one this run writes: a stale or committed one
+  // would be read if the test command failed before writing its own.
+  if (step == Step::Tests && spec_.config.junitReport &&
+      reachableWithoutSymlinks(spec_.checkout, fs::path(*spec_.config.junitReport).parent_path())) {
+    std::error_code ignored;
+    fs::remove(spec_.checkout / *spec_.config.junitReport, ignored);  // a symlink itself, never its target
+  }
+
   auto self = shared_from_this();
   auto started = std::chrono::steady_clock::now();
   current_ = Process::start(
@@ -154,7 +180,10 @@ void CheckSetRun::run(Step step, const std::string& command) {
         r.output = text.size() > spec.recordedOutputBytes ? text.substr(text.size() - spec.recordedOutputBytes) : text;
         if (step == Step::Tests) {
           std::optional<scoring::TestParse> parsed;
-          if (spec.config.junitReport) {
+          if (spec.config.junitReport && !reachableWithoutSymlinks(spec.checkout, *spec.config.junitReport)) {
+            spdlog::warn("not reading the JUnit report in {}: {} goes through a symlink", spec.checkout.string(),
+                         *spec.config.junitReport);
+          } else if (spec.config.junitReport) {
             std::string why;
             parsed = scoring::parseJUnitReport(spec.checkout / *spec.config.junitReport, &why);
             if (!parsed) spdlog::info("no JUnit report in {}: {}", spec.checkout.string(), why);
@@ -163,6 +192,7 @@ void CheckSetRun::run(Step step, const std::string& command) {
           }
           if (parsed) {
             r.tests = parsed->counts;
+            r.testCases = std::move(parsed->tests);
             r.format = parsed->format;
           }
         } else if (step == Step::Lint) {

@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include "core/adapter/adapter.h"
+#include "core/checks/protected_paths.h"
 #include "core/scoring/parsers.h"
 
 #include <algorithm>
@@ -495,6 +496,20 @@ std::vector<Field> scoringFields(ScoringConfig& out) {
       {"timeout_per_check_seconds",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.timeoutPerCheckSeconds = r.integer(key, node, 1);
+       }},
+      {"protected_paths",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.protectedPaths = r.stringArray(key, node);
+         const auto& array = *node.as_array();
+         for (std::size_t i = 0; i < out.protectedPaths.size(); ++i) {
+           if (std::string problem = checks::protectedPatternProblem(out.protectedPaths[i]); !problem.empty())
+             r.fail(array.get(i)->source(), "'" + std::string(key) + "': " + problem);
+         }
+       }},
+      {"protected_mode",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         static constexpr std::string_view kModes[] = {"flag", "restore"};
+         out.protectedMode = r.choice(key, node, kModes);
        }},
       {"auto_merge", [&out](const Reader& r, std::string_view key,
                             const toml::node& node) { out.autoMerge = r.boolean(key, node); }},

@@ -70,6 +70,11 @@ struct ScoringConfig {
   std::optional<std::string> lintFormat;
   std::optional<std::string> junitReport;  // path of a JUnit XML report, relative to the worktree
   int timeoutPerCheckSeconds = 120;
+  // Files an agent is not scored on changing (globs, core/checks/protected_paths.h):
+  // "flag" shows a change there and rules out auto-merge; "restore" also runs
+  // its checks with the base versions put back.
+  std::vector<std::string> protectedPaths;
+  std::string protectedMode = "flag";
   bool autoMerge = false;
   ScoringThresholds thresholds;
 

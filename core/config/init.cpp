@@ -167,7 +167,8 @@ std::optional<Proposal> fromPyproject(const fs::path& root) {
   if (!text) return std::nullopt;
   Proposal p;
   p.manifest = "pyproject.toml";
-  p.test = "python3 -m pytest";
+  // -rA names every test in the summary, so tests are compared by name.
+  p.test = "python3 -m pytest -rA";
   p.testFormat = "pytest";
   bool ruff = fileExists(root / "ruff.toml") || fileExists(root / ".ruff.toml");
   bool flake8 = fileExists(root / ".flake8") || hasIniSection(root / "setup.cfg", "flake8") ||
@@ -380,6 +381,17 @@ void renderScoring(ConfigWriter& w, const DetectedCommands& detected) {
   w.comment(
       "junit_report: a JUnit XML report the test command writes, relative to the worktree "
       "(default: none).");
+  w.comment("Files an agent is not scored on changing (globs; docs/configuration.md): a change");
+  w.comment("there is shown and rules out auto-merge. protected_mode = \"restore\" also runs its");
+  w.comment("checks with the base versions put back; keep \"flag\" when tasks may need to edit tests.");
+  if (detected.protectedPaths.empty()) {
+    w.comment("protected_paths: default: none, e.g. [\"tests/\", \"conftest.py\"].");
+  } else {
+    std::string list;
+    for (const std::string& p : detected.protectedPaths) list += (list.empty() ? "" : ", ") + tomlString(p);
+    w.setting("protected_paths", "[" + list + "]");
+  }
+  w.defaultSetting("protected_mode", tomlString(defaults.protectedMode));
   w.comment("Seconds each build, test or lint command may run.");
   w.defaultSetting("timeout_per_check_seconds", std::to_string(defaults.timeoutPerCheckSeconds));
   w.comment("Merge the winner without asking when its score reaches auto_merge_minimum.");
@@ -474,6 +486,32 @@ std::string alreadyExists(const fs::path& target) {
   return target.string() + " already exists; hydra init --force replaces it";
 }
 
+// What an agent must not be scored on changing: the folders tests live in,
+// and the files that tell a runner how to run them (a conftest.py can mark
+// every test passed). Only what exists at the root, or is pytest's
+// conftest.py, which may sit anywhere.
+std::vector<std::string> detectProtectedPaths(const fs::path& root, const std::vector<Proposal>& proposals) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const char* folder : {"tests", "test", "spec", "__tests__", "testdata"}) {
+    if (fs::is_directory(root / folder, ec)) out.push_back(std::string(folder) + "/");
+  }
+  const bool python = std::any_of(proposals.begin(), proposals.end(),
+                                  [](const Proposal& p) { return p.manifest == "pyproject.toml"; });
+  if (python || fileExists(root / "conftest.py")) out.push_back("conftest.py");
+  if (fileExists(root / "pytest.ini")) out.push_back("pytest.ini");
+  for (const fs::directory_entry& entry : fs::directory_iterator(root, ec)) {
+    const std::string name = entry.path().filename().string();
+    for (const char* prefix : {"jest.config.", "vitest.config.", ".mocharc", "karma.conf."}) {
+      if (name.rfind(prefix, 0) == 0) out.push_back(name);
+    }
+  }
+  if (fileExists(root / "go.mod")) out.push_back("*_test.go");
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace
 
 DetectedCommands detectCommands(const fs::path& repoRoot) {
@@ -484,10 +522,18 @@ DetectedCommands detectCommands(const fs::path& repoRoot) {
     if (auto proposal = ecosystem(repoRoot)) proposals.push_back(std::move(*proposal));
 
   DetectedCommands found;
+  found.protectedPaths = detectProtectedPaths(repoRoot, proposals);
+  auto tellProtected = [&found] {
+    if (found.protectedPaths.empty()) return;
+    std::string listed;
+    for (const std::string& p : found.protectedPaths) listed += (listed.empty() ? "" : ", ") + p;
+    found.evidence.push_back("protected: " + listed + " (tests and their runner's configuration)");
+  };
   if (proposals.empty()) {
     found.evidence.push_back(
         "no package.json, Cargo.toml, go.mod, CMakeLists.txt or pyproject.toml at the repository "
         "root");
+    tellProtected();
     return found;
   }
   for (const Proposal& p : proposals)
@@ -516,6 +562,7 @@ DetectedCommands detectCommands(const fs::path& repoRoot) {
     found.lintFormat = p->lintFormat;
     record("lint", *p->lint, *p);
   }
+  tellProtected();
   return found;
 }
 

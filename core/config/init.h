@@ -16,6 +16,10 @@ struct DetectedCommands {
   // The [scoring] test_format / lint_format that reads those commands' output,
   // when the ecosystem makes it certain.
   std::optional<std::string> testFormat, lintFormat;
+  // [scoring] protected_paths: the project's test folders and test-runner
+  // configuration found at the repository root (tests/, conftest.py,
+  // jest.config.js, ...).
+  std::vector<std::string> protectedPaths;
   // What was found and why each command was chosen, one sentence each.
   std::vector<std::string> evidence;
 };

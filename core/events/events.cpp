@@ -118,6 +118,7 @@ struct Describe {
     putIfSet(o, "commit", e.commit);
     if (!e.warnings.empty()) o["warnings"] = stringArray(e.warnings);
     putIfNotEmpty(o, "stderrTail", e.stderrTail);
+    if (e.deniedToolCalls > 0) o["deniedToolCalls"] = e.deniedToolCalls;
     putIfNotEmpty(o, "finalMessage", e.finalMessage);
     putIfSet(o, "sessionId", e.sessionId);
     if (!e.escapes.empty()) o["escapes"] = stringArray(e.escapes);

@@ -94,6 +94,7 @@ struct AgentFinished {
   std::optional<std::string> commit;
   std::vector<std::string> warnings;  // what the CLI's summary reported (permission denials, model errors)
   std::string stderrTail;             // the last lines the agent wrote to stderr
+  int deniedToolCalls = 0;            // tool calls its CLI refused: it cannot be auto-merged
   std::string finalMessage;           // the agent's last word, from its summary
   std::optional<std::string> sessionId;  // for CLIs that can continue a session
   // What it changed outside its worktree that hydra caught (and put back);

@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <thread>
 
+#include "core/checks/protected_paths.h"
 #include "core/merge/diff.h"
 
 namespace hydra::core {
@@ -40,6 +41,7 @@ struct Race::CheckJob {
   bool done = false;
   std::shared_ptr<CheckSetRun> run;
   scoring::CheckSet checks;
+  std::vector<std::string> protectedChanges;  // [scoring] protected_paths the agent changed
 };
 
 Race::Race(RaceContext context, RacePlan plan, Finished finished)
@@ -315,22 +317,33 @@ void Race::startCheckJobs() {
         try {
           wt = self->ctx_.run.worktrees.create(kCheckWorktreePrefix + job->subject, commit, self->id());
         } catch (const std::exception& e) {
-          error = e.what();
+          error = "could not check out its result: " + std::string(e.what());
+        }
+        if (wt) {
+          try {
+            self->guardProtectedPaths(*job, commit, wt->path);
+          } catch (const std::exception& e) {
+            error = "could not put back its protected files: " + std::string(e.what());
+          }
         }
         asio::post(self->ctx_.run.io, [self, job, runIn, wt, error] {
-          if (!wt) {
-            spdlog::error("race {}: could not check out {}'s result: {}", self->id(), job->subject, error);
+          if (!error.empty()) {
+            spdlog::error("race {}: {}: {}", self->id(), job->subject, error);
             const ScoringConfig& config = self->plan_.config->scoring;
             auto failed = [&](const std::optional<std::string>& command) -> std::optional<scoring::CheckResult> {
               if (!command) return std::nullopt;
               scoring::CheckResult r;
               r.command = *command;
-              r.error = "could not check out its result: " + error;
+              r.error = error;
               return r;
             };
             job->checks =
                 scoring::CheckSet{failed(config.buildCommand), failed(config.testCommand), failed(config.lintCommand)};
-            self->checkJobDone();
+            if (wt) {
+              self->removeCheckWorktree(*wt);
+            } else {
+              self->checkJobDone();
+            }
             return;
           }
           runIn(wt->path, [self, wt] { self->removeCheckWorktree(*wt); });
@@ -374,6 +387,20 @@ void Race::startCheckJobs() {
         });
       });
     });
+  }
+}
+
+void Race::guardProtectedPaths(CheckJob& job, const std::string& commit, const fs::path& checkout) {
+  const ScoringConfig& config = plan_.config->scoring;
+  if (config.protectedPaths.empty() || commit == plan_.started.baseCommit) return;
+  const merge::DiffSummary diff = merge::diffCommits(plan_.repoRoot, plan_.started.baseCommit, commit);
+  job.protectedChanges = checks::protectedChanges(diff.files, config.protectedPaths);
+  if (job.protectedChanges.empty()) return;
+  spdlog::info("race {}: {} changed protected files: {}", id(), job.subject, job.protectedChanges.size());
+  if (config.protectedMode != "restore") return;
+  for (const std::string& line : checks::restoreProtected(plan_.repoRoot, plan_.started.baseCommit, checkout,
+                                                          job.protectedChanges)) {
+    spdlog::info("race {}: {}'s checks: {}", id(), job.subject, line);
   }
 }
 
@@ -430,9 +457,13 @@ void Race::rank() {
         s.status = agent.result->status;
         s.durationMs = agent.result->durationMs;
         s.escaped = !agent.result->escapes.empty();
+        s.deniedToolCalls = agent.result->deniedToolCalls;
         s.diff = diffs.at(a.agentId);
         for (const auto& job : self->checkJobs_) {
-          if (!job->baseline && job->subject == a.agentId) s.checks = job->checks;
+          if (job->baseline || job->subject != a.agentId) continue;
+          s.checks = job->checks;
+          s.protectedChanges = job->protectedChanges;
+          if (!s.protectedChanges.empty()) s.protectedMode = self->plan_.config->scoring.protectedMode;
         }
         scored.push_back(std::move(s));
       }

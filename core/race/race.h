@@ -96,6 +96,9 @@ class Race : public std::enable_shared_from_this<Race> {
   void maybeScore();
   void startScoring();
   void startCheckJobs();
+  // On the pool, in `checkout` of the agent's `commit`: which protected files
+  // it changed, put back as the base has them under protected_mode "restore".
+  void guardProtectedPaths(CheckJob& job, const std::string& commit, const std::filesystem::path& checkout);
   // On the pool: `first`, then removes a worktree the checks ran in; then checkJobDone().
   void removeCheckWorktree(const Worktree& wt, std::function<void()> first = {});
   void checkJobDone();

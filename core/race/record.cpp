@@ -40,6 +40,7 @@ AgentRecord readAgent(const JsonFields& r) {
   a.error = r.optionalString("error");
   a.warnings = r.strings("warnings");
   a.stderrTail = r.optionalString("stderrTail").value_or("");
+  a.deniedToolCalls = r.optionalNumber<int>("deniedToolCalls").value_or(0);
   a.finalMessage = r.optionalString("finalMessage").value_or("");
   a.sessionId = r.optionalString("sessionId");
   a.escapes = r.strings("escapes");
@@ -85,6 +86,7 @@ struct Apply {
     a->commit = e.commit;
     a->warnings = e.warnings;
     a->stderrTail = e.stderrTail;
+    a->deniedToolCalls = e.deniedToolCalls;
     a->finalMessage = e.finalMessage;
     a->sessionId = e.sessionId;
     a->escapes = e.escapes;
@@ -157,7 +159,7 @@ bool operator==(const AgentRecord& a, const AgentRecord& b) {
          a.processGroup == b.processGroup && a.exitCode == b.exitCode && a.signal == b.signal &&
          a.startedAt == b.startedAt && a.finishedAt == b.finishedAt && a.durationMs == b.durationMs &&
          a.commit == b.commit && sameUsage(a.usage, b.usage) && a.error == b.error && a.warnings == b.warnings &&
-         a.stderrTail == b.stderrTail && a.finalMessage == b.finalMessage && a.sessionId == b.sessionId &&
+         a.stderrTail == b.stderrTail && a.deniedToolCalls == b.deniedToolCalls && a.finalMessage == b.finalMessage && a.sessionId == b.sessionId &&
          a.escapes == b.escapes;
 }
 
@@ -190,6 +192,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const AgentRecord& a) {
   putIfSet(o, "error", a.error);
   if (!a.warnings.empty()) o["warnings"] = stringArray(a.warnings);
   putIfNotEmpty(o, "stderrTail", a.stderrTail);
+  if (a.deniedToolCalls > 0) o["deniedToolCalls"] = a.deniedToolCalls;
   putIfNotEmpty(o, "finalMessage", a.finalMessage);
   putIfSet(o, "sessionId", a.sessionId);
   if (!a.escapes.empty()) o["escapes"] = stringArray(a.escapes);

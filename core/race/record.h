@@ -43,6 +43,7 @@ struct AgentRecord {
   std::optional<std::string> error;
   std::vector<std::string> warnings;     // what the CLI's summary reported
   std::string stderrTail;                // the last lines of its stderr
+  int deniedToolCalls = 0;               // tool calls its CLI refused
   std::string finalMessage;              // its last word, from its summary
   std::optional<std::string> sessionId;  // for CLIs that can continue a session
   std::vector<std::string> escapes;       // what it changed outside its worktree (AgentFinished::escapes)

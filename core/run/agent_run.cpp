@@ -256,6 +256,7 @@ void AgentRun::note(const AgentEvent& e) {
     if (e.usage) summaryUsage_ = e.usage;
     if (!e.text.empty()) finalMessage_ = e.text;
     summaryIsError_ = summaryIsError_ || e.isError;
+    deniedToolCalls_ += e.deniedToolCalls;
     warnings_.insert(warnings_.end(), e.warnings.begin(), e.warnings.end());
   }
 }
@@ -278,6 +279,17 @@ void AgentRun::publishEvents(OutputStream stream, std::vector<AgentEvent> events
 
 void AgentRun::onExit(const ProcessResult& result) {
   auto tail = parser_->finish();
+  // A stream hydra cut off (a timeout, a cancel) ended in error, whatever
+  // the adapter could make of what came before.
+  if (result.timedOut || result.cancelled) {
+    for (auto& e : tail) {
+      if (e.kind != EventKind::Summary) continue;
+      e.isError = true;
+      e.warnings.push_back(result.timedOut ? "cut off by hydra: timed out after " +
+                                                 std::to_string(spec_.timeout.count()) + " s"
+                                           : std::string("cut off by hydra: cancelled"));
+    }
+  }
   for (const auto& e : tail) note(e);
   publishEvents(OutputStream::Stdout, std::move(tail));
   process_.reset();
@@ -294,6 +306,7 @@ void AgentRun::onExit(const ProcessResult& result) {
   }
   finished.warnings = warnings_;
   finished.stderrTail = joinLines(stderrTail_);
+  finished.deniedToolCalls = deniedToolCalls_;
   finished.finalMessage = finalMessage_;
 
   // The CLI's own words say more than an exit code.

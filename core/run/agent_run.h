@@ -155,6 +155,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::vector<std::string> warnings_;
   std::string finalMessage_;
   bool summaryIsError_ = false;
+  int deniedToolCalls_ = 0;
   std::string lastError_;  // the text of the last error event
   std::deque<std::string> stderrTail_;
   std::size_t stderrTailBytes_ = 0;

@@ -18,6 +18,10 @@ struct TestCounts {
   bool operator==(const TestCounts&) const = default;
 };
 
+// One test's verdict in one run. Skipped covers everything that did not run
+// to a verdict (skips, todos, ignored, disabled, expected failures).
+enum class TestOutcome { Passed, Failed, Skipped };
+
 struct LintCounts {
   int errors = 0;
   int warnings = 0;

@@ -7,6 +7,15 @@
 // deep it sits. A report with no <testcase> at all (a summary-only report)
 // falls back to the counting attributes of its innermost suites, which never
 // count a test twice.
+//
+// Each <testcase> is also named (TestParse::tests): "classname::name", or the
+// name alone when the classname is empty or missing. The classname is kept
+// because test names are only unique within it (a Java class, a pytest
+// module); "::" is pytest's own separator, and neither a Java class nor a
+// Python module name holds it. Reports that repeat the name as the classname
+// (ctest: "Ring.StartsEmpty::Ring.StartsEmpty") are named as written, which is
+// as stable. A summary-only report names nothing. The limits on names match the
+// text parsers' (test_parsers.cpp): at most 100000 names, 1000 bytes each.
 
 #include <algorithm>
 #include <charconv>
@@ -14,6 +23,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <pugixml.hpp>
 #include <string>
@@ -36,7 +46,14 @@ struct Tally {
   long long failed = 0;
   long long skipped = 0;
   long long testcases = 0;
+  std::map<std::string, TestOutcome> tests;
 };
+
+std::string testcaseName(const pugi::xml_node& testcase) {
+  const std::string classname = testcase.attribute("classname").as_string();
+  const std::string name = testcase.attribute("name").as_string();
+  return classname.empty() ? name : classname + "::" + name;
+}
 
 // ctest marks tests that never ran by a status attribute alone (a disabled
 // test has no child element at all).
@@ -45,15 +62,27 @@ bool notRunByStatus(const pugi::xml_node& testcase) {
   return status == "disabled" || status == "notrun" || status == "skipped";
 }
 
+TestOutcome verdictOf(const pugi::xml_node& testcase) {
+  if (testcase.child("failure") || testcase.child("error")) return TestOutcome::Failed;
+  if (testcase.child("skipped") || notRunByStatus(testcase)) return TestOutcome::Skipped;
+  return TestOutcome::Passed;
+}
+
 void countTestcase(const pugi::xml_node& testcase, Tally& tally) {
   ++tally.testcases;
-  if (testcase.child("failure") || testcase.child("error")) {
-    ++tally.failed;
-  } else if (testcase.child("skipped") || notRunByStatus(testcase)) {
-    ++tally.skipped;
-  } else {
-    ++tally.passed;
+  const TestOutcome outcome = verdictOf(testcase);
+  switch (outcome) {
+    case TestOutcome::Failed:
+      ++tally.failed;
+      break;
+    case TestOutcome::Skipped:
+      ++tally.skipped;
+      break;
+    case TestOutcome::Passed:
+      ++tally.passed;
+      break;
   }
+  addTest(tally.tests, testcaseName(testcase), outcome);
 }
 
 // Counts the <testcase> elements under `suite`, descending through nested
@@ -129,7 +158,7 @@ std::optional<TestParse> parseJUnitReport(const std::filesystem::path& file, std
     if (tally.testcases == 0) countFromAttributes(root, tally);
     return TestParse{
         TestCounts{clampCount(tally.passed), clampCount(tally.failed), clampCount(tally.skipped)},
-        "junit"};
+        "junit", std::move(tally.tests)};
   } catch (const std::exception& e) {
     return fail(error, "cannot read JUnit report " + file.string() + ": " + e.what());
   }

@@ -3,6 +3,7 @@
 // Reading test and lint results out of real tools' output.
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,7 +22,22 @@ std::span<const std::string_view> lintFormatNames();
 struct TestParse {
   TestCounts counts;
   std::string format;  // which parser read it: "pytest", "jest", ...
+  // Every test the output (or report) names, by a name that is the same from
+  // run to run of the same command (pytest's node id
+  // "tests/test_login.py::test_ok", GoogleTest's "Suite.Name", ...), with its
+  // verdict. Empty when the output names no test. A name seen twice keeps its
+  // worst verdict (failed over passed over skipped). It may name fewer tests
+  // than `counts` holds (pytest without -v or -rA names only failures): the
+  // scoring compares tests by name only where the names cover the counts.
+  std::map<std::string, TestOutcome> tests;
 };
+
+// Records `outcome` for the test `name` in `tests`, the one way every parser
+// names tests: a name seen twice keeps its worst verdict (failed over passed
+// over skipped), a line break in it becomes a space, a name longer than 1000
+// bytes is cut (at a UTF-8 character), and past 100,000 names new ones are
+// dropped, so hostile output cannot exhaust memory.
+void addTest(std::map<std::string, TestOutcome>& tests, std::string_view name, TestOutcome outcome);
 
 // `format` is [scoring] test_format when set ("exit_code" forces the fallback:
 // nullopt); otherwise the parser is chosen by what the output looks like.

@@ -1,8 +1,10 @@
 #include "core/scoring/scores.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
-
+#include <map>
+#include <utility>
 
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
@@ -22,6 +24,17 @@ std::optional<LintCounts> lintCounts(const std::optional<CheckResult>& check) {
   return check ? check->lint : std::nullopt;
 }
 
+// The counts an agent's tests are scored on: every test that ran at the base
+// and not for it counts as failed, so deleting a failing test is no fix.
+std::optional<TestCounts> scoredTestCounts(const AgentScore& a) {
+  std::optional<TestCounts> counts = testCounts(a.checks.tests);
+  if (counts && a.testChanges) {
+    counts->failed = static_cast<int>(
+        std::min<long long>(INT_MAX, static_cast<long long>(counts->failed) + a.testChanges->removed.size()));
+  }
+  return counts;
+}
+
 // Scores each dimension of one agent. A failed build short-circuits: tests
 // and lint were not run and score 0.
 Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::optional<double> fastestSeconds) {
@@ -29,8 +42,9 @@ Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::option
   bool buildFailed = a.checks.build && !a.checks.build->passed();
   if (a.checks.build) b.build = buildScore(a.checks.build->passed());
   if (a.checks.tests) {
-    b.tests = buildFailed ? 0.0
-                          : testsScore(a.checks.tests->tests, testCounts(baseline.checks.tests), a.checks.tests->passed());
+    // Removed tests fail the run: its exit code cannot vouch for them.
+    const bool passed = a.checks.tests->passed() && !(a.testChanges && !a.testChanges->removed.empty());
+    b.tests = buildFailed ? 0.0 : testsScore(scoredTestCounts(a), testCounts(baseline.checks.tests), passed);
   }
   if (a.checks.lint) {
     b.lint = buildFailed ? 0.0
@@ -64,6 +78,51 @@ bool ranksBefore(const AgentScore& a, const AgentScore& b) {
   return a.agentId < b.agentId;
 }
 
+// Each test named in a run, by its verdict: the pass/fail totals the names cover.
+std::pair<int, int> namedVerdicts(const std::map<std::string, TestOutcome>& cases) {
+  int passed = 0, failed = 0;
+  for (const auto& [name, outcome] : cases) {
+    if (outcome == TestOutcome::Passed) ++passed;
+    if (outcome == TestOutcome::Failed) ++failed;
+  }
+  return {passed, failed};
+}
+
+bool namesEveryVerdict(const CheckResult& check) {
+  if (!check.tests || check.skipped) return false;
+  const auto [passed, failed] = namedVerdicts(check.testCases);
+  return passed == check.tests->passed && failed == check.tests->failed;
+}
+
+std::string_view outcomeWord(TestOutcome outcome) {
+  switch (outcome) {
+    case TestOutcome::Passed: return "passed";
+    case TestOutcome::Failed: return "failed";
+    case TestOutcome::Skipped: break;
+  }
+  return "skipped";
+}
+
+std::optional<TestOutcome> parseOutcome(std::string_view word) {
+  if (word == "passed") return TestOutcome::Passed;
+  if (word == "failed") return TestOutcome::Failed;
+  if (word == "skipped") return TestOutcome::Skipped;
+  return std::nullopt;
+}
+
+std::map<std::string, TestOutcome> readTestCases(const JsonFields& r) {
+  std::map<std::string, TestOutcome> out;
+  const json::value* v = r.find("testCases");
+  if (!v) return out;
+  if (!v->is_object()) r.fail("testCases", "expected an object");
+  for (const auto& [name, word] : v->get_object()) {
+    const auto outcome = word.is_string() ? parseOutcome(word.get_string()) : std::nullopt;
+    if (!outcome) r.fail("testCases", "expected passed, failed or skipped for \"" + std::string(name) + "\"");
+    out.emplace(name, *outcome);
+  }
+  return out;
+}
+
 TestCounts readTestCounts(const JsonFields& r) {
   return TestCounts{r.number<int>("passed"), r.number<int>("failed"), r.optionalNumber<int>("skipped").value_or(0)};
 }
@@ -86,6 +145,7 @@ CheckResult readCheck(const JsonFields& r) {
   x.output = r.optionalString("output").value_or("");
   x.outputTruncated = r.boolean("outputTruncated", false);
   x.tests = r.optionalObject<TestCounts>("tests", readTestCounts);
+  x.testCases = readTestCases(r);
   x.lint = r.optionalObject<LintCounts>("lint", readLintCounts);
   x.format = r.optionalString("format").value_or("");
   return x;
@@ -128,6 +188,13 @@ AgentScore readAgentScore(const JsonFields& r) {
   // Records written before eligibility was recorded: derived the same way.
   x.ineligible = r.optionalString("ineligible").value_or(ineligibility(x.status, x.diff));
   x.escaped = x.ineligible == "escaped";
+  x.testChanges = r.optionalObject<TestChanges>("testChanges", [](const JsonFields& t) {
+    return TestChanges{t.strings("fixed"), t.strings("broken"), t.strings("removed")};
+  });
+  x.flags = r.strings("flags");
+  x.deniedToolCalls = r.optionalNumber<int>("deniedToolCalls").value_or(0);
+  x.protectedChanges = r.strings("protectedChanges");
+  x.protectedMode = r.optionalString("protectedMode").value_or("");
   return x;
 }
 
@@ -174,6 +241,49 @@ std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escape
   return {};
 }
 
+std::optional<TestChanges> compareTests(const CheckResult& base, const CheckResult& agent) {
+  if (!namesEveryVerdict(base) || !namesEveryVerdict(agent)) return std::nullopt;
+  TestChanges changes;
+  for (const auto& [name, before] : base.testCases) {
+    if (before == TestOutcome::Skipped) continue;
+    const auto now = agent.testCases.find(name);
+    if (now == agent.testCases.end()) {
+      changes.removed.push_back(name);
+    } else if (before == TestOutcome::Failed && now->second == TestOutcome::Passed) {
+      changes.fixed.push_back(name);
+    } else if (before == TestOutcome::Passed && now->second == TestOutcome::Failed) {
+      changes.broken.push_back(name);
+    }
+  }
+  return changes;
+}
+
+namespace {
+
+// "a, b, c and 4 more": flags stay one readable line.
+std::string listed(const std::vector<std::string>& items) {
+  constexpr std::size_t kShown = 5;
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < kShown; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > kShown) out += " and " + std::to_string(items.size() - kShown) + " more";
+  return out;
+}
+
+std::vector<std::string> flagsOf(const AgentScore& a) {
+  std::vector<std::string> flags;
+  if (a.deniedToolCalls > 0) {
+    flags.push_back(std::to_string(a.deniedToolCalls) +
+                    (a.deniedToolCalls == 1 ? " tool call denied" : " tool calls denied"));
+  }
+  if (!a.protectedChanges.empty()) {
+    flags.push_back("changed protected files: " + listed(a.protectedChanges) +
+                    (a.protectedMode == "restore" ? " (put back for its checks)" : ""));
+  }
+  return flags;
+}
+
+}  // namespace
+
 RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseline baseline,
                       const ScoringConfig& config) {
   std::optional<double> fastest;
@@ -184,6 +294,9 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
   }
   for (auto& a : agents) {
     a.ineligible = ineligibility(a.status, a.diff, a.escaped);
+    a.testChanges = baseline.checks.tests && a.checks.tests ? compareTests(*baseline.checks.tests, *a.checks.tests)
+                                                           : std::nullopt;
+    a.flags = flagsOf(a);
     a.breakdown = breakdownOf(a, baseline, fastest);
     a.total = kept(composite(a.breakdown, config.weights));
     for (auto* part : {&a.breakdown.build, &a.breakdown.tests, &a.breakdown.lint, &a.breakdown.diffSize,
@@ -202,7 +315,7 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
       agents.front().total >= config.thresholds.failMaximum) {
     const AgentScore& best = agents.front();
     scores.winner = best.agentId;
-    scores.autoMergeEligible = best.total >= config.thresholds.autoMergeMinimum;
+    scores.autoMergeEligible = best.total >= config.thresholds.autoMergeMinimum && best.flags.empty();
   } else {
     scores.allFailed = true;
   }
@@ -224,6 +337,12 @@ void tag_invoke(json::value_from_tag, json::value& v, const CheckResult& x) {
   o["output"] = x.output;
   o["outputTruncated"] = x.outputTruncated;
   o["tests"] = x.tests ? countsJson(*x.tests) : json::value(nullptr);
+  if (!x.testCases.empty()) {
+    json::object cases;
+    cases.reserve(x.testCases.size());
+    for (const auto& [name, outcome] : x.testCases) cases[name] = outcomeWord(outcome);
+    o["testCases"] = std::move(cases);
+  }
   o["lint"] = x.lint ? countsJson(*x.lint) : json::value(nullptr);
   o["format"] = x.format;
   v = std::move(o);
@@ -268,6 +387,17 @@ void tag_invoke(json::value_from_tag, json::value& v, const AgentScore& x) {
   putIfSet(o, "durationMs", x.durationMs);
   o["eligible"] = x.eligible();
   putIfNotEmpty(o, "ineligible", x.ineligible);
+  if (x.testChanges) {
+    o["testChanges"] = json::object{{"fixed", stringArray(x.testChanges->fixed)},
+                                    {"broken", stringArray(x.testChanges->broken)},
+                                    {"removed", stringArray(x.testChanges->removed)}};
+  }
+  if (!x.flags.empty()) o["flags"] = stringArray(x.flags);
+  if (x.deniedToolCalls > 0) o["deniedToolCalls"] = x.deniedToolCalls;
+  if (!x.protectedChanges.empty()) {
+    o["protectedChanges"] = stringArray(x.protectedChanges);
+    putIfNotEmpty(o, "protectedMode", x.protectedMode);
+  }
   v = std::move(o);
 }
 

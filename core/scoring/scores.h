@@ -6,6 +6,7 @@
 // `hydra scores --json` and the protocol alike.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,8 @@ struct CheckResult {
   std::string output;  // the end of the output, capped; the whole is in the check's log
   bool outputTruncated = false;
   std::optional<TestCounts> tests;  // tests only, when a parser read them
+  // Tests only: each test the output or report named, with its verdict.
+  std::map<std::string, TestOutcome> testCases;
   std::optional<LintCounts> lint;   // lint only
   std::string format;               // the parser that read the counts
 
@@ -51,6 +54,20 @@ struct Baseline {
   bool fromCache = false;
 };
 
+// An agent's tests compared by name with the base commit's.
+struct TestChanges {
+  std::vector<std::string> fixed;    // failed at the base, pass now
+  std::vector<std::string> broken;   // passed at the base, fail now
+  std::vector<std::string> removed;  // ran at the base, did not run now: scored as failed
+  bool operator==(const TestChanges&) const = default;
+};
+
+// The tests of `agent` by name against `base`'s. nullopt unless both runs name
+// every test they counted as passed or failed (a runner printing only the
+// failures' names, such as pytest without -v or -rA, cannot tell a removed
+// test from a passing one).
+std::optional<TestChanges> compareTests(const CheckResult& base, const CheckResult& agent);
+
 struct AgentScore {
   int rank = 0;
   std::string agentId;
@@ -68,6 +85,18 @@ struct AgentScore {
   std::string ineligible;
   // It changed something outside its worktree (AgentFinished::escapes).
   bool escaped = false;
+  // Set by rankAgents() when the tests could be compared by name.
+  std::optional<TestChanges> testChanges;
+  // What its CLI reported and the race found that rule out merging it
+  // automatically, though it may win: "2 tool calls denied", "changed
+  // protected files: tests/conftest.py". Set by rankAgents() from the members
+  // below.
+  std::vector<std::string> flags;
+  int deniedToolCalls = 0;
+  // The protected files it changed ([scoring] protected_paths), and the mode
+  // its checks ran with ("flag" or "restore").
+  std::vector<std::string> protectedChanges;
+  std::string protectedMode;
 
   bool eligible() const { return ineligible.empty(); }
 };
@@ -81,7 +110,8 @@ struct RaceScores {
   // agentId of rank 1 when it is eligible and reached fail_maximum; nullopt
   // when all failed.
   std::optional<std::string> winner;
-  bool autoMergeEligible = false;  // the winner reached [scoring.thresholds] auto_merge_minimum
+  // The winner reached [scoring.thresholds] auto_merge_minimum and has no flags.
+  bool autoMergeEligible = false;
   // No agent is eligible, or even the best eligible one is below fail_maximum.
   bool allFailed = false;
   Baseline baseline;

@@ -6,6 +6,15 @@
 // summaries the rule is per runner: cargo prints one per test binary and they
 // add up; the others print one per run, so in watch mode the last one wins.
 //
+// Parsers also name the tests they count (TestParse::tests), read from the
+// per-test lines of the same run the counts come from (the last one in watch
+// mode, the last invocation for cargo), so names and counts follow one rule.
+// Each parser's comment gives its naming rule. jest and mocha never print a
+// line that names a test by its file and full title (jest puts the file on a
+// header above an indented tree of describe blocks, mocha never prints the
+// file), nor does vitest's default reporter, so those name no test and their
+// counts stand alone; vitest's verbose reporter does, and is read.
+//
 // Output is matched with small hand-written scanners instead of std::regex:
 // libstdc++'s regex recurses per character and can overflow the stack on one
 // long line, and test output is untrusted input that must never crash us.
@@ -17,6 +26,7 @@
 #include <climits>
 #include <cstddef>
 #include <exception>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -28,6 +38,12 @@
 #include "core/scoring/parsers.h"
 
 namespace hydra::core::scoring {
+
+// Hostile output must not exhaust memory through names: new names past
+// kMaxNames are dropped and a longer name is cut to kMaxNameBytes.
+constexpr std::size_t kMaxNames = 100000;
+constexpr std::size_t kMaxNameBytes = 1000;
+
 namespace {
 
 using Lines = std::vector<std::string_view>;
@@ -200,14 +216,34 @@ TestCounts makeCounts(long long passed, long long failed, long long skipped) {
   return TestCounts{clampCount(passed), clampCount(failed), clampCount(skipped)};
 }
 
-// Index of the last line for which `matches` holds.
+// Index of the last line before `end` for which `matches` holds.
 template <typename Pred>
-std::optional<std::size_t> findLast(const Lines& lines, Pred matches) {
-  for (std::size_t i = lines.size(); i-- > 0;) {
+std::optional<std::size_t> findLast(const Lines& lines, Pred matches,
+                                    std::size_t end = std::numeric_limits<std::size_t>::max()) {
+  for (std::size_t i = std::min(end, lines.size()); i-- > 0;) {
     if (matches(lines[i])) return i;
   }
   return std::nullopt;
 }
+
+// The first line of the run whose summary is at `at`: just past the summary
+// before it, when the runner printed several (watch mode).
+template <typename Pred>
+std::size_t runStart(const Lines& lines, std::size_t at, Pred isSummary) {
+  const auto previous = findLast(lines, isSummary, at);
+  return previous ? *previous + 1 : 0;
+}
+
+std::size_t indentOf(std::string_view line) {
+  std::size_t indent = 0;
+  while (indent < line.size() && line[indent] == ' ') ++indent;
+  return indent;
+}
+
+// ---------------------------------------------------------------------------
+// Test names
+
+using Tests = std::map<std::string, TestOutcome>;
 
 // ---------------------------------------------------------------------------
 // jest: "Tests:       2 failed, 1 skipped, 1 todo, 4 passed, 8 total"
@@ -220,7 +256,8 @@ std::optional<CountList> jestSummary(std::string_view line) {
   return items;
 }
 
-std::optional<TestCounts> parseJest(const Lines& lines) {
+// jest names no test (see the top of this file): `tests` stays empty.
+std::optional<TestCounts> parseJest(const Lines& lines, Tests& /*tests*/) {
   const auto at = findLast(lines, [](std::string_view l) { return jestSummary(l).has_value(); });
   if (!at) return std::nullopt;
   const CountList items = *jestSummary(lines[*at]);
@@ -246,9 +283,49 @@ std::optional<CountList> vitestSummary(std::string_view line) {
   return items;
 }
 
-std::optional<TestCounts> parseVitest(const Lines& lines) {
-  const auto at = findLast(lines, [](std::string_view l) { return vitestSummary(l).has_value(); });
+bool isVitestSummary(std::string_view line) { return vitestSummary(line).has_value(); }
+
+constexpr std::string_view kVitestPassed = "\xe2\x9c\x93 ";   // U+2713 CHECK MARK
+constexpr std::string_view kVitestFailed = "\xc3\x97 ";       // U+00D7 MULTIPLICATION SIGN
+constexpr std::string_view kVitestSkipped = "\xe2\x86\x93 ";  // U+2193, skipped and todo alike
+
+// `text` without a trailing " 12ms" duration.
+std::string_view withoutVitestDuration(std::string_view text) {
+  if (!text.ends_with("ms")) return text;
+  std::size_t start = text.size() - 2;
+  while (start > 0 && isDigit(text[start - 1])) --start;
+  if (start == text.size() - 2 || start == 0 || text[start - 1] != ' ') return text;
+  return text.substr(0, start - 1);
+}
+
+// The verbose reporter prints one line per test, one blank in:
+//   " ✓ slug.test.js > slugify > lowercases words 1ms"
+// The name is the file and the titles as printed ("slug.test.js > slugify >
+// lowercases words"), without the duration. The default reporter's lines name
+// a test without its file (indented under a file line) or a file alone ("✓
+// words.test.js (3 tests)"); neither is read.
+void nameVitestTests(const Lines& lines, std::size_t from, std::size_t to, Tests& tests) {
+  for (std::size_t i = from; i < to; ++i) {
+    std::string_view line = lines[i];
+    if (indentOf(line) != 1) continue;
+    line.remove_prefix(1);
+    std::optional<TestOutcome> outcome;
+    if (consume(line, kVitestPassed)) {
+      outcome = TestOutcome::Passed;
+    } else if (consume(line, kVitestFailed)) {
+      outcome = TestOutcome::Failed;
+    } else if (consume(line, kVitestSkipped)) {
+      outcome = TestOutcome::Skipped;
+    }
+    const std::string_view name = withoutVitestDuration(trim(line));
+    if (outcome && name.find(" > ") != std::string_view::npos) addTest(tests, name, *outcome);
+  }
+}
+
+std::optional<TestCounts> parseVitest(const Lines& lines, Tests& tests) {
+  const auto at = findLast(lines, isVitestSummary);
   if (!at) return std::nullopt;
+  nameVitestTests(lines, runStart(lines, *at, isVitestSummary), *at, tests);
   const CountList items = *vitestSummary(lines[*at]);
   return makeCounts(countOf(items, "passed"), countOf(items, "failed"),
                     static_cast<long long>(countOf(items, "skipped")) + countOf(items, "todo"));
@@ -267,7 +344,8 @@ std::optional<int> countedLine(std::string_view line, std::string_view word) {
   return count;
 }
 
-std::optional<TestCounts> parseMocha(const Lines& lines) {
+// mocha names no test (see the top of this file): `tests` stays empty.
+std::optional<TestCounts> parseMocha(const Lines& lines, Tests& /*tests*/) {
   const auto at =
       findLast(lines, [](std::string_view l) { return countedLine(l, "passing").has_value(); });
   if (!at) return std::nullopt;
@@ -309,14 +387,145 @@ std::optional<std::pair<std::string_view, int>> nodeStat(std::string_view line,
   return std::pair{key, *count};
 }
 
-std::optional<TestCounts> parseNode(const Lines& lines) {
+// Node names a test by the names of the suites and tests it sits in and its
+// own, joined by " > ": "toKelvin > maps absolute zero to 0". Neither reporter
+// says which file a test came from, so equal paths in two files share a name.
+std::string nodeTestName(std::span<const std::string_view> parents, std::size_t depth,
+                         std::string_view name) {
+  std::string joined;
+  for (std::size_t i = 0; i < std::min(depth, parents.size()); ++i) {
+    joined.append(parents[i]).append(" > ");
+    if (joined.size() > kMaxNameBytes) break;  // addTest cuts it anyway; do not build more
+  }
+  return joined.append(name);
+}
+
+// TAP: "ok 1 - name", "not ok 2 - name", either with " # SKIP ..." or
+// " # TODO ...". The reporter escapes '#' in names, so the first " # " opens
+// the directive. The name is kept as escaped.
+std::optional<std::pair<std::string_view, TestOutcome>> tapResult(std::string_view body) {
+  const bool failed = consume(body, "not ok ");
+  if (!failed && !consume(body, "ok ")) return std::nullopt;
+  if (!consumeCount(body) || !consume(body, " - ")) return std::nullopt;
+  const std::size_t hash = body.find(" # ");
+  if (hash != std::string_view::npos) {
+    const std::string_view directive = body.substr(hash + 3);
+    if (directive.starts_with("SKIP") || directive.starts_with("TODO"))
+      return std::pair{body.substr(0, hash), TestOutcome::Skipped};
+  }
+  return std::pair{body, failed ? TestOutcome::Failed : TestOutcome::Passed};
+}
+
+// Subtests are indented four blanks per level under "# Subtest: name" lines.
+// A result is recorded once the YAML block under it has been read: node
+// counts tests, not suites, and only that block says "type: 'suite'".
+void nameNodeTapTests(const Lines& lines, std::size_t from, std::size_t to, Tests& tests) {
+  // The result read last, recorded once its YAML block is known. (A plain
+  // struct and a flag rather than std::optional: GCC 12 at -O2 takes the
+  // optional's string for uninitialised.)
+  struct Pending {
+    bool present = false;
+    std::string name;
+    TestOutcome outcome = TestOutcome::Passed;
+    std::size_t indent = 0;
+    bool suite = false;
+  };
+  std::vector<std::string_view> parents;  // the "# Subtest:" names, by level
+  Pending pending;
+  auto record = [&] {
+    if (pending.present && !pending.suite) addTest(tests, pending.name, pending.outcome);
+    pending = Pending{};
+  };
+  for (std::size_t i = from; i < to; ++i) {
+    const std::size_t indent = indentOf(lines[i]);
+    std::string_view body = lines[i].substr(indent);
+    if (pending.present && indent == pending.indent + 2 && body == "type: 'suite'") {
+      pending.suite = true;
+      continue;
+    }
+    const std::size_t depth = indent / 4;
+    if (consume(body, "# Subtest: ")) {
+      parents.resize(std::min(parents.size(), depth));
+      parents.push_back(body);
+    } else if (const auto result = tapResult(body)) {
+      record();
+      pending = Pending{true, nodeTestName(parents, depth, result->first), result->second, indent, false};
+    }
+  }
+  record();
+}
+
+constexpr std::string_view kSpecPassed = "\xe2\x9c\x94 ";   // U+2714 HEAVY CHECK MARK
+constexpr std::string_view kSpecFailed = "\xe2\x9c\x96 ";   // U+2716 HEAVY MULTIPLICATION X
+constexpr std::string_view kSpecSkipped = "\xef\xb9\xa3 ";  // U+FE63 SMALL HYPHEN-MINUS
+constexpr std::string_view kSpecParent = "\xe2\x96\xb6 ";   // U+25B6, opens a suite or parent test
+
+// Splits "maps freezing to 32 (0.80ms)" or "rounds (0.17ms) # not designed
+// yet" into the title and whether a " # " directive (skip or todo) follows
+// the duration. A line without a duration is all title.
+std::pair<std::string_view, bool> nodeSpecTitle(std::string_view text) {
+  for (std::size_t open = text.rfind(" ("); open != std::string_view::npos;
+       open = open == 0 ? std::string_view::npos : text.rfind(" (", open - 1)) {
+    std::string_view rest = text.substr(open + 2);
+    std::size_t digits = 0;
+    while (digits < rest.size() && (isDigit(rest[digits]) || rest[digits] == '.')) ++digits;
+    rest.remove_prefix(digits);
+    if (digits == 0 || !consume(rest, "ms)")) continue;
+    if (rest.empty()) return {text.substr(0, open), false};
+    if (rest.starts_with(" # ")) return {text.substr(0, open), true};
+  }
+  return {text, false};
+}
+
+// Levels are indented two blanks each. A suite or a test with subtests opens
+// with "▶ name" and closes with a result line of the same name after its
+// children; spec does not say which of the two it is, so only the leaves are
+// named (node counts a parent test too, so a run with parent tests names
+// fewer tests than it counts). After the summary node lists the failures again,
+// each under a "test at <file>" line; a previous run's list is skipped.
+void nameNodeSpecTests(const Lines& lines, std::size_t from, std::size_t to, Tests& tests) {
+  std::vector<std::string_view> parents;  // the open "▶" names, by level
+  for (std::size_t i = from; i < to; ++i) {
+    const std::size_t depth = indentOf(lines[i]) / 2;
+    std::string_view body = trim(lines[i]);
+    if (consume(body, kSpecParent)) {
+      parents.resize(std::min(parents.size(), depth));
+      parents.push_back(body);
+      continue;
+    }
+    std::optional<TestOutcome> outcome;
+    if (consume(body, kSpecPassed)) {
+      outcome = TestOutcome::Passed;
+    } else if (consume(body, kSpecFailed)) {
+      outcome = TestOutcome::Failed;
+    } else if (consume(body, kSpecSkipped)) {
+      outcome = TestOutcome::Skipped;
+    }
+    if (!outcome || body == "failing tests:") continue;
+    if (i > from && lines[i - 1].starts_with("test at ")) continue;
+    const auto [title, directive] = nodeSpecTitle(body);
+    if (depth < parents.size() && parents[depth] == title) {
+      parents.resize(depth);  // a parent closing
+      continue;
+    }
+    parents.resize(std::min(parents.size(), depth));
+    // A todo test passes or fails without counting; node counts it as todo.
+    addTest(tests, nodeTestName(parents, depth, title),
+            directive ? TestOutcome::Skipped : *outcome);
+  }
+}
+
+bool isNodeTestsLine(std::string_view line, std::string_view prefix) {
+  const auto stat = nodeStat(line, prefix);
+  return stat && stat->first == "tests";
+}
+
+std::optional<TestCounts> parseNode(const Lines& lines, Tests& tests) {
   std::optional<std::size_t> at;
   std::string_view prefix;
   for (const std::string_view candidate : {std::string_view("#"), kInfoSign}) {
-    const auto found = findLast(lines, [&](std::string_view l) {
-      const auto stat = nodeStat(l, candidate);
-      return stat && stat->first == "tests";
-    });
+    const auto found =
+        findLast(lines, [&](std::string_view l) { return isNodeTestsLine(l, candidate); });
     if (found && (!at || *found > *at)) {
       at = found;
       prefix = candidate;
@@ -331,6 +540,13 @@ std::optional<TestCounts> parseNode(const Lines& lines) {
     stats[stat->first] = stat->second;
   }
   if (!stats.contains("pass") || !stats.contains("fail")) return std::nullopt;
+  const std::size_t from =
+      runStart(lines, *at, [&](std::string_view l) { return isNodeTestsLine(l, prefix); });
+  if (prefix == "#") {
+    nameNodeTapTests(lines, from, *at, tests);
+  } else {
+    nameNodeSpecTests(lines, from, *at, tests);
+  }
   // A cancelled test (its parent failed or timed out) did not pass; todo
   // tests run but their result does not count, so they sit with the skipped.
   return makeCounts(stats["pass"], static_cast<long long>(stats["fail"]) + stats["cancelled"],
@@ -357,7 +573,28 @@ bool isCargoFinishedLine(std::string_view line) {
   return consume(line, "Finished ") && line.find("target(s) in") != std::string_view::npos;
 }
 
-std::optional<TestCounts> parseCargo(const Lines& lines) {
+// libtest's per-test line, "test tests::area ... ok", "test pairs::big ...
+// ignored, needs a helper" or "test src/lib.rs - area (line 5) ... FAILED"
+// for a doc-test. The name is what cargo prints, with no crate prefix, so the
+// same path in two test binaries shares a name.
+std::optional<TestOutcome> cargoVerdict(std::string_view verdict) {
+  if (verdict == "ok") return TestOutcome::Passed;
+  if (verdict == "FAILED") return TestOutcome::Failed;
+  if (verdict == "ignored" || verdict.starts_with("ignored, ")) return TestOutcome::Skipped;
+  return std::nullopt;
+}
+
+std::optional<std::pair<std::string_view, TestOutcome>> cargoTest(std::string_view line) {
+  line = trim(line);
+  if (!consume(line, "test ")) return std::nullopt;
+  const std::size_t dots = line.find(" ... ");
+  if (dots == std::string_view::npos) return std::nullopt;
+  const auto outcome = cargoVerdict(line.substr(dots + 5));
+  if (!outcome) return std::nullopt;
+  return std::pair{line.substr(0, dots), *outcome};
+}
+
+std::optional<TestCounts> parseCargo(const Lines& lines, Tests& tests) {
   const auto last = findLast(lines, [](std::string_view l) { return cargoResult(l).has_value(); });
   if (!last) return std::nullopt;
   std::size_t from = 0;
@@ -373,6 +610,8 @@ std::optional<TestCounts> parseCargo(const Lines& lines) {
       passed += countOf(*items, "passed");
       failed += countOf(*items, "failed");
       ignored += countOf(*items, "ignored");
+    } else if (const auto test = cargoTest(lines[i])) {
+      addTest(tests, test->first, test->second);
     }
   }
   return makeCounts(passed, failed, ignored);
@@ -411,9 +650,68 @@ std::optional<CountList> pytestSummary(std::string_view line) {
   return items;
 }
 
-std::optional<TestCounts> parsePytest(const Lines& lines) {
-  const auto at = findLast(lines, [](std::string_view l) { return pytestSummary(l).has_value(); });
+bool isPytestSummary(std::string_view line) { return pytestSummary(line).has_value(); }
+
+std::optional<TestOutcome> pytestVerdict(std::string_view word) {
+  if (word == "PASSED" || word == "XPASS") return TestOutcome::Passed;
+  if (word == "FAILED" || word == "ERROR") return TestOutcome::Failed;
+  if (word == "SKIPPED" || word == "XFAIL") return TestOutcome::Skipped;
+  return std::nullopt;
+}
+
+std::string_view consumeWord(std::string_view& s) {
+  std::size_t end = 0;
+  while (end < s.size() && isLetter(s[end])) ++end;
+  const std::string_view word = s.substr(0, end);
+  s.remove_prefix(end);
+  return word;
+}
+
+// A node id at the front of `s`, "tests/test_x.py::test_y[a b]": it runs to
+// the first blank outside brackets, as parameter ids may hold blanks.
+std::optional<std::string_view> consumeNodeId(std::string_view& s) {
+  int depth = 0;
+  std::size_t end = 0;
+  for (; end < s.size() && !(depth == 0 && isSpace(s[end])); ++end) {
+    if (s[end] == '[') {
+      ++depth;
+    } else if (s[end] == ']' && depth > 0) {
+      --depth;
+    }
+  }
+  const std::string_view id = s.substr(0, end);
+  if (id.find("::") == std::string_view::npos) return std::nullopt;
+  s.remove_prefix(end);
+  return id;
+}
+
+// Tests are named by node id, from the -v lines ("tests/test_x.py::test_y
+// PASSED   [ 50%]") and from the short summary ("FAILED tests/test_x.py::
+// test_y - message", every verdict under -rA). The summary's SKIPPED lines
+// give a file and line rather than a node id, so they name nothing. xpassed
+// passed and xfailed is skipped, as in the counts. Without -v or -rA only the
+// failures are named.
+std::optional<std::pair<std::string_view, TestOutcome>> pytestResult(std::string_view line) {
+  std::string_view rest = line;
+  if (const auto verdict = pytestVerdict(consumeWord(rest)); verdict && consume(rest, " ")) {
+    const auto id = consumeNodeId(rest);
+    if (!id) return std::nullopt;
+    return std::pair{*id, *verdict};
+  }
+  rest = line;
+  const auto id = consumeNodeId(rest);
+  if (!id || !consume(rest, " ")) return std::nullopt;
+  const auto verdict = pytestVerdict(consumeWord(rest));
+  if (!verdict || !(rest.empty() || isSpace(rest.front()))) return std::nullopt;
+  return std::pair{*id, *verdict};
+}
+
+std::optional<TestCounts> parsePytest(const Lines& lines, Tests& tests) {
+  const auto at = findLast(lines, isPytestSummary);
   if (!at) return std::nullopt;
+  for (std::size_t i = runStart(lines, *at, isPytestSummary); i < *at; ++i) {
+    if (const auto result = pytestResult(lines[i])) addTest(tests, result->first, result->second);
+  }
   const CountList items = *pytestSummary(lines[*at]);
   // An unexpected pass (xpassed) passed; an expected failure (xfailed) is a
   // known gap, reported like a skip. Errors (in fixtures, collection) fail.
@@ -434,16 +732,40 @@ std::optional<TestCounts> parsePytest(const Lines& lines) {
 // failing subtest is not counted twice. A package that failed without any
 // failing test to show for it (it did not build, a test panicked, TestMain
 // exited) counts as one failure, so breaking a build never looks like fewer tests.
-
-enum class GoStatus { kPass, kFail, kSkip };
+//
+// What is counted is named: a test "importpath.TestName/sub", so packages stay
+// apart, and a package counted as a whole (plain output, or a failure with no
+// failing test) by its import path alone. Tests whose package line never came
+// (the output was cut off) are counted but not named, their package unknown.
 
 struct GoPackage {
-  std::map<std::string, GoStatus> tests;
-  std::optional<GoStatus> status;  // of the package itself
+  std::map<std::string, TestOutcome> tests;
+  std::optional<TestOutcome> status;  // of the package itself
 };
 
-void countGoPackage(const GoPackage& pkg, long long& passed, long long& failed,
-                    long long& skipped) {
+struct GoTally {
+  long long passed = 0;
+  long long failed = 0;
+  long long skipped = 0;
+  Tests tests;
+};
+
+void tallyOutcome(GoTally& tally, TestOutcome outcome) {
+  switch (outcome) {
+    case TestOutcome::Passed:
+      ++tally.passed;
+      break;
+    case TestOutcome::Failed:
+      ++tally.failed;
+      break;
+    case TestOutcome::Skipped:
+      ++tally.skipped;
+      break;
+  }
+}
+
+// `package` is the import path, nullopt when unknown.
+void countGoPackage(const GoPackage& pkg, std::optional<std::string_view> package, GoTally& tally) {
   std::set<std::string_view> parents;
   for (const auto& [name, status] : pkg.tests) {
     for (std::size_t slash = name.find('/'); slash != std::string::npos;
@@ -454,58 +776,57 @@ void countGoPackage(const GoPackage& pkg, long long& passed, long long& failed,
   bool anyFailure = false;
   for (const auto& [name, status] : pkg.tests) {
     if (parents.contains(name)) continue;
-    switch (status) {
-      case GoStatus::kPass:
-        ++passed;
-        break;
-      case GoStatus::kFail:
-        ++failed;
-        anyFailure = true;
-        break;
-      case GoStatus::kSkip:
-        ++skipped;
-        break;
+    tallyOutcome(tally, status);
+    anyFailure = anyFailure || status == TestOutcome::Failed;
+    if (package) {
+      addTest(tally.tests, package->empty() ? name : std::string(*package) + "." + name, status);
     }
   }
-  if (pkg.status == GoStatus::kFail && !anyFailure) ++failed;
+  if (pkg.status == TestOutcome::Failed && !anyFailure) {
+    ++tally.failed;
+    if (package) addTest(tally.tests, *package, TestOutcome::Failed);
+  }
 }
 
-std::optional<GoStatus> goAction(std::string_view action) {
-  if (action == "pass") return GoStatus::kPass;
-  if (action == "fail") return GoStatus::kFail;
-  if (action == "skip") return GoStatus::kSkip;
+std::optional<TestOutcome> goAction(std::string_view action) {
+  if (action == "pass") return TestOutcome::Passed;
+  if (action == "fail") return TestOutcome::Failed;
+  if (action == "skip") return TestOutcome::Skipped;
   return std::nullopt;
 }
 
 struct GoPackageLine {
-  GoStatus status;  // kSkip: "[no test files]"
+  TestOutcome status;  // Skipped: "[no test files]"
   std::string_view package;
 };
 
 // "ok  \tpkg\t0.01s", "FAIL\tpkg\t0.01s", "FAIL\tpkg [build failed]",
 // "?   \tpkg\t[no test files]". nullopt for anything else, including the
-// bare "FAIL" line that precedes a package's FAIL line.
+// bare "FAIL" line that precedes a package's FAIL line, and a line that ends
+// right after the import path: go always prints more, so it was cut short and
+// the path may be too.
 std::optional<GoPackageLine> goPackageLine(std::string_view line) {
-  const std::optional<GoStatus> status = consume(line, "ok")     ? GoStatus::kPass
-                                         : consume(line, "FAIL") ? GoStatus::kFail
-                                         : consume(line, "?")    ? GoStatus::kSkip
-                                                                 : std::optional<GoStatus>();
+  const std::optional<TestOutcome> status = consume(line, "ok")     ? TestOutcome::Passed
+                                            : consume(line, "FAIL") ? TestOutcome::Failed
+                                            : consume(line, "?")    ? TestOutcome::Skipped
+                                                                    : std::optional<TestOutcome>();
   if (!status) return std::nullopt;
   while (line.starts_with(' ')) line.remove_prefix(1);
   if (!consume(line, "\t") || line.empty() || isSpace(line.front())) return std::nullopt;
   const std::size_t end = line.find_first_of(" \t");
+  if (end == std::string_view::npos) return std::nullopt;
   return GoPackageLine{*status, line.substr(0, end)};
 }
 
-std::optional<TestCounts> parseGoJson(const Lines& lines) {
+std::optional<TestCounts> parseGoJson(const Lines& lines, Tests& tests) {
   std::map<std::string, GoPackage> packages;
   bool sawEvent = false;
   for (std::string_view line : lines) {
     // go test -json still prints a package that fails to build as a plain
     // "FAIL\tpkg [build failed]" line, with no event for it.
     if (const auto text = goPackageLine(line)) {
-      if (text->status == GoStatus::kFail)
-        packages[std::string(text->package)].status = GoStatus::kFail;
+      if (text->status == TestOutcome::Failed)
+        packages[std::string(text->package)].status = TestOutcome::Failed;
       continue;
     }
     line = trim(line);
@@ -530,18 +851,20 @@ std::optional<TestCounts> parseGoJson(const Lines& lines) {
     }
   }
   if (!sawEvent) return std::nullopt;
-  long long passed = 0, failed = 0, skipped = 0;
-  for (const auto& [name, pkg] : packages) countGoPackage(pkg, passed, failed, skipped);
-  return makeCounts(passed, failed, skipped);
+  GoTally tally;
+  for (const auto& [name, pkg] : packages) countGoPackage(pkg, name, tally);
+  tests = std::move(tally.tests);
+  return makeCounts(tally.passed, tally.failed, tally.skipped);
 }
 
 // "--- PASS: TestAdd/zero (0.00s)", indented for subtests.
-std::optional<std::pair<std::string, GoStatus>> goTestResult(std::string_view line) {
+std::optional<std::pair<std::string, TestOutcome>> goTestResult(std::string_view line) {
   line = trim(line);
-  const std::optional<GoStatus> status = consume(line, "--- PASS: ")   ? GoStatus::kPass
-                                         : consume(line, "--- FAIL: ") ? GoStatus::kFail
-                                         : consume(line, "--- SKIP: ") ? GoStatus::kSkip
-                                                                       : std::optional<GoStatus>();
+  const std::optional<TestOutcome> status = consume(line, "--- PASS: ")   ? TestOutcome::Passed
+                                            : consume(line, "--- FAIL: ") ? TestOutcome::Failed
+                                            : consume(line, "--- SKIP: ")
+                                                ? TestOutcome::Skipped
+                                                : std::optional<TestOutcome>();
   if (!status) return std::nullopt;
   const std::size_t end = line.find(' ');
   const std::string_view name = line.substr(0, end);
@@ -549,11 +872,11 @@ std::optional<std::pair<std::string, GoStatus>> goTestResult(std::string_view li
   return std::pair{std::string(name), *status};
 }
 
-std::optional<TestCounts> parseGoText(const Lines& lines) {
+std::optional<TestCounts> parseGoText(const Lines& lines, Tests& tests) {
   const bool verbose = std::any_of(lines.begin(), lines.end(), [](std::string_view l) {
     return trim(l).starts_with("=== RUN ");
   });
-  long long passed = 0, failed = 0, skipped = 0;
+  GoTally tally;
   GoPackage block;  // the tests seen since the last package line
   bool recognised = false;
   for (const std::string_view line : lines) {
@@ -569,23 +892,23 @@ std::optional<TestCounts> parseGoText(const Lines& lines) {
     recognised = true;
     if (verbose) {
       block.status = package->status;
-      countGoPackage(block, passed, failed, skipped);
-    } else if (package->status == GoStatus::kPass) {
-      ++passed;
-    } else if (package->status == GoStatus::kFail) {
-      ++failed;
+      countGoPackage(block, package->package, tally);
+    } else if (package->status != TestOutcome::Skipped) {
+      tallyOutcome(tally, package->status);
+      addTest(tally.tests, package->package, package->status);
     }
     block = GoPackage{};
   }
   // Output cut off before its package line still reports the tests it ran.
-  if (verbose) countGoPackage(block, passed, failed, skipped);
+  if (verbose) countGoPackage(block, std::nullopt, tally);
   if (!recognised) return std::nullopt;
-  return makeCounts(passed, failed, skipped);
+  tests = std::move(tally.tests);
+  return makeCounts(tally.passed, tally.failed, tally.skipped);
 }
 
-std::optional<TestCounts> parseGo(const Lines& lines) {
-  if (auto counts = parseGoJson(lines)) return counts;
-  return parseGoText(lines);
+std::optional<TestCounts> parseGo(const Lines& lines, Tests& tests) {
+  if (auto counts = parseGoJson(lines, tests)) return counts;
+  return parseGoText(lines, tests);
 }
 
 // ---------------------------------------------------------------------------
@@ -616,9 +939,46 @@ std::optional<std::string_view> ctestNotRunReason(std::string_view line) {
   return line.substr(open + 1, line.size() - open - 2);
 }
 
-std::optional<TestCounts> parseCtest(const Lines& lines) {
-  const auto at = findLast(lines, [](std::string_view l) { return ctestSummary(l).has_value(); });
+bool isCtestSummary(std::string_view line) { return ctestSummary(line).has_value(); }
+
+// "6/9 Test #6: Ring.KeepsTheLastSlot ............***Failed    0.00 sec": the
+// test's name, then one blank and dots up to a width that fits the longest
+// name, then the status. "Passed" passed; "***Skipped" and "***Not Run
+// (Disabled)" are the skipped and disabled tests of the summary; any other
+// "***" status failed, including a bare "***Not Run" (a missing executable),
+// which ctest itself counts among the failures.
+std::optional<std::pair<std::string_view, TestOutcome>> ctestResult(std::string_view line) {
+  line = trim(line);
+  if (!consumeCount(line) || !consume(line, "/") || !consumeCount(line)) return std::nullopt;
+  skipSpaces(line);
+  if (!consume(line, "Test")) return std::nullopt;
+  skipSpaces(line);
+  if (!consume(line, "#") || !consumeCount(line) || !consume(line, ": ")) return std::nullopt;
+  std::string_view padded;
+  TestOutcome outcome = TestOutcome::Passed;
+  if (const std::size_t stars = line.find("***"); stars != std::string_view::npos) {
+    const std::string_view status = line.substr(stars + 3);
+    outcome = status.starts_with("Skipped") || status.starts_with("Not Run (Disabled)")
+                  ? TestOutcome::Skipped
+                  : TestOutcome::Failed;
+    padded = line.substr(0, stars);
+  } else if (const std::size_t passed = line.rfind(" Passed"); passed != std::string_view::npos) {
+    padded = line.substr(0, passed);
+  } else {
+    return std::nullopt;
+  }
+  while (!padded.empty() && isSpace(padded.back())) padded.remove_suffix(1);
+  while (!padded.empty() && padded.back() == '.') padded.remove_suffix(1);
+  if (!padded.ends_with(' ')) return std::nullopt;
+  return std::pair{padded.substr(0, padded.size() - 1), outcome};
+}
+
+std::optional<TestCounts> parseCtest(const Lines& lines, Tests& tests) {
+  const auto at = findLast(lines, isCtestSummary);
   if (!at) return std::nullopt;
+  for (std::size_t i = runStart(lines, *at, isCtestSummary); i < *at; ++i) {
+    if (const auto result = ctestResult(lines[i])) addTest(tests, result->first, result->second);
+  }
   const auto [failed, total] = *ctestSummary(lines[*at]);
   int skippedInTotal = 0, disabled = 0;
   for (std::size_t i = *at + 1; i < lines.size(); ++i) {
@@ -643,14 +1003,20 @@ std::optional<TestCounts> parseCtest(const Lines& lines) {
 // --gtest_brief drops the FAILED line, so failures are what ran and neither
 // passed nor skipped. Disabled tests never ran: they count as skipped.
 
-// The count of "[  TAG  ] N test(s)..." lines; `tag` is e.g. "PASSED".
-std::optional<int> gtestTagged(std::string_view line, std::string_view tag) {
+// A "[  TAG  ] rest" line split into the tag ("PASSED", "OK", ...) and the rest.
+std::optional<std::pair<std::string_view, std::string_view>> gtestTag(std::string_view line) {
   line = trim(line);
   if (!consume(line, "[")) return std::nullopt;
   const std::size_t close = line.find(']');
-  if (close == std::string_view::npos || trim(line.substr(0, close)) != tag) return std::nullopt;
-  line.remove_prefix(close + 1);
-  skipSpaces(line);
+  if (close == std::string_view::npos) return std::nullopt;
+  return std::pair{trim(line.substr(0, close)), trim(line.substr(close + 1))};
+}
+
+// The count of "[  TAG  ] N test(s)..." lines; `tag` is e.g. "PASSED".
+std::optional<int> gtestTagged(std::string_view line, std::string_view tag) {
+  const auto tagged = gtestTag(line);
+  if (!tagged || tagged->first != tag) return std::nullopt;
+  line = tagged->second;
   const auto count = consumeCount(line);
   if (!count || !(consume(line, " tests") || consume(line, " test"))) return std::nullopt;
   return count;
@@ -672,8 +1038,44 @@ std::optional<int> gtestDisabled(std::string_view line) {
   return count;
 }
 
-std::optional<TestCounts> parseGtest(const Lines& lines) {
-  const auto at = findLast(lines, [](std::string_view l) { return gtestRan(l).has_value(); });
+bool isGtestRan(std::string_view line) { return gtestRan(line).has_value(); }
+
+std::optional<TestOutcome> gtestVerdict(std::string_view tag) {
+  if (tag == "OK") return TestOutcome::Passed;
+  if (tag == "FAILED") return TestOutcome::Failed;
+  if (tag == "SKIPPED" || tag == "DISABLED") return TestOutcome::Skipped;
+  return std::nullopt;
+}
+
+// Tests are named "Suite.Name" ("Prefix/Suite.Name/3" when parameterised) from
+// their result lines: "[       OK ] Suite.Name (0 ms)", "[  FAILED  ]
+// Suite.Name, where GetParam() = 4 (0 ms)" (the parameter, which may print an
+// address, is dropped), "[  SKIPPED ] ..." and "[ DISABLED ] ...". The lists
+// under the summary's "[  FAILED  ] 2 tests, listed below:" repeat names the
+// result lines gave; a previous run's lists open this run's lines, so they
+// are recognised by their heading and skipped.
+void nameGtestTests(const Lines& lines, std::size_t from, std::size_t to, Tests& tests) {
+  std::string_view list;  // the tag of the list being read, if any
+  for (std::size_t i = from; i < to; ++i) {
+    const auto tagged = gtestTag(lines[i]);
+    if (!tagged) {
+      list = {};
+      continue;
+    }
+    const auto [tag, rest] = *tagged;
+    if (gtestTagged(lines[i], tag)) {
+      list = rest.ends_with("listed below:") ? tag : std::string_view();
+      continue;
+    }
+    if (!list.empty() && tag == list) continue;
+    list = {};
+    if (const auto outcome = gtestVerdict(tag))
+      addTest(tests, rest.substr(0, rest.find_first_of(" ,")), *outcome);
+  }
+}
+
+std::optional<TestCounts> parseGtest(const Lines& lines, Tests& tests) {
+  const auto at = findLast(lines, isGtestRan);
   if (!at) return std::nullopt;
   const int ran = *gtestRan(lines[*at]);
   std::optional<int> passed;
@@ -688,6 +1090,7 @@ std::optional<TestCounts> parseGtest(const Lines& lines) {
     }
   }
   if (!passed) return std::nullopt;
+  nameGtestTests(lines, runStart(lines, *at, isGtestRan), *at, tests);
   return makeCounts(*passed, static_cast<long long>(ran) - *passed - skipped,
                     static_cast<long long>(skipped) + disabled);
 }
@@ -695,7 +1098,7 @@ std::optional<TestCounts> parseGtest(const Lines& lines) {
 // ---------------------------------------------------------------------------
 // Dispatch
 
-using ParseFn = std::optional<TestCounts> (*)(const Lines&);
+using ParseFn = std::optional<TestCounts> (*)(const Lines&, Tests&);
 
 struct Parser {
   std::string_view name;
@@ -715,6 +1118,42 @@ constexpr std::array kParsers{
 };
 
 }  // namespace
+
+namespace {
+
+int severity(TestOutcome outcome) {
+  switch (outcome) {
+    case TestOutcome::Failed:
+      return 2;
+    case TestOutcome::Passed:
+      return 1;
+    case TestOutcome::Skipped:
+      return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addTest(std::map<std::string, TestOutcome>& tests, std::string_view name, TestOutcome outcome) {
+  if (name.size() > kMaxNameBytes) {
+    std::size_t cut = kMaxNameBytes;
+    // Back up to the start of a UTF-8 character rather than split it.
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xc0) == 0x80) --cut;
+    name = name.substr(0, cut);
+  }
+  if (name.empty()) return;
+  std::string key(name);
+  // Names read from JSON strings or XML attributes may hold line breaks; a name is one line.
+  std::replace(key.begin(), key.end(), '\n', ' ');
+  std::replace(key.begin(), key.end(), '\r', ' ');
+  const auto it = tests.find(key);
+  if (it == tests.end()) {
+    if (tests.size() < kMaxNames) tests.emplace(std::move(key), outcome);
+  } else if (severity(outcome) > severity(it->second)) {
+    it->second = outcome;
+  }
+}
 
 std::span<const std::string_view> testFormatNames() {
   // Every parser, then the two formats that are not read from the output.
@@ -736,7 +1175,9 @@ std::optional<TestParse> parseTestOutput(std::string_view output,
     const Lines lines = splitLines(clean);
     for (const Parser& parser : kParsers) {
       if (format && *format != parser.name) continue;
-      if (auto counts = parser.parse(lines)) return TestParse{*counts, std::string(parser.name)};
+      Tests tests;
+      if (auto counts = parser.parse(lines, tests))
+        return TestParse{*counts, std::string(parser.name), std::move(tests)};
     }
   } catch (const std::exception&) {
     // Only allocation can throw here; a result we cannot compute is "unparsed".

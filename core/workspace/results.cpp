@@ -74,6 +74,8 @@ void tag_invoke(json::value_from_tag, json::value& out, const AgentState& x) {
   putIfSet(o, "commit", x.commit);
   putIfSet(o, "error", x.error);
   if (!x.warnings.empty()) o["warnings"] = stringArray(x.warnings);
+  putIfNotEmpty(o, "stderrTail", x.stderrTail);
+  if (x.deniedToolCalls > 0) o["deniedToolCalls"] = x.deniedToolCalls;
   putIfSet(o, "rank", x.rank);
   putIfSet(o, "total", x.total);
   out = std::move(o);
@@ -92,6 +94,8 @@ AgentState tag_invoke(json::value_to_tag<AgentState>, const json::value& in) {
   x.commit = r.optionalString("commit");
   x.error = r.optionalString("error");
   x.warnings = r.strings("warnings");
+  x.stderrTail = r.optionalString("stderrTail").value_or("");
+  x.deniedToolCalls = r.optionalNumber<int>("deniedToolCalls").value_or(0);
   x.rank = r.optionalNumber<int>("rank");
   x.total = r.optionalNumber<double>("total");
   return x;

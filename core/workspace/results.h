@@ -52,7 +52,9 @@ struct AgentState {
   std::string worktree;
   std::optional<std::string> commit;
   std::optional<std::string> error;
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;  // what its CLI reported (permission denials, model errors)
+  std::string stderrTail;             // the last lines its CLI wrote to stderr
+  int deniedToolCalls = 0;
   std::optional<int> rank;      // once scored
   std::optional<double> total;  // once scored
 };

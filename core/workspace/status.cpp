@@ -137,6 +137,8 @@ RaceSummary Workspace::summarize(const RaceRecord& race, bool scoring,
     st.commit = a.commit;
     st.error = a.error;
     st.warnings = a.warnings;
+    st.stderrTail = a.stderrTail;
+    st.deniedToolCalls = a.deniedToolCalls;
     if (scores) {
       for (const auto& r : scores->rankings) {
         if (r.agentId != a.agentId) continue;

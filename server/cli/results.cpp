@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace hydra::cli {
 
@@ -20,6 +23,73 @@ std::string padRight(std::string s, std::size_t n) {
   for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
   if (chars < n) s.append(n - chars, ' ');
   return s;
+}
+
+// What an agent or its tests wrote, made safe for a terminal: a control
+// character (an escape sequence could rewrite the screen) shows as '?'.
+std::string printable(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\t') || byte == 0x7f) c = '?';
+  }
+  return out;
+}
+
+// "a, b, c and 4 more": one line per kind, however many tests a run names.
+std::string listed(const std::vector<std::string>& items, std::size_t shown = 8) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < shown; ++i) out += (i ? ", " : "") + printable(items[i]);
+  if (items.size() > shown) out += " and " + std::to_string(items.size() - shown) + " more";
+  return out;
+}
+
+// The last `n` non-empty lines of `text`.
+std::vector<std::string> lastLines(const std::string& text, std::size_t n) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(n));
+  return lines;
+}
+
+// Under an agent's score line: what the race found (escapes, flags, tests by
+// name) and what its CLI said (error, warnings, the end of its stderr).
+void printDetails(std::ostream& out, const core::scoring::AgentScore& a, const core::AgentRecord* record,
+                  const Style& style) {
+  const std::string indent = "      ";
+  if (record) {
+    for (const auto& escape : record->escapes) out << indent << style.red("escaped: ") << escape << "\n";
+  }
+  for (const auto& flag : a.flags) out << indent << style.yellow("not for auto-merge: ") << printable(flag) << "\n";
+  if (a.testChanges) {
+    if (!a.testChanges->fixed.empty()) out << indent << style.green("fixed: ") << listed(a.testChanges->fixed) << "\n";
+    if (!a.testChanges->broken.empty()) out << indent << style.red("broken: ") << listed(a.testChanges->broken) << "\n";
+    if (!a.testChanges->removed.empty()) {
+      out << indent << style.red("removed: ") << listed(a.testChanges->removed) << style.dim(" (scored as failed)")
+          << "\n";
+    }
+  }
+  if (!record) return;
+  if (record->error && a.status != core::AgentStatus::Completed) {
+    out << indent << style.red("error: ") << printable(*record->error) << "\n";
+  }
+  constexpr std::size_t kWarningsShown = 5;
+  for (std::size_t i = 0; i < record->warnings.size() && i < kWarningsShown; ++i) {
+    out << indent << style.yellow("warning: ") << printable(record->warnings[i]) << "\n";
+  }
+  if (record->warnings.size() > kWarningsShown) {
+    out << indent << style.dim("(" + std::to_string(record->warnings.size() - kWarningsShown) + " more warnings)") << "\n";
+  }
+  // What a failed CLI last said on stderr is often the only clue to why.
+  if (a.status != core::AgentStatus::Completed) {
+    for (const auto& line : lastLines(record->stderrTail, 3)) out << indent << style.dim("stderr: " + printable(line)) << "\n";
+  }
 }
 
 }  // namespace
@@ -73,9 +143,7 @@ void printResults(std::ostream& out, const core::RaceRecord& race, const core::s
         << " / 100    " << build << " " << line;
     if (!a.eligible()) out << "  " << style.dim("(" + a.ineligible + ": cannot win)");
     out << "\n";
-    if (const core::AgentRecord* record = race.findAgent(a.agentId)) {
-      for (const auto& escape : record->escapes) out << "      " << style.red("escaped: ") << escape << "\n";
-    }
+    printDetails(out, a, race.findAgent(a.agentId), style);
   }
   out << "\n";
 

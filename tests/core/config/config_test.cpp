@@ -14,6 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
+using ::testing::IsEmpty;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 
@@ -287,6 +288,27 @@ TEST(ConfigErrorTest, WritablePathsMustBeAbsoluteOrInHome) {
               "'writable_paths' entries must be absolute paths or start with '~/', found 'cache'");
 }
 
+TEST(ConfigErrorTest, ProtectedPathsMustStayInsideTheRepository) {
+  expectError("[scoring]\nprotected_paths = [\"tests/\", \"../secrets\"]\n", 2, 30,
+              "'protected_paths': a protected path must stay inside the repository (no '.' or '..' segments), "
+              "found '../secrets'");
+  expectError("[scoring]\nprotected_paths = [\"\"]\n", 2, 20,
+              "'protected_paths': a protected path must name something, found ''");
+  expectError("[scoring]\nprotected_paths = \"tests/\"\n", 2, 19,
+              "'protected_paths' must be an array of strings, found string");
+  expectError("[scoring]\nprotected_mode = \"revert\"\n", 2, 18,
+              "'protected_mode' must be one of flag, restore, found 'revert'");
+}
+
+TEST(ConfigTest, ProtectedPathsAndTheirMode) {
+  const Config config = parseConfig(
+      "[scoring]\nprotected_paths = [\"tests/\", \"**/conftest.py\"]\nprotected_mode = \"restore\"\n", kFile);
+  EXPECT_THAT(config.scoring.protectedPaths, ElementsAre("tests/", "**/conftest.py"));
+  EXPECT_EQ(config.scoring.protectedMode, "restore");
+  EXPECT_EQ(parseConfig("", kFile).scoring.protectedMode, "flag");
+  EXPECT_THAT(parseConfig("", kFile).scoring.protectedPaths, IsEmpty());
+}
+
 TEST(ConfigErrorTest, SyntaxErrorKeepsTheTomlDescription) {
   expectError("[general]\nmax_concurrent_agents = = 2\n", 2, 25,
               "Error while parsing value: could not determine value type");
@@ -511,6 +533,8 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
                         : key == "auto_merge"     ? "true"
                         : key == "test_format"    ? "\"junit\""
                         : key == "lint_format"    ? "\"gcc\""
+                        : key == "protected_paths" ? "[\"tests/\"]"
+                        : key == "protected_mode"  ? "\"restore\""
                                                   : "\"x.xml\"";
     EXPECT_NO_THROW(parseConfig("[scoring]\n" + key + " = " + value + "\n", kFile)) << key;
   }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <boost/json/value_from.hpp>
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
@@ -125,6 +126,8 @@ json::object defaultsAsToml() {
         {"test_command", s.testCommand.value_or("")},
         {"lint_command", s.lintCommand.value_or("")},
         {"timeout_per_check_seconds", s.timeoutPerCheckSeconds},
+        {"protected_paths", json::value_from(s.protectedPaths)},
+        {"protected_mode", s.protectedMode},
         {"auto_merge", s.autoMerge},
         {"thresholds",
          {{"auto_merge_minimum", s.thresholds.autoMergeMinimum},
@@ -165,7 +168,7 @@ int checkDefaults(const json::object& schema, const json::object& defaults,
 
 TEST(SchemaTest, DefaultsMatchTheConfigStructs) {
   int checked = checkDefaults(loadSchema(), defaultsAsToml(), "");
-  EXPECT_EQ(checked, 18);  // general 4, weights 5, scoring 5, thresholds 2, collaboration 2
+  EXPECT_EQ(checked, 20);  // general 4, weights 5, scoring 7, thresholds 2, collaboration 2
 
   // Agents: extra_args and env default to empty.
   const json::object& agent = schemaFor("agents.*").at("properties").as_object();

@@ -165,7 +165,7 @@ TEST(DetectCommandsTest, PyprojectUsesPytestAndRuffWhenConfigured) {
   repo.write("pyproject.toml", "[project]\nname = \"demo\"\n\n[tool.ruff]\nline-length = 100\n");
   DetectedCommands found = detectCommands(repo.path());
   EXPECT_EQ(found.build, std::nullopt);
-  EXPECT_EQ(found.test, "python3 -m pytest");
+  EXPECT_EQ(found.test, "python3 -m pytest -rA");
   EXPECT_EQ(found.testFormat, "pytest");
   EXPECT_EQ(found.lint, "ruff check .");
   EXPECT_EQ(found.lintFormat, "ruff");
@@ -191,15 +191,39 @@ TEST(DetectCommandsTest, PyprojectWithoutLinterSettingsDetectsNoLint) {
   repo.write("pyproject.toml", "[project]\nname = \"demo\"\n");
   repo.write("setup.cfg", "[metadata]\nname = demo\n# [flake8] is only mentioned here\n");
   DetectedCommands found = detectCommands(repo.path());
-  EXPECT_EQ(found.test, "python3 -m pytest");
+  EXPECT_EQ(found.test, "python3 -m pytest -rA");
   EXPECT_EQ(found.lint, std::nullopt);
+}
+
+TEST(DetectCommandsTest, ProposesTheTestFoldersAndRunnerConfigurationAsProtected) {
+  test::TempDir repo;
+  repo.write("pyproject.toml", "[project]\nname = \"demo\"\n");
+  repo.write("tests/test_login.py", "def test_login():\n    pass\n");
+  repo.write("pytest.ini", "[pytest]\n");
+  repo.write("web/jest.config.js", "module.exports = {};\n");  // not at the root: not proposed
+  repo.write("jest.config.ts", "export default {};\n");
+  DetectedCommands found = detectCommands(repo.path());
+  EXPECT_THAT(found.protectedPaths, ElementsAre("conftest.py", "jest.config.ts", "pytest.ini", "tests/"));
+  EXPECT_THAT(found.evidence, Contains("protected: conftest.py, jest.config.ts, pytest.ini, tests/ (tests and "
+                                       "their runner's configuration)"));
+
+  const Config config = parseConfig(renderInitConfig(found, {}), kFile);
+  EXPECT_EQ(config.scoring.protectedPaths, found.protectedPaths);
+  EXPECT_EQ(config.scoring.protectedMode, "flag");
+
+  test::TempDir go;
+  go.write("go.mod", "module demo\n");
+  EXPECT_THAT(detectCommands(go.path()).protectedPaths, ElementsAre("*_test.go"));
+  test::TempDir cargo;
+  cargo.write("Cargo.toml", "[package]\nname = \"demo\"\n");
+  EXPECT_THAT(detectCommands(cargo.path()).protectedPaths, IsEmpty());
 }
 
 TEST(DetectCommandsTest, InvalidPyprojectStillGivesPytestAndSaysWhy) {
   test::TempDir repo;
   repo.write("pyproject.toml", "[project\nname = \"demo\"\n");
   DetectedCommands found = detectCommands(repo.path());
-  EXPECT_EQ(found.test, "python3 -m pytest");
+  EXPECT_EQ(found.test, "python3 -m pytest -rA");
   EXPECT_THAT(found.evidence, Contains(HasSubstr("pyproject.toml is not valid TOML (line 1")));
 }
 

@@ -121,7 +121,7 @@ TEST(RankAgentsTest, TiesAreBrokenByTestsThenDiffThenSpeedThenId) {
 
 TEST(RankAgentsTest, ExcludedDimensionsAreNullAndRenormalised) {
   ScoringConfig c;
-  c.testCommand = "make test";
+  c.testCommand.emplace("make test");
   CheckSet s;
   s.tests = passed("make test");
   s.tests->tests = TestCounts{4, 1, 0};
@@ -256,6 +256,135 @@ TEST(RankAgentsTest, ScoresRoundTripThroughJson) {
   EXPECT_EQ(back.rankings[0].checks.tests->tests, scores.rankings[0].checks.tests->tests);
   EXPECT_EQ(back.rankings[0].diff, scores.rankings[0].diff);
   EXPECT_EQ(back.baseline.commit, "base");
+}
+
+// --- tests by name, and flags ---------------------------------------------------
+
+// Tests named in a run: the counts follow from the verdicts.
+CheckSet namedTests(const std::map<std::string, TestOutcome>& cases) {
+  CheckSet s = checksWith(0, 0, 0);
+  TestCounts counts;
+  for (const auto& [name, outcome] : cases) {
+    if (outcome == TestOutcome::Passed) ++counts.passed;
+    if (outcome == TestOutcome::Failed) ++counts.failed;
+    if (outcome == TestOutcome::Skipped) ++counts.skipped;
+  }
+  s.tests->tests = counts;
+  s.tests->testCases = cases;
+  if (counts.failed > 0) s.tests->exitCode = 1;
+  return s;
+}
+
+constexpr auto kPass = TestOutcome::Passed;
+constexpr auto kFail = TestOutcome::Failed;
+constexpr auto kSkip = TestOutcome::Skipped;
+
+Baseline namedBaseline() {
+  Baseline b;
+  b.commit = "base";
+  b.checks = namedTests({{"test_login", kFail}, {"test_logout", kFail}, {"test_home", kPass}, {"test_slow", kSkip}});
+  return b;
+}
+
+TEST(TestsByNameTest, DeletingTheFailingTestsIsNoFixAndNamesWhatWasRemoved) {
+  auto scores = rankAgents(
+      "r",
+      {agent("deleter", 1000, {0, 20, 1}, namedTests({{"test_home", kPass}})),
+       agent("fixer", 3000, {8, 2, 1}, namedTests({{"test_login", kPass}, {"test_logout", kPass}, {"test_home", kPass}}))},
+      namedBaseline(), allCommands());
+  ASSERT_EQ(scores.winner, "fixer");
+  const AgentScore& fixer = scores.rankings[0];
+  const AgentScore& deleter = scores.rankings[1];
+  ASSERT_TRUE(fixer.testChanges);
+  EXPECT_EQ(fixer.testChanges->fixed, (std::vector<std::string>{"test_login", "test_logout"}));
+  EXPECT_TRUE(fixer.testChanges->removed.empty());
+  ASSERT_TRUE(deleter.testChanges);
+  EXPECT_EQ(deleter.testChanges->removed, (std::vector<std::string>{"test_login", "test_logout"}));
+  // 1 passed, 2 removed (failed) of a base with 1 of 3 passing: no better than the base.
+  EXPECT_LT(*deleter.breakdown.tests, 50.0);
+  EXPECT_DOUBLE_EQ(*fixer.breakdown.tests, 100.0);
+  EXPECT_EQ(deleter.checks.tests->tests->failed, 0) << "the record keeps what the runner said";
+}
+
+TEST(TestsByNameTest, BrokenTestsAreNamedAndASkippedBaseTestIsNeverRemoved) {
+  auto scores = rankAgents("r",
+                           {agent("breaker", 1000, {3, 1, 1},
+                                  namedTests({{"test_login", kPass}, {"test_logout", kFail}, {"test_home", kFail}}))},
+                           namedBaseline(), allCommands());
+  const auto& changes = scores.rankings[0].testChanges;
+  ASSERT_TRUE(changes);
+  EXPECT_EQ(changes->fixed, std::vector<std::string>{"test_login"});
+  EXPECT_EQ(changes->broken, std::vector<std::string>{"test_home"});
+  EXPECT_TRUE(changes->removed.empty()) << "test_slow was skipped at the base";
+}
+
+TEST(TestsByNameTest, NamesThatDoNotCoverTheCountsCompareNothing) {
+  // pytest without -v names only its failures: 3 passed, 1 failed, 1 name.
+  CheckSet partial = checksWith(3, 1, 0);
+  partial.tests->testCases = {{"test_login", kFail}};
+  auto scores = rankAgents("r", {agent("a", 1000, {3, 1, 1}, partial)}, namedBaseline(), allCommands());
+  EXPECT_FALSE(scores.rankings[0].testChanges);
+  EXPECT_FALSE(compareTests(*namedBaseline().checks.tests, *partial.tests));
+  EXPECT_FALSE(compareTests(*partial.tests, *namedBaseline().checks.tests));
+}
+
+TEST(FlagsTest, DeniedToolCallsAndProtectedChangesRuleOutAutoMergeNotTheWin) {
+  static const ScoringConfig config = [] {
+    ScoringConfig c = allCommands();
+    c.thresholds.autoMergeMinimum = 50;
+    return c;
+  }();
+  auto denied = agent("denied", 1000, {3, 1, 1}, checksWith(5, 0, 0));
+  denied.deniedToolCalls = 2;
+  auto scores = rankAgents("r", {denied}, baselineWith(5, 0), config);
+  EXPECT_EQ(scores.winner, "denied");
+  EXPECT_FALSE(scores.autoMergeEligible);
+  EXPECT_EQ(scores.rankings[0].flags, std::vector<std::string>{"2 tool calls denied"});
+
+  auto tamperer = agent("tamperer", 1000, {3, 1, 1}, checksWith(5, 0, 0));
+  tamperer.protectedChanges = {"tests/conftest.py"};
+  tamperer.protectedMode = "restore";
+  scores = rankAgents("r", {tamperer}, baselineWith(5, 0), config);
+  EXPECT_EQ(scores.winner, "tamperer");
+  EXPECT_FALSE(scores.autoMergeEligible);
+  EXPECT_EQ(scores.rankings[0].flags,
+            std::vector<std::string>{"changed protected files: tests/conftest.py (put back for its checks)"});
+
+  scores = rankAgents("r", {agent("clean", 1000, {3, 1, 1}, checksWith(5, 0, 0))}, baselineWith(5, 0), config);
+  EXPECT_TRUE(scores.autoMergeEligible);
+  EXPECT_TRUE(scores.rankings[0].flags.empty());
+}
+
+TEST(FlagsTest, TestsByNameAndFlagsTravelThroughJson) {
+  auto tamperer = agent("tamperer", 1000, {0, 20, 1}, namedTests({{"test_home", kPass}}));
+  tamperer.protectedChanges = {"tests/test_login.py", "tests/test_logout.py"};
+  tamperer.protectedMode = "flag";
+  tamperer.deniedToolCalls = 1;
+  auto scores = rankAgents("r", {tamperer}, namedBaseline(), allCommands());
+  const boost::json::value v = boost::json::value_from(scores);
+  const auto& ranking = v.at("rankings").at(0);
+  EXPECT_EQ(ranking.at("testChanges").at("removed"), boost::json::parse(R"(["test_login","test_logout"])"));
+  EXPECT_EQ(ranking.at("flags").as_array().size(), 2u);
+  EXPECT_EQ(ranking.at("protectedMode"), boost::json::value("flag"));
+  EXPECT_EQ(ranking.at("checks").at("tests").at("testCases"), boost::json::parse(R"({"test_home":"passed"})"));
+  EXPECT_EQ(v.at("baseline").at("checks").at("tests").at("testCases").at("test_slow"), boost::json::value("skipped"));
+
+  const auto back = boost::json::value_to<RaceScores>(boost::json::parse(boost::json::serialize(v)));
+  EXPECT_EQ(boost::json::value_from(back), v);
+  EXPECT_EQ(back.rankings[0].testChanges, scores.rankings[0].testChanges);
+  EXPECT_EQ(back.baseline.checks.tests->testCases, namedBaseline().checks.tests->testCases);
+}
+
+TEST(FlagsTest, AnUnknownVerdictInARecordIsAnErrorNamingTheField) {
+  auto v = boost::json::value_from(rankAgents("r", {agent("a", 1000, {1, 0, 1}, namedTests({{"t", kPass}}))},
+                                              namedBaseline(), allCommands()));
+  v.at("rankings").at(0).at("checks").at("tests").at("testCases").at("t") = "green";
+  try {
+    boost::json::value_to<RaceScores>(v);
+    FAIL() << "read an unknown verdict";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("testCases"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // (tests/fixtures/runners: each runner's project, its captures, and
 // regenerate.sh, which rebuilds them). Expected counts are the ones the
 // projects were written to produce; README.md there lists them per capture.
+// Expected test names are the projects' tests as each runner prints them.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <random>
@@ -26,6 +28,10 @@ namespace hydra::core::scoring {
 // Lets GoogleTest print counts in failure messages.
 void PrintTo(const TestCounts& c, std::ostream* os) {
   *os << "{passed " << c.passed << ", failed " << c.failed << ", skipped " << c.skipped << "}";
+}
+
+void PrintTo(TestOutcome o, std::ostream* os) {
+  *os << (o == TestOutcome::Passed ? "Passed" : o == TestOutcome::Failed ? "Failed" : "Skipped");
 }
 
 namespace {
@@ -53,10 +59,18 @@ std::string withCrlf(std::string_view text) {
   return out;
 }
 
+// Which of the tests it counts a capture names.
+enum class Naming {
+  kEvery,  // every passed and failed test (some skips may go unnamed)
+  kSome,   // only some, e.g. pytest without -v or -rA names the failures
+  kNone,   // none: the runner prints no line naming a test unambiguously
+};
+
 struct Capture {
   std::string file;  // relative to tests/fixtures/runners
   std::string format;
   TestCounts counts;
+  Naming naming;
 };
 
 void PrintTo(const Capture& c, std::ostream* os) { *os << c.file; }
@@ -64,40 +78,200 @@ void PrintTo(const Capture& c, std::ostream* os) { *os << c.file; }
 // Every capture, with the counts its project was written to produce.
 const std::vector<Capture>& captures() {
   static const std::vector<Capture> all{
-      {"jest/default.txt", "jest", {4, 2, 2}},
-      {"jest/verbose.txt", "jest", {4, 2, 2}},
-      {"jest/colour.txt", "jest", {4, 2, 2}},
-      {"jest/all_pass.txt", "jest", {2, 0, 0}},
-      {"vitest/default.txt", "vitest", {5, 1, 2}},
-      {"vitest/verbose.txt", "vitest", {5, 1, 2}},
-      {"vitest/all_pass.txt", "vitest", {3, 0, 0}},
-      {"mocha/spec.txt", "mocha", {3, 3, 1}},
-      {"node/tap.txt", "node", {4, 1, 2}},
-      {"node/spec.txt", "node", {4, 1, 2}},
-      {"cargo/workspace.txt", "cargo", {8, 3, 2}},
-      {"cargo/colour.txt", "cargo", {8, 3, 2}},
-      {"cargo/fail_fast.txt", "cargo", {3, 1, 1}},
-      {"pytest/default.txt", "pytest", {9, 3, 2}},
-      {"pytest/quiet.txt", "pytest", {9, 3, 2}},
-      {"pytest/colour.txt", "pytest", {9, 3, 2}},
-      {"pytest/all_pass.txt", "pytest", {3, 0, 0}},
-      {"go/plain.txt", "go", {0, 2, 0}},
-      {"go/all_pass.txt", "go", {2, 0, 0}},
-      {"go/verbose.txt", "go", {7, 2, 1}},
-      {"go/json.txt", "go", {7, 2, 1}},
-      {"go/verbose_build_failure.txt", "go", {7, 3, 1}},
-      {"go/json_build_failure.txt", "go", {7, 3, 1}},
-      {"ctest/default.txt", "ctest", {5, 2, 2}},
-      {"ctest/output_on_failure.txt", "ctest", {5, 2, 2}},
-      {"gtest/default.txt", "gtest", {8, 2, 2}},
-      {"gtest/brief.txt", "gtest", {8, 2, 2}},
-      {"gtest/colour_all_pass.txt", "gtest", {6, 0, 0}},
+      {"jest/default.txt", "jest", {4, 2, 2}, Naming::kNone},
+      {"jest/verbose.txt", "jest", {4, 2, 2}, Naming::kNone},
+      {"jest/colour.txt", "jest", {4, 2, 2}, Naming::kNone},
+      {"jest/all_pass.txt", "jest", {2, 0, 0}, Naming::kNone},
+      {"vitest/default.txt", "vitest", {5, 1, 2}, Naming::kNone},
+      {"vitest/verbose.txt", "vitest", {5, 1, 2}, Naming::kEvery},
+      {"vitest/all_pass.txt", "vitest", {3, 0, 0}, Naming::kNone},
+      {"mocha/spec.txt", "mocha", {3, 3, 1}, Naming::kNone},
+      {"node/tap.txt", "node", {4, 1, 2}, Naming::kEvery},
+      {"node/spec.txt", "node", {4, 1, 2}, Naming::kEvery},
+      {"cargo/workspace.txt", "cargo", {8, 3, 2}, Naming::kEvery},
+      {"cargo/colour.txt", "cargo", {8, 3, 2}, Naming::kEvery},
+      {"cargo/fail_fast.txt", "cargo", {3, 1, 1}, Naming::kEvery},
+      {"pytest/default.txt", "pytest", {9, 3, 2}, Naming::kSome},
+      {"pytest/quiet.txt", "pytest", {9, 3, 2}, Naming::kSome},
+      {"pytest/colour.txt", "pytest", {9, 3, 2}, Naming::kSome},
+      {"pytest/all_pass.txt", "pytest", {3, 0, 0}, Naming::kSome},
+      {"pytest/verbose.txt", "pytest", {9, 3, 2}, Naming::kEvery},
+      {"pytest/report_all.txt", "pytest", {9, 3, 2}, Naming::kEvery},
+      {"go/plain.txt", "go", {0, 2, 0}, Naming::kEvery},
+      {"go/all_pass.txt", "go", {2, 0, 0}, Naming::kEvery},
+      {"go/verbose.txt", "go", {7, 2, 1}, Naming::kEvery},
+      {"go/json.txt", "go", {7, 2, 1}, Naming::kEvery},
+      {"go/verbose_build_failure.txt", "go", {7, 3, 1}, Naming::kEvery},
+      {"go/json_build_failure.txt", "go", {7, 3, 1}, Naming::kEvery},
+      {"ctest/default.txt", "ctest", {5, 2, 2}, Naming::kEvery},
+      {"ctest/output_on_failure.txt", "ctest", {5, 2, 2}, Naming::kEvery},
+      {"gtest/default.txt", "gtest", {8, 2, 2}, Naming::kEvery},
+      {"gtest/brief.txt", "gtest", {8, 2, 2}, Naming::kSome},
+      {"gtest/colour_all_pass.txt", "gtest", {6, 0, 0}, Naming::kEvery},
   };
   return all;
 }
 
 const std::vector<std::string> kTextFormats{"jest",   "vitest", "mocha", "node", "cargo",
                                             "pytest", "go",     "ctest", "gtest"};
+
+using Tests = std::map<std::string, TestOutcome>;
+constexpr TestOutcome kPassed = TestOutcome::Passed;
+constexpr TestOutcome kFailed = TestOutcome::Failed;
+constexpr TestOutcome kSkipped = TestOutcome::Skipped;
+
+// The exact names and verdicts of the captures that name tests. Captures of
+// the same run in another shape (colour, --output-on-failure) must match the
+// same entry.
+const std::map<std::string, Tests>& exactNames() {
+  static const Tests pytestFailures{
+      {"test_inventory.py::test_remove_never_goes_negative", kFailed},
+      {"test_inventory.py::test_remove_unknown_item_raises", kFailed},
+      {"test_inventory.py::test_restock_from_warehouse", kFailed},  // ERROR at setup
+  };
+  static const Tests pytestVerbose{
+      {"test_inventory.py::test_new_inventory_is_empty", kPassed},
+      {"test_inventory.py::test_add_accumulates", kPassed},
+      {"test_inventory.py::test_items_are_sorted", kPassed},
+      {"test_inventory.py::test_add_rejects_non_positive_counts[0]", kPassed},
+      {"test_inventory.py::test_add_rejects_non_positive_counts[-1]", kPassed},
+      {"test_inventory.py::test_remove_never_goes_negative", kFailed},
+      {"test_inventory.py::test_remove_unknown_item_raises", kFailed},
+      {"test_inventory.py::test_restock_from_warehouse", kFailed},
+      {"test_inventory.py::test_reads_legacy_ledger", kSkipped},
+      {"test_inventory.py::test_bulk_discount", kSkipped},                 // XFAIL
+      {"test_inventory.py::test_count_of_unknown_item_is_zero", kPassed},  // XPASS
+      {"test_passing.py::test_count_after_single_add", kPassed},
+      {"test_passing.py::test_items_hide_sold_out_lines", kPassed},
+      {"test_passing.py::test_add_then_remove_keeps_the_rest", kPassed},
+  };
+  // -rA lists a skip by file and line, not by node id: it goes unnamed.
+  static const Tests pytestReportAll = [] {
+    Tests tests = pytestVerbose;
+    tests.erase("test_inventory.py::test_reads_legacy_ledger");
+    return tests;
+  }();
+  static const Tests goLeaves{
+      {"example.com/fixture/calc.TestAdd/positive", kPassed},
+      {"example.com/fixture/calc.TestAdd/negative", kPassed},
+      {"example.com/fixture/calc.TestAdd/zero", kPassed},
+      {"example.com/fixture/calc.TestMul", kPassed},
+      {"example.com/fixture/calc.TestDiv/exact", kPassed},
+      {"example.com/fixture/calc.TestDiv/floors_negatives", kFailed},
+      {"example.com/fixture/calc.TestDivByZeroPanics", kSkipped},
+      {"example.com/fixture/textutil.TestReverseASCII", kPassed},
+      {"example.com/fixture/textutil.TestReverseRunes", kFailed},
+      {"example.com/fixture/textutil.TestShout", kPassed},
+  };
+  static const Tests goBuildFailure = [] {
+    Tests tests = goLeaves;
+    tests.emplace("example.com/fixture/broken", kFailed);  // a package that did not build
+    return tests;
+  }();
+  static const Tests cargoWorkspace{
+      {"tests::area_of_unit_square", kPassed},
+      {"tests::area_with_zero_side", kPassed},
+      {"tests::distance_of_irrational_length", kSkipped},
+      {"tests::distance_is_symmetric", kPassed},
+      {"tests::perimeter_of_square", kFailed},
+      {"tests::splits_at_the_first_equals_sign", kPassed},
+      {"tests::rejects_a_line_without_equals", kPassed},
+      {"parses_a_large_file", kSkipped},
+      {"trims_the_value", kPassed},
+      {"trims_the_key", kFailed},
+      {"geometry/src/lib.rs - area (line 5)", kPassed},
+      {"geometry/src/lib.rs - distance (line 23)", kPassed},
+      {"geometry/src/lib.rs - perimeter (line 14)", kFailed},
+  };
+  static const Tests ctest{
+      {"Ring.StartsEmpty", kPassed},
+      {"Ring.PopOfEmptyIsNothing", kPassed},
+      {"Ring.RefusesPushWhenFull", kPassed},
+      {"Ring.SizeCountsPushes", kPassed},
+      {"Ring.PopsInInsertionOrder", kPassed},
+      {"Ring.KeepsTheLastSlot", kFailed},
+      {"Ring.GrowsOnDemand", kSkipped},
+      {"config_file_is_valid", kFailed},
+      {"legacy_import", kSkipped},
+  };
+  static const Tests gtestAllPass{
+      {"Capitalize.UppercasesTheFirstLetter", kPassed},
+      {"Capitalize.LeavesTheRestAlone", kPassed},
+      {"Capitalize.KeepsDigits", kPassed},
+      {"Words/VowelTest.CountsVowels/0", kPassed},
+      {"Words/VowelTest.CountsVowels/1", kPassed},
+      {"Words/VowelTest.CountsVowels/2", kPassed},
+  };
+  static const Tests gtestFailures{
+      {"Palindrome.IgnoresCase", kFailed},
+      {"Palindrome.IgnoresSpaces", kFailed},
+  };
+  static const Tests gtestDefault = [] {
+    Tests tests = gtestAllPass;
+    tests.insert(gtestFailures.begin(), gtestFailures.end());
+    tests.emplace("Palindrome.AcceptsRacecar", kPassed);
+    tests.emplace("Palindrome.RejectsHydra", kPassed);
+    tests.emplace("Palindrome.DISABLED_HandlesUnicode", kSkipped);
+    tests.emplace("Vowels.CountsY", kSkipped);
+    return tests;
+  }();
+  static const Tests node{
+      {"toFahrenheit > maps freezing to 32", kPassed},
+      {"toFahrenheit > maps boiling to 212", kPassed},
+      {"toFahrenheit > meets Celsius at -40", kPassed},
+      {"toKelvin > maps absolute zero to 0", kFailed},
+      {"toKelvin > is never negative", kSkipped},
+      {"rounds to two decimals", kSkipped},  // todo
+      {"handles body temperature", kPassed},
+  };
+  static const std::map<std::string, Tests> all{
+      {"pytest/default.txt", pytestFailures},
+      {"pytest/quiet.txt", pytestFailures},
+      {"pytest/colour.txt", pytestFailures},
+      {"pytest/all_pass.txt", {}},
+      {"pytest/verbose.txt", pytestVerbose},
+      {"pytest/report_all.txt", pytestReportAll},
+      {"go/plain.txt",
+       {{"example.com/fixture/calc", kFailed}, {"example.com/fixture/textutil", kFailed}}},
+      {"go/all_pass.txt",
+       {{"example.com/fixture/calc", kPassed}, {"example.com/fixture/textutil", kPassed}}},
+      {"go/verbose.txt", goLeaves},
+      {"go/json.txt", goLeaves},
+      {"go/verbose_build_failure.txt", goBuildFailure},
+      {"go/json_build_failure.txt", goBuildFailure},
+      {"cargo/workspace.txt", cargoWorkspace},
+      {"cargo/colour.txt", cargoWorkspace},
+      {"cargo/fail_fast.txt",
+       {{"tests::area_of_unit_square", kPassed},
+        {"tests::area_with_zero_side", kPassed},
+        {"tests::distance_of_irrational_length", kSkipped},
+        {"tests::distance_is_symmetric", kPassed},
+        {"tests::perimeter_of_square", kFailed}}},
+      {"ctest/default.txt", ctest},
+      {"ctest/output_on_failure.txt", ctest},
+      {"gtest/default.txt", gtestDefault},
+      {"gtest/brief.txt", gtestFailures},
+      {"gtest/colour_all_pass.txt", gtestAllPass},
+      {"node/tap.txt", node},
+      {"node/spec.txt", node},
+      {"vitest/verbose.txt",
+       {{"slug.test.js > slugify > lowercases words", kPassed},
+        {"slug.test.js > slugify > drops punctuation at the ends", kPassed},
+        {"slug.test.js > slugify > keeps accented letters", kFailed},
+        {"slug.test.js > slugify > transliterates Cyrillic", kSkipped},
+        {"slug.test.js > slugify > limits the length", kSkipped},
+        {"words.test.js > counts nothing in blank text", kPassed},
+        {"words.test.js > counts words split by any whitespace", kPassed},
+        {"words.test.js > counts a single word", kPassed}}},
+  };
+  return all;
+}
+
+int countOf(const Tests& tests, TestOutcome outcome) {
+  int n = 0;
+  for (const auto& [name, o] : tests) n += o == outcome ? 1 : 0;
+  return n;
+}
 
 class CaptureTest : public ::testing::TestWithParam<Capture> {};
 
@@ -137,6 +311,66 @@ TEST_P(CaptureTest, ReadsTheSameCountsAfterCompilerNoise) {
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->format, c.format);
   EXPECT_EQ(parsed->counts, c.counts);
+}
+
+TEST_P(CaptureTest, NamesTheTestsItCounts) {
+  const Capture& c = GetParam();
+  const auto parsed = parseTestOutput(fixture(c.file));
+  ASSERT_TRUE(parsed.has_value());
+  const Tests& tests = parsed->tests;
+  switch (c.naming) {
+    case Naming::kEvery:
+      EXPECT_EQ(countOf(tests, kPassed), c.counts.passed);
+      EXPECT_EQ(countOf(tests, kFailed), c.counts.failed);
+      EXPECT_LE(countOf(tests, kSkipped), c.counts.skipped);
+      break;
+    case Naming::kSome:
+      EXPECT_LE(countOf(tests, kPassed), c.counts.passed);
+      EXPECT_LE(countOf(tests, kFailed), c.counts.failed);
+      EXPECT_LE(countOf(tests, kSkipped), c.counts.skipped);
+      break;
+    case Naming::kNone:
+      EXPECT_THAT(tests, ::testing::IsEmpty());
+      break;
+  }
+  const auto exact = exactNames().find(c.file);
+  if (exact != exactNames().end()) {
+    EXPECT_EQ(tests, exact->second);
+  } else {
+    EXPECT_EQ(c.naming, Naming::kNone) << "a capture that names tests needs its exact names";
+  }
+}
+
+// Line endings, noise before the output and forcing the format change nothing.
+TEST_P(CaptureTest, NamesDoNotDependOnHowTheOutputArrived) {
+  const Capture& c = GetParam();
+  const std::string text = fixture(c.file);
+  const auto plain = parseTestOutput(text);
+  ASSERT_TRUE(plain.has_value());
+  for (const auto& variant :
+       {parseTestOutput(withCrlf(text)), parseTestOutput(text, c.format),
+        parseTestOutput("[3/4] Linking CXX executable app\n[ RUN      ] Noise.Line\n" + text)}) {
+    ASSERT_TRUE(variant.has_value());
+    EXPECT_EQ(variant->tests, plain->tests);
+  }
+}
+
+// Output cut off anywhere names no test the whole output does not, and every
+// name is one line.
+TEST_P(CaptureTest, TruncatedOutputNamesOnlyTestsOfTheWholeOutput) {
+  const Capture& c = GetParam();
+  const std::string text = fixture(c.file);
+  const auto full = parseTestOutput(text, c.format);
+  ASSERT_TRUE(full.has_value());
+  for (std::size_t cut = 0; cut <= text.size(); cut += 1 + text.size() / 193) {
+    const auto parsed = parseTestOutput(std::string_view(text).substr(0, cut), c.format);
+    if (!parsed) continue;
+    EXPECT_LE(parsed->tests.size(), full->tests.size()) << "cut at " << cut;
+    for (const auto& [name, outcome] : parsed->tests) {
+      EXPECT_TRUE(full->tests.contains(name)) << name << " (cut at " << cut << ")";
+      EXPECT_EQ(name.find('\n'), std::string::npos);
+    }
+  }
 }
 
 TEST_P(CaptureTest, ExitCodeFormatNeverParses) {
@@ -201,6 +435,11 @@ TEST(TestParsersTest, TheLastSummaryWinsWhenARunnerRanTwice) {
            {"vitest/default.txt", "vitest/all_pass.txt"},
            {"pytest/default.txt", "pytest/all_pass.txt"},
            {"gtest/default.txt", "gtest/colour_all_pass.txt"},
+           {"gtest/default.txt", "gtest/brief.txt"},  // the first run's lists name no test
+           {"pytest/verbose.txt", "pytest/default.txt"},
+           {"vitest/verbose.txt", "vitest/all_pass.txt"},
+           {"node/spec.txt", "node/spec.txt"},  // the first run's list of failures names no test
+           {"node/tap.txt", "node/tap.txt"},
            {"cargo/workspace.txt", "cargo/fail_fast.txt"},
            {"ctest/default.txt", "ctest/output_on_failure.txt"},
        }) {
@@ -209,6 +448,7 @@ TEST(TestParsersTest, TheLastSummaryWinsWhenARunnerRanTwice) {
     ASSERT_TRUE(expected.has_value()) << second;
     ASSERT_TRUE(parsed.has_value()) << first << " then " << second;
     EXPECT_EQ(parsed->counts, expected->counts) << first << " then " << second;
+    EXPECT_EQ(parsed->tests, expected->tests) << first << " then " << second;
   }
 }
 
@@ -244,6 +484,12 @@ TEST(TestParsersTest, GoCountsSubtestsAtTheLeavesOnly) {
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->format, "go");
   EXPECT_EQ(parsed->counts, (TestCounts{5, 1, 0}));
+  EXPECT_EQ(parsed->tests, (Tests{{"example.com/m.TestAdd/a", kPassed},
+                                  {"example.com/m.TestAdd/b", kPassed},
+                                  {"example.com/m.TestAdd/c", kPassed},
+                                  {"example.com/m.TestDiv/exact", kPassed},
+                                  {"example.com/m.TestDiv/floor", kFailed},
+                                  {"example.com/m.TestDivide", kPassed}}));
 }
 
 TEST(TestParsersTest, GoKeepsTestsOfTheSameNameInDifferentPackagesApart) {
@@ -259,6 +505,115 @@ TEST(TestParsersTest, GoKeepsTestsOfTheSameNameInDifferentPackagesApart) {
   const auto parsed = parseTestOutput(text, "go");
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->counts, (TestCounts{1, 1, 0}));
+  EXPECT_EQ(parsed->tests,
+            (Tests{{"example.com/a.TestParse", kPassed}, {"example.com/b.TestParse", kFailed}}));
+}
+
+// The package line names the tests above it; without one they are counted
+// but their package, part of their name, is unknown.
+TEST(TestParsersTest, GoNamesNoTestWhosePackageLineIsMissing) {
+  const std::string text =
+      "=== RUN   TestParse\n"
+      "--- PASS: TestParse (0.00s)\n"
+      "PASS\n"
+      "ok  \texample.com/a\t0.01s\n"
+      "=== RUN   TestCut\n"
+      "--- PASS: TestCut (0.00s)\n";
+  const auto parsed = parseTestOutput(text, "go");
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->counts, (TestCounts{2, 0, 0}));
+  EXPECT_EQ(parsed->tests, (Tests{{"example.com/a.TestParse", kPassed}}));
+}
+
+TEST(TestParsersTest, GoJsonNamesStayOnOneLine) {
+  const std::string text = R"({"Action":"fail","Package":"example.com/a","Test":"TestOdd\nname"})"
+                           "\n"
+                           R"({"Action":"fail","Package":"example.com/a"})"
+                           "\n";
+  const auto parsed = parseTestOutput(text);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->tests, (Tests{{"example.com/a.TestOdd name", kFailed}}));
+}
+
+// A test that passed and then failed in teardown is reported twice.
+TEST(TestParsersTest, ANameSeenTwiceKeepsItsWorstVerdict) {
+  const std::string text =
+      "t.py::test_a PASSED                                    [ 33%]\n"
+      "t.py::test_a ERROR                                     [ 33%]\n"
+      "t.py::test_b[a b] SKIPPED (no reason)                  [ 66%]\n"
+      "t.py::test_c[x-] PASSED                                [100%]\n"
+      "=========================== short test summary info ============================\n"
+      "ERROR t.py::test_a - RuntimeError: teardown\n"
+      "==== 2 passed, 1 skipped, 1 error in 0.01s ====\n";
+  const auto parsed = parseTestOutput(text);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->format, "pytest");
+  EXPECT_EQ(parsed->tests, (Tests{{"t.py::test_a", kFailed},
+                                  {"t.py::test_b[a b]", kSkipped},
+                                  {"t.py::test_c[x-]", kPassed}}));
+}
+
+// Output of ctest with a long test name (the dots shrink to fit it), a
+// failing test and one whose executable is missing, which ctest counts as
+// failed, unlike a disabled test.
+TEST(TestParsersTest, CtestNamesLongNamesAndMissingExecutables) {
+  const std::string text =
+      "    Start 1: a_very_long_test_name_that_goes_on_and_on_and_on_forever\n"
+      "1/3 Test #1: a_very_long_test_name_that_goes_on_and_on_and_on_forever ...   Passed    "
+      "0.00 sec\n"
+      "    Start 2: short\n"
+      "2/3 Test #2: short ......................................................***Failed    "
+      "0.00 sec\n"
+      "    Start 3: missing\n"
+      "Unable to find executable: /nonexistent/bin\n"
+      "3/3 Test #3: missing ....................................................***Not Run   "
+      "0.00 sec\n"
+      "\n"
+      "33% tests passed, 2 tests failed out of 3\n";
+  const auto parsed = parseTestOutput(text);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->format, "ctest");
+  EXPECT_EQ(parsed->counts, (TestCounts{1, 2, 0}));
+  EXPECT_EQ(parsed->tests,
+            (Tests{{"a_very_long_test_name_that_goes_on_and_on_and_on_forever", kPassed},
+                   {"short", kFailed},
+                   {"missing", kFailed}}));
+}
+
+TEST(TestParsersTest, GtestNamesDropTheParameterValue) {
+  const std::string text =
+      "[ RUN      ] Ptr/Holder.Holds/0\n"
+      "[  FAILED  ] Ptr/Holder.Holds/0, where GetParam() = 0x7ffd5c1e2a40 (0 ms)\n"
+      "[==========] 1 test from 1 test suite ran. (0 ms total)\n"
+      "[  PASSED  ] 0 tests.\n"
+      "[  FAILED  ] 1 test, listed below:\n"
+      "[  FAILED  ] Ptr/Holder.Holds/0, where GetParam() = 0x7ffd5c1e2a40\n";
+  const auto parsed = parseTestOutput(text);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->tests, (Tests{{"Ptr/Holder.Holds/0", kFailed}}));
+}
+
+// Hostile output cannot make the parser keep unbounded names.
+TEST(TestParsersTest, NamesAreCappedInNumberAndLength) {
+  std::string many;
+  for (int i = 0; i < 100005; ++i) many += "[       OK ] S.T" + std::to_string(i) + " (0 ms)\n";
+  many +=
+      "[==========] 100005 tests from 1 test suite ran. (1 ms total)\n[  PASSED  ] 100005 tests.\n";
+  const auto parsed = parseTestOutput(many);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->counts.passed, 100005);
+  EXPECT_EQ(parsed->tests.size(), 100000U);
+
+  // "S.T" and two-byte characters: byte 1000 falls inside one, so the name
+  // stops before it rather than split it.
+  std::string accented = "S.T";
+  for (int i = 0; i < 3000; ++i) accented += "\xc3\xa9";
+  const auto cut = parseTestOutput("[       OK ] " + accented +
+                                   " (0 ms)\n[==========] 1 test from 1 test suite ran. (0 ms "
+                                   "total)\n[  PASSED  ] 1 test.\n");
+  ASSERT_TRUE(cut.has_value());
+  ASSERT_EQ(cut->tests.size(), 1U);
+  EXPECT_EQ(cut->tests.begin()->first, accented.substr(0, 999));
 }
 
 TEST(TestParsersTest, NodeCountsCancelledAsFailedAndTodoAsSkipped) {
@@ -334,6 +689,25 @@ TEST(TestParsersTest, RandomBytesNeverThrow) {
   }
 }
 
+// Real per-test lines with random bytes spliced into them, then a summary
+// for every format, so that the name scanners run on the debris.
+TEST(TestParsersTest, SplicedCapturesNeverThrowNorNameAcrossLines) {
+  std::mt19937 random(20240612);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (const Capture& c : captures()) {
+    std::string text = fixture(c.file);
+    std::uniform_int_distribution<std::size_t> at(0, text.size() - 1);
+    for (int i = 0; i < 64; ++i) text[at(random)] = static_cast<char>(byte(random));
+    std::optional<TestParse> parsed;
+    EXPECT_NO_THROW(parsed = parseTestOutput(text, c.format)) << c.file;
+    if (!parsed) continue;
+    for (const auto& [name, outcome] : parsed->tests) {
+      EXPECT_EQ(name.find('\n'), std::string::npos) << c.file;
+      EXPECT_LE(name.size(), 1000U) << c.file;
+    }
+  }
+}
+
 TEST(TestParsersTest, AVeryLongLineIsHandled) {
   std::string line(4 << 20, '9');  // 4 MiB of digits, no newline
   EXPECT_NO_THROW((void)parseTestOutput(line));
@@ -380,6 +754,15 @@ TEST_F(JUnitReportTest, ReadsPytestReport) {
   EXPECT_EQ(parsed->format, "junit");
   // Same as pytest's own summary: xfailed is reported as skipped, xpassed as passed.
   EXPECT_EQ(parsed->counts, (TestCounts{9, 3, 2}));
+  // Every test case, named "classname::name".
+  EXPECT_EQ(countOf(parsed->tests, kPassed), 9);
+  EXPECT_EQ(countOf(parsed->tests, kFailed), 3);
+  EXPECT_EQ(countOf(parsed->tests, kSkipped), 2);
+  EXPECT_EQ(parsed->tests.at("test_inventory::test_add_rejects_non_positive_counts[-1]"), kPassed);
+  EXPECT_EQ(parsed->tests.at("test_inventory::test_restock_from_warehouse"), kFailed);
+  EXPECT_EQ(parsed->tests.at("test_inventory::test_bulk_discount"), kSkipped);
+  EXPECT_EQ(parsed->tests.at("test_inventory::test_count_of_unknown_item_is_zero"), kPassed);
+  EXPECT_EQ(parsed->tests.at("test_passing::test_count_after_single_add"), kPassed);
 }
 
 TEST_F(JUnitReportTest, ReadsCtestReportWithDisabledTestsAsSkipped) {
@@ -387,6 +770,12 @@ TEST_F(JUnitReportTest, ReadsCtestReportWithDisabledTestsAsSkipped) {
   const auto parsed = parseJUnitReport(kRunners / "ctest" / "junit.xml", &error);
   ASSERT_TRUE(parsed.has_value()) << error;
   EXPECT_EQ(parsed->counts, (TestCounts{5, 2, 2}));
+  // ctest writes each test's name as its classname too.
+  EXPECT_EQ(parsed->tests.size(), 9U);
+  EXPECT_EQ(parsed->tests.at("Ring.StartsEmpty::Ring.StartsEmpty"), kPassed);
+  EXPECT_EQ(parsed->tests.at("Ring.KeepsTheLastSlot::Ring.KeepsTheLastSlot"), kFailed);
+  EXPECT_EQ(parsed->tests.at("Ring.GrowsOnDemand::Ring.GrowsOnDemand"), kSkipped);
+  EXPECT_EQ(parsed->tests.at("legacy_import::legacy_import"), kSkipped);
 }
 
 TEST_F(JUnitReportTest, CountsNestedSuitesOnce) {
@@ -406,6 +795,43 @@ TEST_F(JUnitReportTest, CountsNestedSuitesOnce) {
   const auto parsed = parseJUnitReport(path);
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->counts, (TestCounts{2, 3, 1}));
+  EXPECT_EQ(parsed->tests, (Tests{{"a", kPassed},
+                                  {"b", kPassed},
+                                  {"c", kFailed},
+                                  {"d", kFailed},
+                                  {"e", kFailed},
+                                  {"f", kSkipped}}));
+}
+
+TEST_F(JUnitReportTest, NamesTestCasesByClassnameAndName) {
+  const auto path = write("names.xml", R"(<testsuite name="s" tests="6">
+  <testcase classname="pkg.LoginTest" name="acceptsGoodPassword"/>
+  <testcase classname="pkg.SignupTest" name="acceptsGoodPassword"><failure/></testcase>
+  <testcase classname="" name="bare"/>
+  <testcase name="noClassname"><skipped/></testcase>
+  <testcase classname="pkg.Retried" name="flaky"><skipped/></testcase>
+  <testcase classname="pkg.Retried" name="flaky"/>
+  <testcase classname="pkg.Odd" name="two&#10;lines"/>
+</testsuite>)");
+  const auto parsed = parseJUnitReport(path);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->counts, (TestCounts{4, 1, 2}));
+  // The same test twice keeps its worst verdict: passed over skipped.
+  EXPECT_EQ(parsed->tests, (Tests{{"pkg.LoginTest::acceptsGoodPassword", kPassed},
+                                  {"pkg.SignupTest::acceptsGoodPassword", kFailed},
+                                  {"bare", kPassed},
+                                  {"noClassname", kSkipped},
+                                  {"pkg.Retried::flaky", kPassed},
+                                  {"pkg.Odd::two lines", kPassed}}));
+}
+
+TEST_F(JUnitReportTest, LongNamesAreCut) {
+  const auto path = write(
+      "long.xml", "<testsuite><testcase name=\"" + std::string(5000, 'x') + "\"/></testsuite>");
+  const auto parsed = parseJUnitReport(path);
+  ASSERT_TRUE(parsed.has_value());
+  ASSERT_EQ(parsed->tests.size(), 1U);
+  EXPECT_EQ(parsed->tests.begin()->first, std::string(1000, 'x'));
 }
 
 TEST_F(JUnitReportTest, FallsBackToTheInnermostSuitesAttributes) {
@@ -418,6 +844,7 @@ TEST_F(JUnitReportTest, FallsBackToTheInnermostSuitesAttributes) {
   const auto parsed = parseJUnitReport(path);
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->counts, (TestCounts{5 + 5, 3 + 1, 2 + 1}));
+  EXPECT_THAT(parsed->tests, ::testing::IsEmpty());  // a summary names no test
 }
 
 TEST_F(JUnitReportTest, ReadsABareTestsuiteRoot) {

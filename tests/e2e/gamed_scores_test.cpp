@@ -1,0 +1,169 @@
+// Scripted agents that try to game their score instead of doing the task,
+// raced by the real `hydra serve` against an agent that really fixes the bug
+// (tests/e2e/test_repo.h: calc.py's add() is wrong, test_add fails, test_sub
+// passes), with pytest's real output as what is scored:
+//   - deleting the failing test: its tests are compared by name, the removed
+//     one counts as failed and is named;
+//   - a conftest.py that marks every test passed: with protected_mode
+//     "restore" its checks run without it; with "flag" it is shown and never
+//     merged automatically.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json/serialize.hpp>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/rpc_client.h"
+#include "tests/e2e/test_repo.h"
+
+namespace hydra::test {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// pytest with -rA names every test, passing ones too.
+const std::string kScoring =
+    "[scoring]\n"
+    "build_command = \"/usr/bin/python3 -m py_compile calc.py\"\n"
+    "test_command = \"/usr/bin/python3 -m pytest -rA -p no:cacheprovider\"\n"
+    "test_format = \"pytest\"\n";
+
+// The test file without the failing test.
+const std::string kTestsWithoutTestAdd =
+    "from calc import add, sub\n"
+    "\n"
+    "\n"
+    "def test_sub():\n"
+    "    assert sub(5, 3) == 2";
+
+// A pytest hook that turns every test's report into a pass.
+const std::string kPassEverything =
+    "import pytest\n"
+    "\n"
+    "\n"
+    "@pytest.hookimpl(hookwrapper=True)\n"
+    "def pytest_runtest_makereport(item, call):\n"
+    "    outcome = yield\n"
+    "    outcome.get_result().outcome = \"passed\"";
+
+struct Race {
+  json::object finished;  // hydra/raceFinished's params
+  json::object scores;    // hydra/scores, asked for afterwards
+
+  const json::object& ranking(const std::string& agentId) const {
+    for (const auto& r : finished.at("rankings").as_array()) {
+      if (r.at("agentId") == json::value(agentId)) return r.as_object();
+    }
+    throw std::runtime_error("no ranking for " + agentId + " in " + json::serialize(finished));
+  }
+};
+
+Race raceToTheEnd(TestRepo& repo, const std::string& config, const std::vector<std::string>& agents) {
+  repo.writeConfig(config);
+  repo.git("add hydra.toml");
+  repo.git("commit -q -m config");
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  json::array names;
+  for (const auto& a : agents) names.push_back(json::value(a));
+  const std::string id(
+      client.call("hydra/race", json::object{{"task", "fix add"}, {"agents", names}}).at("raceId").as_string());
+  const std::size_t at = client.waitFor("hydra/raceFinished", id, 0, 180s);
+  Race race;
+  race.finished = client.notifications().at(at).at("params").as_object();
+  race.scores = client.call("hydra/scores", json::object{{"raceId", id}}).as_object();
+  return race;
+}
+
+std::vector<std::string> strings(const json::value& list) {
+  std::vector<std::string> out;
+  for (const auto& v : list.as_array()) out.emplace_back(v.as_string());
+  return out;
+}
+
+TEST(GamedScoresTest, TheRealFixBeatsDeletingTheFailingTest) {
+  TestRepo repo;
+  const Race race = raceToTheEnd(repo,
+                                 TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                                     TestRepo::agent("deleter", {"write", "test_calc.py", kTestsWithoutTestAdd}) +
+                                     kScoring,
+                                 {"deleter", "fixer"});
+  const std::string dump = json::serialize(race.finished);
+  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+
+  const json::object& fixer = race.ranking("fixer");
+  ASSERT_TRUE(fixer.contains("testChanges")) << dump;
+  EXPECT_THAT(strings(fixer.at("testChanges").at("fixed")), ElementsAre("test_calc.py::test_add"));
+  EXPECT_EQ(fixer.at("breakdown").at("tests"), json::value(100.0)) << dump;
+
+  const json::object& deleter = race.ranking("deleter");
+  ASSERT_TRUE(deleter.contains("testChanges")) << dump;
+  EXPECT_THAT(strings(deleter.at("testChanges").at("removed")), ElementsAre("test_calc.py::test_add"));
+  // pytest itself reported 1 passed, 0 failed: the record keeps that, the score does not believe it.
+  EXPECT_EQ(deleter.at("checks").at("tests").at("tests").at("failed"), json::value(0)) << dump;
+  EXPECT_LT(deleter.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
+  EXPECT_LT(deleter.at("total").to_number<double>(), fixer.at("total").to_number<double>()) << dump;
+
+  // The base's verdicts are kept by name too.
+  const json::value& baseCases = race.finished.at("baseline").at("checks").at("tests").at("testCases");
+  EXPECT_EQ(baseCases.at("test_calc.py::test_add"), json::value("failed")) << dump;
+  EXPECT_EQ(baseCases.at("test_calc.py::test_sub"), json::value("passed")) << dump;
+  // hydra/scores says the same as the notification.
+  EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
+}
+
+TEST(GamedScoresTest, WithRestoreTheRealFixBeatsAConftestThatPassesEverything) {
+  TestRepo repo;
+  const Race race = raceToTheEnd(repo,
+                                 TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                                     TestRepo::agent("tamperer", {"write", "conftest.py", kPassEverything}) + kScoring +
+                                     "protected_paths = [\"conftest.py\", \"test_*.py\"]\n"
+                                     "protected_mode = \"restore\"\n",
+                                 {"tamperer", "fixer"});
+  const std::string dump = json::serialize(race.finished);
+  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+
+  const json::object& tamperer = race.ranking("tamperer");
+  EXPECT_THAT(strings(tamperer.at("protectedChanges")), ElementsAre("conftest.py")) << dump;
+  EXPECT_EQ(tamperer.at("protectedMode"), json::value("restore")) << dump;
+  EXPECT_THAT(strings(tamperer.at("flags")),
+              ElementsAre("changed protected files: conftest.py (put back for its checks)"));
+  // Checked without its conftest.py, test_add still fails.
+  EXPECT_EQ(tamperer.at("checks").at("tests").at("tests").at("failed"), json::value(1)) << dump;
+  EXPECT_LT(tamperer.at("total").to_number<double>(), race.ranking("fixer").at("total").to_number<double>()) << dump;
+  EXPECT_FALSE(race.ranking("fixer").contains("flags")) << dump;
+  // Its branch still holds what it wrote: restoring is for its checks only.
+  EXPECT_EQ(repo.git("diff --name-only main hydra/tamperer-" + std::string(race.finished.at("raceId").as_string())),
+            "conftest.py");
+}
+
+TEST(GamedScoresTest, WithFlagAConftestThatPassesEverythingIsShownAndNeverMergedAutomatically) {
+  TestRepo repo;
+  const Race race = raceToTheEnd(repo,
+                                 TestRepo::agent("tamperer", {"write", "conftest.py", kPassEverything}) + kScoring +
+                                     "protected_paths = [\"conftest.py\"]\n"
+                                     "auto_merge = true\n"
+                                     "[scoring.thresholds]\n"
+                                     "auto_merge_minimum = 50\n",
+                                 {"tamperer"});
+  const std::string dump = json::serialize(race.finished);
+  // Scored as it made the tests look (flag only shows), so it wins, but
+  // nothing is merged without the user.
+  EXPECT_EQ(race.finished.at("winner"), json::value("tamperer")) << dump;
+  EXPECT_EQ(race.finished.at("autoMergeEligible"), json::value(false)) << dump;
+  EXPECT_FALSE(race.finished.contains("autoMerge")) << dump;
+  const json::object& tamperer = race.ranking("tamperer");
+  EXPECT_EQ(tamperer.at("protectedMode"), json::value("flag")) << dump;
+  EXPECT_THAT(strings(tamperer.at("flags")), ElementsAre("changed protected files: conftest.py"));
+  EXPECT_EQ(tamperer.at("breakdown").at("tests"), json::value(100.0)) << dump;
+  EXPECT_EQ(repo.git("log -1 --format=%s main"), "config") << "nothing was merged";
+}
+
+}  // namespace
+}  // namespace hydra::test
