@@ -1,8 +1,8 @@
 // Small pure functions that turn hydra's answers into what the user reads.
 // They import nothing from VS Code, so the unit tests run them under plain Node.
 import type {
-  AgentEvent, AgentOutputParams, AgentStateName, CheckResult, MergeResult, RaceFinishedParams, RaceStateName, Ranking,
-  ScoresResult, Usage,
+  AgentEvent, AgentOutputParams, AgentState, AgentStateName, CheckResult, MergeResult, RaceFinishedParams, RaceStateName,
+  Ranking, ScoresResult, TestChanges, Usage,
 } from './protocol';
 
 export type ScoreBand = 'good' | 'fair' | 'poor' | 'none';
@@ -92,6 +92,45 @@ export function finishedNote(agentId: string, status: string, exitCode: number |
   return `[hydra: ${agentId} ${status}${exit}${error ? ': ' + error : ''}]`;
 }
 
+/** "1 tool call denied", "3 tool calls denied"; undefined for none. */
+export function deniedText(count: number | undefined): string | undefined {
+  if (!count || count <= 0) return undefined;
+  return `${count} tool call${count === 1 ? '' : 's'} denied`;
+}
+
+/**
+ * The lines an agent's output ends with after how it ended: the tool calls its
+ * CLI refused and the warnings of its run, but for those in `shown` (a
+ * transcript has its summary's warnings already). Its stderr is in the output
+ * already.
+ */
+export function finishedDetails(p: { warnings?: string[]; deniedToolCalls?: number }, shown: string[] = []): string[] {
+  const denied = deniedText(p.deniedToolCalls);
+  return [
+    ...(denied ? [`[hydra: ${denied}: it is not merged automatically]`] : []),
+    ...(p.warnings ?? []).filter((w) => !shown.includes(w)).map((w) => `[hydra: warning: ${oneLine(w)}]`),
+  ];
+}
+
+/**
+ * What to tell the user of an agent that ended with tool calls denied or
+ * warnings (a permission it lacked, a model error, processes hydra had to
+ * end); undefined when it ended without either, or was cancelled (the user
+ * asked for that, and "cut off by hydra: cancelled" tells them nothing).
+ */
+export function agentFinishedNotice(
+  p: { raceId: string; agentId: string; status?: string; warnings?: string[]; deniedToolCalls?: number },
+): string | undefined {
+  if (p.status === 'cancelled') return undefined;
+  const denied = deniedText(p.deniedToolCalls);
+  const warnings = (p.warnings ?? []).map(oneLine);
+  if (!denied && warnings.length === 0) return undefined;
+  const parts: string[] = [];
+  if (denied) parts.push(`had ${denied}, so it is not merged automatically`);
+  if (warnings.length > 0) parts.push(`${denied ? 'and warned' : 'warned'}: ${warnings.join('; ')}`);
+  return `Hydra: ${p.agentId} (race ${p.raceId}) ${parts.join(' ')}`;
+}
+
 /** What to tell the user of an agent that got out of its worktree; undefined when it did not. */
 export function escapesMessage(p: { raceId: string; agentId: string; escapes?: string[] }): string | undefined {
   if (!p.escapes || p.escapes.length === 0) return undefined;
@@ -176,6 +215,103 @@ export function ineligibleLabel(ranking: Pick<Ranking, 'eligible' | 'ineligible'
   return `${ranking.ineligible || 'ineligible'}: cannot win`;
 }
 
+/** Text from an agent (a test name, a warning) on one line: its line breaks would break lists and tooltips. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ');
+}
+
+/** How many names of each kind of test change a list shows before "and N more". */
+export const TEST_NAMES_SHOWN = 10;
+
+/** The first `max` items and how many more there are: a list of test names can run to thousands. */
+export function capItems<T>(items: T[], max: number): { shown: T[]; more: number } {
+  return { shown: items.slice(0, Math.max(0, max)), more: Math.max(0, items.length - Math.max(0, max)) };
+}
+
+/** "a, b, c and 7 more". */
+export function cappedList(items: string[], max: number = TEST_NAMES_SHOWN): string {
+  const { shown, more } = capItems(items, max);
+  const text = shown.map(oneLine).join(', ');
+  return more > 0 ? `${text} and ${more} more` : text;
+}
+
+/** The kinds of test changes, in the order they are listed, each with what it means. */
+export const TEST_CHANGE_KINDS: Array<[keyof TestChanges, string]> = [
+  ['fixed', 'fail → pass'],
+  ['broken', 'pass → fail'],
+  ['removed', 'ran at the base, not now'],
+];
+
+/** "2 fixed (fail → pass): a, b", one line per kind that has tests; none when nothing changed or nothing could be compared. */
+export function testChangeLines(changes: TestChanges | undefined, max: number = TEST_NAMES_SHOWN): string[] {
+  if (!changes) return [];
+  return TEST_CHANGE_KINDS
+    .filter(([kind]) => (changes[kind]?.length ?? 0) > 0)
+    .map(([kind, meaning]) => `${changes[kind].length} ${kind} (${meaning}): ${cappedList(changes[kind], max)}`);
+}
+
+/** "not for auto-merge: 2 tool calls denied; ..." for an agent hydra would not merge by itself; undefined otherwise. */
+export function autoMergeLabel(ranking: Pick<Ranking, 'flags'> | undefined): string | undefined {
+  const flags = ranking?.flags ?? [];
+  return flags.length > 0 ? `not for auto-merge: ${flags.map(oneLine).join('; ')}` : undefined;
+}
+
+/** The protected files an agent changed, and what its checks ran with; undefined when it changed none. */
+export function protectedText(ranking: Pick<Ranking, 'protectedChanges' | 'protectedMode'> | undefined): string | undefined {
+  const files = ranking?.protectedChanges ?? [];
+  if (files.length === 0) return undefined;
+  const how = ranking?.protectedMode === 'restore'
+    ? 'its checks ran with the base versions put back' : 'its checks ran with its versions';
+  return `changed protected files: ${cappedList(files)} (${how})`;
+}
+
+/** The last `max` lines of an agent's stderr tail; none when it wrote nothing there. */
+export function tailLines(tail: string | undefined, max: number): string[] {
+  const lines = (tail ?? '').replace(/\n+$/, '').split('\n');
+  if (lines.length === 1 && lines[0] === '') return [];
+  return lines.slice(-max);
+}
+
+/** How many lines of an agent's stderr, and of its warnings, its tooltip shows: enough to say what went wrong, not a wall. */
+const TOOLTIP_TAIL_LINES = 5;
+const TOOLTIP_WARNINGS = 5;
+
+/**
+ * What an agent's tooltip says besides its state: its branch, why it cannot
+ * win or be merged automatically, its protected changes, how its tests
+ * compare with the base's, its warnings, its error and the end of its stderr.
+ */
+export function agentTooltip(agent: Partial<AgentState> | undefined, ranking: Ranking | undefined): string {
+  const lines: string[] = [];
+  if (agent?.branch) lines.push(agent.branch);
+  const cannotWin = ineligibleLabel(ranking);
+  if (cannotWin) lines.push(cannotWin);
+  const notAuto = autoMergeLabel(ranking);
+  if (notAuto) lines.push(`⚠ ${notAuto}`);
+  const denied = deniedText(agent?.deniedToolCalls);
+  // The flags name the denials once the race is scored.
+  if (denied && !notAuto) lines.push(`⚠ ${denied}`);
+  const protectedFiles = protectedText(ranking);
+  if (protectedFiles) lines.push(protectedFiles);
+  lines.push(...testChangeLines(ranking?.testChanges, 5).map((l) => `tests ${l}`));
+  const warnings = capItems(agent?.warnings ?? [], TOOLTIP_WARNINGS);
+  lines.push(...warnings.shown.map((w) => `warning: ${oneLine(w)}`));
+  if (warnings.more > 0) lines.push(`and ${warnings.more} more warnings`);
+  if (agent?.error) lines.push(agent.error);
+  const tail = tailLines(agent?.stderrTail, TOOLTIP_TAIL_LINES);
+  if (tail.length > 0) lines.push('stderr (last lines):', ...tail);
+  return lines.join('\n');
+}
+
+/** Counts of a check's test cases by outcome. */
+export function testCaseCounts(cases: Record<string, string>): { passed: number; failed: number; skipped: number } {
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  for (const outcome of Object.values(cases)) {
+    if (outcome === 'passed' || outcome === 'failed' || outcome === 'skipped') counts[outcome]++;
+  }
+  return counts;
+}
+
 /** What a race without a winner is said with. */
 export const ALL_FAILED = 'All agents failed: no winner';
 
@@ -229,6 +365,15 @@ export function mergeConcerns(scores: ScoresResult | undefined, agentId: string)
     const why = checkFailure(tests);
     if (why) out.push(`its tests ${why}`);
   }
+  const changes = ranking.testChanges;
+  if (changes?.broken?.length) {
+    out.push(`it broke ${changes.broken.length} test(s) that passed at the base: ${cappedList(changes.broken, 5)}`);
+  }
+  if (changes?.removed?.length) {
+    out.push(`${changes.removed.length} test(s) that ran at the base did not run: ${cappedList(changes.removed, 5)}`);
+  }
+  // Flags do not stop a manual merge, but they are why hydra would not make it.
+  if (ranking.flags?.length) out.push(`hydra would not merge it by itself: ${ranking.flags.map(oneLine).join('; ')}`);
   return out;
 }
 

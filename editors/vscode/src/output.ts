@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { finishedNote, outputText, transcriptText } from './format';
+import { finishedDetails, finishedNote, outputText, transcriptText } from './format';
 import { resolveAgent } from './pick';
 
 const LOG_PAGE = 256 * 1024;
@@ -29,6 +29,7 @@ class AgentOutputs implements vscode.Disposable {
   finished(p: proto.AgentFinishedParams): void {
     const channel = this.channel(this.channels, p.raceId, p.agentId);
     channel.appendLine(finishedNote(p.agentId, p.status, p.exitCode, p.error));
+    for (const line of finishedDetails(p)) channel.appendLine(line);
     for (const escape of p.escapes ?? []) channel.appendLine(`[hydra: outside its worktree: ${escape}]`);
   }
 
@@ -100,6 +101,8 @@ class AgentOutputs implements vscode.Disposable {
     const agent = this.session.store.get(raceId)?.agents.find((a) => a.agentId === agentId);
     if (agent && agent.state !== 'queued' && agent.state !== 'running') {
       channel.appendLine(finishedNote(agentId, agent.state, agent.exitCode, agent.error));
+      const summarised = events.flatMap((e) => (e.kind === 'summary' ? e.warnings ?? [] : []));
+      for (const line of finishedDetails(agent, transcript !== '' ? summarised : [])) channel.appendLine(line);
     }
     return true;
   }

@@ -41,6 +41,10 @@ export interface AgentState {
   commit?: string;
   error?: string;
   warnings?: string[];
+  /** The last lines its CLI wrote to stderr. */
+  stderrTail?: string;
+  /** Tool calls its CLI refused for want of permission. */
+  deniedToolCalls?: number;
   rank?: number;
   total?: number;
 }
@@ -81,6 +85,8 @@ export interface CheckResult {
   tests: { passed: number; failed: number; skipped: number } | null;
   lint: { errors: number; warnings: number } | null;
   format: string;
+  /** Each test case's outcome by name, when the test runner's report names them (can be large). */
+  testCases?: Record<string, 'passed' | 'failed' | 'skipped'>;
 }
 export interface CheckSet { build: CheckResult | null; tests: CheckResult | null; lint: CheckResult | null }
 export interface ScoreBreakdown {
@@ -89,6 +95,15 @@ export interface ScoreBreakdown {
   lint: number | null;
   diffSize: number | null;
   speed: number | null;
+}
+/** How an agent's tests compare, by name, with the base commit's. */
+export interface TestChanges {
+  /** Failed at the base, pass now. */
+  fixed: string[];
+  /** Passed at the base, fail now. */
+  broken: string[];
+  /** Ran at the base and did not run for this agent (counted as failed). */
+  removed: string[];
 }
 export interface Ranking {
   rank: number;
@@ -104,6 +119,14 @@ export interface Ranking {
   eligible: boolean;
   /** Why it cannot: "failed", "timed out", "cancelled", "changed nothing", "interrupted"... */
   ineligible?: string;
+  /** Present when its tests could be compared by name with the base commit's. */
+  testChanges?: TestChanges;
+  /** Why it must not be merged automatically, though it may win ("2 tool calls denied"...). */
+  flags?: string[];
+  /** The protected files (hydra.toml's [scoring] protected_paths) it changed. */
+  protectedChanges?: string[];
+  /** restore: its checks ran with the base versions of those files put back. */
+  protectedMode?: 'flag' | 'restore';
 }
 export interface ScoresResult {
   raceId: string;
@@ -185,6 +208,10 @@ export interface AgentFinishedParams {
   durationMs: number;
   error?: string;
   warnings?: string[];
+  /** The last lines its CLI wrote to stderr. */
+  stderrTail?: string;
+  /** Tool calls its CLI refused for want of permission: it is not merged automatically. */
+  deniedToolCalls?: number;
   /** What it changed outside its worktree (put back where hydra could): it cannot win. */
   escapes?: string[];
 }

@@ -114,6 +114,9 @@ export class RaceStore {
     agent.elapsedMs = p.durationMs;
     agent.exitCode = p.exitCode;
     if (p.error) agent.error = p.error;
+    if (p.warnings?.length) agent.warnings = p.warnings;
+    if (p.stderrTail) agent.stderrTail = p.stderrTail;
+    if (p.deniedToolCalls !== undefined) agent.deniedToolCalls = p.deniedToolCalls;
     this.startedAt.delete(key(p.raceId, p.agentId));
     this.fire();
   }

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { ALL_FAILED, escapesMessage, raceIsActive, raceOutcome } from './format';
+import { ALL_FAILED, agentFinishedNotice, escapesMessage, raceIsActive, raceOutcome } from './format';
 import { firstLine, pickRace, targetOf } from './pick';
 import { trackRaceProgress } from './progress';
 
@@ -179,6 +179,13 @@ export function activate(context: vscode.ExtensionContext, session: HydraSession
     session.onAgentFinished.event((p) => {
       const escaped = escapesMessage(p);
       if (escaped) void vscode.window.showErrorMessage(escaped);
+      // Denials and warnings explain a poor result (a permission the agent
+      // lacked, a model error) and keep it from being merged by itself.
+      const notice = agentFinishedNotice(p);
+      if (notice) {
+        void vscode.window.showWarningMessage(notice, 'Show Agent Output').then((choice) => choice &&
+          vscode.commands.executeCommand('hydra.showAgentOutput', { raceId: p.raceId, agentId: p.agentId }));
+      }
     }),
   );
 }

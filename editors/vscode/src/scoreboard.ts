@@ -1,5 +1,6 @@
 // The scoreboard: a webview of hydra/scores, one panel per race. It opens by
-// itself when a race this session started has been scored.
+// itself when a race this session started has been scored, without taking the
+// keyboard from whatever the user is typing into (a quick pick would close).
 import * as vscode from 'vscode';
 import { randomBytes } from 'crypto';
 import * as proto from './protocol';
@@ -7,36 +8,40 @@ import type { HydraSession } from './session';
 import { raceIsActive } from './format';
 import { confirmAndMerge } from './merge';
 import { pickRace, targetOf } from './pick';
-import { renderScoreboard } from './scoreboardHtml';
+import { type AgentNotes, renderScoreboard } from './scoreboardHtml';
 
 class Scoreboards implements vscode.Disposable {
   private readonly panels = new Map<string, vscode.WebviewPanel>();
 
   constructor(private readonly session: HydraSession) {}
 
-  async show(raceId: string): Promise<void> {
+  /** `preserveFocus`: shown, but the keyboard stays where it is (a race that ended by itself). */
+  async show(raceId: string, preserveFocus = false): Promise<void> {
     const scores = await this.session.request(proto.scores, { raceId });
     if (!scores) return;
     this.session.store.setScores(raceId, scores);
     const race = this.session.store.get(raceId);
-    const errors: Record<string, string> = {};
-    for (const a of race?.agents ?? []) if (a.error) errors[a.agentId] = a.error;
-    const panel = this.panels.get(raceId) ?? this.create(raceId);
+    const agents: Record<string, AgentNotes> = {};
+    for (const a of race?.agents ?? []) {
+      agents[a.agentId] = { error: a.error, warnings: a.warnings, stderrTail: a.stderrTail, deniedToolCalls: a.deniedToolCalls };
+    }
+    const panel = this.panels.get(raceId) ?? this.create(raceId, preserveFocus);
     panel.webview.html = renderScoreboard(scores, {
       cspSource: panel.webview.cspSource,
       nonce: randomBytes(16).toString('base64'),
       task: race?.task,
-      errors,
+      agents,
     });
-    panel.reveal(vscode.ViewColumn.Active);
+    panel.reveal(vscode.ViewColumn.Active, preserveFocus);
   }
 
   dispose(): void {
     for (const p of this.panels.values()) p.dispose();
   }
 
-  private create(raceId: string): vscode.WebviewPanel {
-    const panel = vscode.window.createWebviewPanel('hydra.scoreboard', `Hydra scoreboard ${raceId}`, vscode.ViewColumn.Active, {
+  private create(raceId: string, preserveFocus: boolean): vscode.WebviewPanel {
+    const showOptions = { viewColumn: vscode.ViewColumn.Active, preserveFocus };
+    const panel = vscode.window.createWebviewPanel('hydra.scoreboard', `Hydra scoreboard ${raceId}`, showOptions, {
       enableScripts: true,
       localResourceRoots: [],
     });
@@ -56,7 +61,7 @@ export function activate(context: vscode.ExtensionContext, session: HydraSession
   context.subscriptions.push(
     boards,
     session.onRaceFinished.event((p) => {
-      if (p.rankings.length > 0) void boards.show(p.raceId);
+      if (p.rankings.length > 0) void boards.show(p.raceId, true);
     }),
     vscode.commands.registerCommand('hydra.showScoreboard', async (arg?: unknown) => {
       const raceId = targetOf(arg)?.raceId ??

@@ -1,10 +1,16 @@
 // The scoreboard's HTML: ranked cards, one bar per scoring dimension, the raw
 // check output in expandable sections, and a Merge button on the card of each
 // agent that can win (one that cannot is marked, with the CLI's error when it
-// failed). A pure function of hydra/scores' answer, so the unit tests read
-// what it renders.
-import type { CheckResult, Ranking, ScoresResult } from './protocol';
-import { ALL_FAILED, allFailedReason, escapeHtml, formatElapsed, ineligibleLabel, scoreBand } from './format';
+// failed). Each card also says what hydra would not merge by itself (flags),
+// the protected files the agent changed, how its tests compare with the
+// base's, its warnings, and, folded, the end of its stderr. A pure function
+// of hydra/scores' answer, so the unit tests read what it renders. Test
+// names, warnings and stderr come from the agent: all of it is escaped.
+import type { AgentState, CheckResult, Ranking, ScoresResult } from './protocol';
+import {
+  ALL_FAILED, TEST_CHANGE_KINDS, TEST_NAMES_SHOWN, allFailedReason, autoMergeLabel, capItems, deniedText, escapeHtml,
+  formatElapsed, ineligibleLabel, scoreBand, tailLines, testCaseCounts,
+} from './format';
 
 // Each dimension, and the check it comes from (none for diff size and speed).
 const DIMENSIONS: Array<[keyof Ranking['breakdown'], string, keyof Ranking['checks'] | undefined]> = [
@@ -21,9 +27,12 @@ export interface ScoreboardPage {
   /** A fresh random value: the only scripts and styles that run carry it. */
   nonce: string;
   task?: string;
-  /** Each agent's error (hydra/status), by agentId: why it failed, in its CLI's words. */
-  errors?: Record<string, string>;
+  /** What hydra/status says of each agent, by agentId. */
+  agents?: Record<string, AgentNotes>;
 }
+
+/** An agent's error (why it failed, in its CLI's words), warnings, denied tool calls and stderr tail. */
+export type AgentNotes = Pick<AgentState, 'error' | 'warnings' | 'stderrTail' | 'deniedToolCalls'>;
 
 export function renderScoreboard(scores: ScoresResult, page: ScoreboardPage): string {
   const csp = [
@@ -33,7 +42,7 @@ export function renderScoreboard(scores: ScoresResult, page: ScoreboardPage): st
     `img-src ${page.cspSource}`,
     `font-src ${page.cspSource}`,
   ].join('; ');
-  const cards = scores.rankings.map((r) => renderCard(r, r.agentId === scores.winner, page.errors?.[r.agentId])).join('\n');
+  const cards = scores.rankings.map((r) => renderCard(r, r.agentId === scores.winner, page.agents?.[r.agentId] ?? {})).join('\n');
   let summary: string;
   if (scores.rankings.length === 0) {
     summary = '<p class="empty">No agent was ranked.</p>';
@@ -41,9 +50,12 @@ export function renderScoreboard(scores: ScoresResult, page: ScoreboardPage): st
     summary = `<p class="summary all-failed"><strong class="poor-text">${ALL_FAILED}</strong> (${
       escapeHtml(allFailedReason(scores.rankings))}).</p>`;
   } else {
+    const winner = scores.rankings.find((r) => r.agentId === scores.winner);
+    const notAuto = autoMergeLabel(winner);
     summary = `<p class="summary">Winner: <strong>${escapeHtml(scores.winner)}</strong>${
       // Whether auto_merge is on is hydra.toml's business: say only what the total reaches.
-      scores.autoMergeEligible ? ' &middot; its total reaches auto_merge_minimum' : ''}</p>`;
+      scores.autoMergeEligible ? ' &middot; its total reaches auto_merge_minimum' : ''}${
+      notAuto ? ` &middot; <span class="warn-text">&#9888; ${escapeHtml(notAuto)}</span>` : ''}</p>`;
   }
   return `<!DOCTYPE html>
 <html lang="en">
@@ -66,7 +78,7 @@ ${cards}
 </html>`;
 }
 
-function renderCard(r: Ranking, isWinner: boolean, error: string | undefined): string {
+function renderCard(r: Ranking, isWinner: boolean, notes: AgentNotes): string {
   const bars = DIMENSIONS.map(([key, label, check]) =>
     renderBar(label, r.breakdown[key], check ? r.checks[check]?.skipped === true : false)).join('\n');
   const checks = (['build', 'tests', 'lint'] as const)
@@ -74,7 +86,9 @@ function renderCard(r: Ranking, isWinner: boolean, error: string | undefined): s
     .join('\n');
   const diff = r.diff;
   const cannotWin = ineligibleLabel(r);
-  const classes = `card${isWinner ? ' winner' : ''}${cannotWin ? ' ineligible' : ''}`;
+  const flagged = (r.flags?.length ?? 0) > 0;
+  const classes = `card${isWinner ? ' winner' : ''}${cannotWin ? ' ineligible' : ''}${flagged ? ' flagged' : ''}`;
+  const error = notes.error;
   return `<section class="${classes}" data-agent="${escapeHtml(r.agentId)}" data-rank="${r.rank}">
   <header>
     <span class="rank">#${r.rank}</span>
@@ -83,14 +97,15 @@ function renderCard(r: Ranking, isWinner: boolean, error: string | undefined): s
     <span class="total ${scoreBand(r.total)}" data-total="${r.total}">${r.total.toFixed(1)}</span>
   </header>
 ${cannotWin ? `  <p class="cannot-win poor-text">${escapeHtml(cannotWin)}</p>\n` : ''}${
-  error ? `  <p class="error">${escapeHtml(error)}</p>\n` : ''}
+  error ? `  <p class="error">${escapeHtml(error)}</p>\n` : ''}${
+  renderFlags(r, notes)}${renderProtected(r)}${renderTestChanges(r)}${renderWarnings(notes)}
   <div class="bars">
 ${bars}
   </div>
   <p class="meta">+${diff.linesAdded} &minus;${diff.linesRemoved} in ${diff.filesChanged} file(s)${
     r.durationMs !== undefined ? ` &middot; ${formatElapsed(r.durationMs)}` : ''}</p>
 ${checks}
-  <div class="actions">
+${renderStderr(notes.stderrTail)}  <div class="actions">
 ${cannotWin ? '' : `    <button class="merge" data-agent="${escapeHtml(r.agentId)}">Merge</button>\n`}    <button class="diff secondary" data-agent="${escapeHtml(r.agentId)}">Show Diff</button>
   </div>
 </section>`;
@@ -115,12 +130,76 @@ function renderCheck(name: string, check: CheckResult | null): string {
   else if (check.timedOut) verdict = 'timed out';
   else if (check.error) verdict = `could not run: ${check.error}`;
   else verdict = `exit ${check.exitCode ?? 'signal ' + (check.signal ?? '?')}`;
-  const counts = check.tests ? `, ${check.tests.passed} passed, ${check.tests.failed} failed` : '';
+  // Without the runner's summary line, the outcomes of its named test cases give the counts.
+  const tests = check.tests ?? (check.testCases ? testCaseCounts(check.testCases) : null);
+  const counts = tests ? `, ${tests.passed} passed, ${tests.failed} failed` : '';
   const lint = check.lint ? `, ${check.lint.errors} errors, ${check.lint.warnings} warnings` : '';
   return `  <details class="check" data-check="${name}">
     <summary>${name}: <code>${escapeHtml(check.command)}</code> (${escapeHtml(verdict)}${counts}${lint})</summary>
     <pre>${check.outputTruncated ? '[...]\n' : ''}${escapeHtml(check.output)}</pre>
   </details>`;
+}
+
+/** Why hydra would not merge the agent by itself, as a badge: it may still win, and be merged by hand. */
+function renderFlags(r: Ranking, notes: AgentNotes): string {
+  const flags = r.flags ?? [];
+  // A hydra that sends no flags yet may still count denials.
+  const denied = flags.length === 0 ? deniedText(notes.deniedToolCalls) : undefined;
+  const reasons = denied ? [denied] : flags;
+  if (reasons.length === 0) return '';
+  return `  <p class="flags"><span class="badge">&#9888; not for auto-merge</span> ${
+    reasons.map((f) => `<span class="flag">${escapeHtml(f)}</span>`).join('; ')}</p>\n`;
+}
+
+function renderProtected(r: Ranking): string {
+  const files = r.protectedChanges ?? [];
+  if (files.length === 0) return '';
+  const how = r.protectedMode === 'restore'
+    ? 'its checks ran with the base versions put back' : 'its checks ran with its versions';
+  return `  <p class="protected" data-mode="${escapeHtml(r.protectedMode ?? 'flag')}">Changed protected files: ${
+    codeList(files, TEST_NAMES_SHOWN)} &middot; ${how}</p>\n`;
+}
+
+// fixed reads as good news, broken as bad, removed as a warning (counted as failed).
+const CHANGE_CLASSES: Record<string, string> = { fixed: 'good-text', broken: 'poor-text', removed: 'warn-text' };
+
+/** Tests fixed, broken and removed against the base; nothing when they could not be compared by name. */
+function renderTestChanges(r: Ranking): string {
+  const changes = r.testChanges;
+  if (!changes) return '';
+  const rows = TEST_CHANGE_KINDS
+    .filter(([kind]) => (changes[kind]?.length ?? 0) > 0)
+    .map(([kind, meaning]) => `    <p class="test-change" data-kind="${kind}"><span class="${CHANGE_CLASSES[kind]}">${
+      changes[kind].length} ${kind}</span> (${escapeHtml(meaning)}): ${codeList(changes[kind], TEST_NAMES_SHOWN)}</p>`);
+  if (rows.length === 0) rows.push('    <p class="test-change" data-kind="none">Tests as at the base: none fixed, broken or removed</p>');
+  return `  <div class="test-changes">\n${rows.join('\n')}\n  </div>\n`;
+}
+
+/** The agent's warnings; the output channel has them all when there are many. */
+function renderWarnings(notes: AgentNotes): string {
+  const { shown, more } = capItems(notes.warnings ?? [], TEST_NAMES_SHOWN);
+  if (shown.length === 0) return '';
+  const items = shown.map((w) => `    <li>&#9888; ${escapeHtml(w)}</li>`);
+  if (more > 0) items.push(`    <li>and ${more} more</li>`);
+  return `  <ul class="warnings">\n${items.join('\n')}\n  </ul>\n`;
+}
+
+/** The end of the agent's stderr, folded: it explains a failure, and is noise otherwise. */
+function renderStderr(tail: string | undefined): string {
+  const lines = tailLines(tail, Number.POSITIVE_INFINITY);
+  if (lines.length === 0) return '';
+  return `  <details class="stderr">
+    <summary>stderr (last ${lines.length === 1 ? 'line' : `${lines.length} lines`})</summary>
+    <pre>${escapeHtml(lines.join('\n'))}</pre>
+  </details>
+`;
+}
+
+/** `<code>a</code>, <code>b</code> and 3 more`: a list of names from the agent's run, escaped. */
+function codeList(names: string[], max: number): string {
+  const { shown, more } = capItems(names, max);
+  const list = shown.map((n) => `<code>${escapeHtml(n)}</code>`).join(', ');
+  return more > 0 ? `${list} and ${more} more` : list;
 }
 
 const STYLE = `
@@ -148,6 +227,13 @@ header { display: flex; gap: 8px; align-items: baseline; }
 .total.good { color: var(--vscode-testing-iconPassed, #388a34); }
 .total.fair { color: var(--vscode-editorWarning-foreground, #bf8803); }
 .total.poor, .poor-text { color: var(--vscode-testing-iconFailed, #e51400); }
+.good-text { color: var(--vscode-testing-iconPassed, #388a34); }
+.warn-text { color: var(--vscode-editorWarning-foreground, #bf8803); }
+.card.flagged { border-color: var(--vscode-editorWarning-foreground, #bf8803); }
+.flags, .protected, .test-change { margin: 4px 0; }
+.badge { font-weight: bold; color: var(--vscode-editorWarning-foreground, #bf8803); border: 1px solid currentColor; border-radius: 3px; padding: 0 4px; }
+.test-change code, .protected code { overflow-wrap: anywhere; }
+.warnings { margin: 4px 0; padding-left: 0; list-style: none; color: var(--vscode-editorWarning-foreground, #bf8803); white-space: pre-wrap; }
 .meta { color: var(--vscode-descriptionForeground); }
 details pre { max-height: 240px; overflow: auto; background: var(--vscode-textCodeBlock-background); padding: 6px; white-space: pre-wrap; font-family: var(--vscode-editor-font-family); }
 .actions { display: flex; gap: 8px; margin-top: 8px; }

@@ -4,7 +4,9 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { ALL_FAILED, agentStateIcon, formatElapsed, ineligibleLabel, raceIsActive, rankOrder } from './format';
+import {
+  ALL_FAILED, agentStateIcon, agentTooltip, autoMergeLabel, deniedText, formatElapsed, ineligibleLabel, raceIsActive, rankOrder,
+} from './format';
 import { firstLine, Target } from './pick';
 
 type Node = RaceNode | AgentNode | FileNode;
@@ -85,8 +87,11 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
     const parts: string[] = [state, formatElapsed(store.elapsedMs(node.raceId, node.agentId))];
     if (ranking) parts.push(`#${ranking.rank} · ${ranking.total.toFixed(1)}${store.winnerOf(node.raceId) === node.agentId ? ' · winner' : ''}`);
     if (cannotWin) parts.push(cannotWin);
+    // Flagged: it may win, but hydra would not merge it by itself (the tooltip says why).
+    // Before the race is scored, its denied tool calls are what will flag it.
+    else if (autoMergeLabel(ranking) || (!ranking && deniedText(agent?.deniedToolCalls))) parts.push('⚠ not for auto-merge');
     item.description = parts.join(' · ');
-    item.tooltip = [agent?.branch, cannotWin, agent?.error].filter(Boolean).join('\n');
+    item.tooltip = agentTooltip(agent, ranking);
     item.iconPath = new vscode.ThemeIcon(agentStateIcon(state));
     // An agent that cannot win is never offered for merging.
     item.contextValue = !finished ? 'agent.running' : cannotWin ? 'agent.ineligible' : 'agent';

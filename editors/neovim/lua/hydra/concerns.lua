@@ -1,7 +1,9 @@
 -- What speaks against merging an agent, read from the race's scores: it cannot
 -- win (hydra refuses to merge it), it is not the winner, its checks failed, it
--- did not end normally, every agent failed, or nothing checked its work. :HydraMerge shows these before it asks, and
--- then makes "Cancel" the first choice.
+-- did not end normally, every agent failed, it broke or dropped tests that
+-- passed at the base, hydra flagged it (it would not merge it by itself), or
+-- nothing checked its work. :HydraMerge shows these before it asks, and then
+-- makes "Cancel" the first choice.
 
 local M = {}
 
@@ -83,6 +85,21 @@ function M.of(scores, agent_id)
     if why then
       table.insert(out, 'its tests ' .. why)
     end
+  end
+  local ui = require('hydra.ui')
+  local changes = type(ranking.testChanges) == 'table' and ranking.testChanges or {}
+  local broken = type(changes.broken) == 'table' and changes.broken or {}
+  local removed = type(changes.removed) == 'table' and changes.removed or {}
+  if #broken > 0 then
+    table.insert(out, string.format('it broke %d test(s) that passed at the base: %s', #broken, ui.capped_list(broken, 5)))
+  end
+  if #removed > 0 then
+    table.insert(out, string.format('%d test(s) that ran at the base did not run: %s', #removed, ui.capped_list(removed, 5)))
+  end
+  -- Flags do not stop a merge by hand, but they are why hydra would not make it.
+  local flags = type(ranking.flags) == 'table' and ranking.flags or {}
+  if #flags > 0 then
+    table.insert(out, 'hydra would not merge it by itself: ' .. table.concat(vim.tbl_map(ui.one_line, flags), '; '))
   end
   return out
 end

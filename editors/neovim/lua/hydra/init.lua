@@ -361,7 +361,47 @@ function M.show_scores(r, model)
     M.merge(target)
   end), "Merge this agent's branch")
   ui.map(buf, keys.log, at_cursor(M.log), "This agent's full log")
+  ui.map(buf, '<CR>', at_cursor(function(target)
+    M.show_details(r, model, target.agent)
+  end), "This agent's details")
   return buf, win, agent_at
+end
+
+--- Opens the details of agent `agent_id` of race record `r`, from the
+--- scoreboard's `model`: everything its line there shortens (ui.agent_details).
+function M.show_details(r, model, agent_id)
+  local lines, highlights = ui.agent_details(model, agent_id)
+  local buf, win = ui.open_float(
+    'hydra://' .. r.id .. '/' .. agent_id .. '~details',
+    lines,
+    highlights,
+    'hydradetails',
+    'hydra: ' .. agent_id .. ' details (race ' .. r.id .. ')'
+  )
+  local keys = config.options.keymaps
+  local target = function()
+    return { root = r.root, race = r.id, agent = agent_id }
+  end
+  local function act(fn)
+    return function()
+      ui.close_window()
+      fn(target())
+    end
+  end
+  ui.map(buf, keys.diff, act(M.diff), "Review this agent's diff")
+  ui.map(buf, keys.merge, act(function(t)
+    local cannot_win = ui.ineligible_label(race.ranking_of({ rankings = model.rankings }, agent_id))
+    if cannot_win then
+      return vim.notify('hydra: ' .. agent_id .. ' cannot be merged (' .. cannot_win .. ')', vim.log.levels.WARN)
+    end
+    M.merge(t)
+  end), "Merge this agent's branch")
+  ui.map(buf, keys.log, act(M.log), "This agent's full log")
+  ui.map(buf, keys.scores, function()
+    ui.close_window()
+    M.show_scores(r, model)
+  end, 'Back to the scoreboard')
+  return buf, win
 end
 
 --- :HydraScores: the scoreboard of the current race.

@@ -15,8 +15,9 @@ local M = {}
 
 -- raceId -> race: { id, root, task, state, agents = {agentId -> agent}, order = {agentId},
 --                   rankings, winner, allFailed, autoMergeEligible, started_here }
--- agent: { id, name, branch, worktree, state, exitCode, elapsedMs, error, buf,
---          pending = {lines, groups}, live (a notification about it arrived) }
+-- agent: { id, name, branch, worktree, state, exitCode, elapsedMs, error, warnings,
+--          stderrTail, deniedToolCalls, buf, pending = {lines, groups},
+--          live (a notification about it arrived) }
 M.races = {}
 -- root -> the raceId commands act on by default: the last one started or looked at.
 local latest = {}
@@ -60,7 +61,7 @@ local function ensure_agent(race, agent_id, info)
     agent.branch = info.branch or agent.branch
     agent.worktree = info.worktree or agent.worktree
     agent.state = info.state or agent.state
-    for _, field in ipairs({ 'exitCode', 'elapsedMs', 'error' }) do
+    for _, field in ipairs({ 'exitCode', 'elapsedMs', 'error', 'warnings', 'stderrTail', 'deniedToolCalls' }) do
       if present(info[field]) then
         agent[field] = info[field]
       end
@@ -83,9 +84,14 @@ local function header(race, agent)
   local b = ui.builder()
   b:add('hydra · ', 'HydraHeader'):add(agent.id, 'HydraTitle'):add(' · ', 'HydraHeader')
   b:add(agent.state, 'HydraAgentState')
-  local cannot_win = ui.ineligible_label(M.ranking_of(race, agent.id))
+  local ranking = M.ranking_of(race, agent.id)
+  local cannot_win = ui.ineligible_label(ranking)
   if cannot_win then
     b:add(' · ' .. cannot_win, 'HydraError')
+  elseif ui.auto_merge_label(ranking) or (not ranking and ui.denied_text(agent.deniedToolCalls)) then
+    -- It may win, but hydra would not merge it by itself (the scoreboard's
+    -- details say why); before the race is scored, its denials will flag it.
+    b:add(' · ⚠ not for auto-merge', 'HydraFlag')
   end
   if race.state ~= 'running' then
     b:add(' · race ' .. race.state, 'HydraHeader')
@@ -244,6 +250,15 @@ local function queue(race, agent, text, group)
   schedule_flush()
 end
 
+-- Warnings an agent's summary showed in its buffer already: how it ended
+-- does not repeat them.
+local function note_warned(agent, warnings)
+  agent.warned = agent.warned or {}
+  for _, w in ipairs(type(warnings) == 'table' and warnings or {}) do
+    agent.warned[w] = true
+  end
+end
+
 --- Whether an output line is a JSON object (one record of a CLI's stream format).
 function M.looks_like_json(line)
   return line:match('^%s*{') ~= nil and line:match('}%s*$') ~= nil
@@ -279,6 +294,9 @@ local function on_agent_output(p, root)
     end
   end
   for _, event in ipairs(events) do
+    if event.kind == 'summary' then
+      note_warned(agent, event.warnings)
+    end
     if event.kind == 'summary' and present(event.text) and event.text == agent.last_text then
       -- CLIs repeat their final message in the summary: say it once.
       event = vim.tbl_extend('force', event, { text = vim.NIL })
@@ -295,13 +313,24 @@ local function on_agent_output(p, root)
   end
 end
 
--- How the agent ended, and the CLI's own words when it failed.
+-- How the agent ended, the CLI's own words when it failed, the tool calls
+-- it was denied and the warnings of its run. Its stderr is in the buffer
+-- already, as it came.
 local function queue_finished(race, agent, status, exit_code, duration_ms, usage, error)
   local group = status == 'completed' and 'HydraSummary' or 'HydraError'
   queue(race, agent, '', nil)
   queue(race, agent, transcript.finished_line(status, exit_code, duration_ms or 0, usage), group)
   if present(error) then
     queue(race, agent, error, 'HydraError')
+  end
+  local denied = ui.denied_text(agent.deniedToolCalls)
+  if denied then
+    queue(race, agent, '⚠ ' .. denied .. ': it is not merged automatically', 'HydraFlag')
+  end
+  for _, w in ipairs(type(agent.warnings) == 'table' and agent.warnings or {}) do
+    if not (agent.warned and agent.warned[w]) then
+      queue(race, agent, '⚠ ' .. ui.one_line(w), 'HydraFlag')
+    end
   end
 end
 
@@ -311,7 +340,16 @@ local function on_agent_finished(p, root)
   agent.live = true
   agent.state = p.status
   agent.error = present(p.error) and p.error or nil
+  agent.warnings = present(p.warnings) and p.warnings or nil
+  agent.stderrTail = present(p.stderrTail) and p.stderrTail or nil
+  agent.deniedToolCalls = present(p.deniedToolCalls) and p.deniedToolCalls or nil
   queue_finished(race, agent, p.status, p.exitCode, p.durationMs, p.usage, p.error)
+  -- Denials and warnings explain a poor result (a permission it lacked, a
+  -- model error) and keep it from being merged by itself.
+  local notice = ui.finished_notice(p)
+  if notice then
+    vim.notify(notice, vim.log.levels.WARN)
+  end
   -- What it did outside its worktree (put back where hydra could): it cannot win.
   if type(p.escapes) == 'table' and #p.escapes > 0 then
     for _, escape in ipairs(p.escapes) do
@@ -329,6 +367,9 @@ local function on_agent_finished(p, root)
   end
   update_header(race, agent)
 end
+-- The specs drive these with hand-made notifications.
+M.on_agent_output = on_agent_output
+M.on_agent_finished = on_agent_finished
 
 --- Fills the output buffer of an agent this editor did not watch from what
 --- hydra recorded (transcript.read), then says how it ended. A finished
@@ -344,6 +385,12 @@ function M.load_recorded(race, agent)
     end
     for _, e in ipairs(entries) do
       queue(race, agent, e[1], e[2])
+      -- A summary's warnings are its lines marked ⚠ (transcript.render_event).
+      for _, line in ipairs(vim.split(e[1], '\n', { plain = true })) do
+        if vim.startswith(line, '⚠ ') then
+          note_warned(agent, { line:sub(#'⚠ ' + 1) })
+        end
+      end
     end
     if protocol.finished_agent_states[agent.state] then
       queue_finished(race, agent, agent.state, agent.exitCode, agent.elapsedMs, nil, agent.error)
@@ -377,10 +424,17 @@ local function on_scoring_started(p, root)
 end
 
 local function score_model(race, result)
-  local branches, errors = {}, {}
+  local branches, errors, agents = {}, {}, {}
   for id, agent in pairs(race.agents) do
     branches[id] = agent.branch
     errors[id] = agent.error
+    agents[id] = {
+      state = agent.state,
+      error = agent.error,
+      warnings = agent.warnings,
+      stderrTail = agent.stderrTail,
+      deniedToolCalls = agent.deniedToolCalls,
+    }
   end
   return {
     raceId = race.id,
@@ -391,6 +445,7 @@ local function score_model(race, result)
     autoMergeEligible = result.autoMergeEligible,
     branches = branches,
     errors = errors,
+    agents = agents,
   }
 end
 M.score_model = score_model

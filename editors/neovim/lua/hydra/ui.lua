@@ -21,6 +21,7 @@ local groups = {
   'highlight default link HydraSummary Title',
   'highlight default link HydraMuted Comment',
   'highlight default link HydraStderr WarningMsg',
+  'highlight default link HydraFlag WarningMsg',
 }
 
 local has_0_10 = vim.fn.has('nvim-0.10') == 1
@@ -304,12 +305,136 @@ function M.ineligible_label(ranking)
   return (present(ranking.ineligible) and ranking.ineligible or 'ineligible') .. ': cannot win'
 end
 
+--- Text from an agent (a test name, a warning) on one line: a buffer line
+--- cannot hold a line break.
+function M.one_line(text)
+  return (tostring(text):gsub('%s*[\r\n]+%s*', ' '))
+end
+
+--- "a, b, c and 7 more": the first `max` items, each on one line, and how
+--- many more there are (a list of test names can run to thousands).
+function M.capped_list(items, max)
+  local shown = {}
+  for i = 1, math.min(#items, max) do
+    shown[i] = M.one_line(items[i])
+  end
+  local text = table.concat(shown, ', ')
+  if #items > max then
+    text = text .. ' and ' .. (#items - max) .. ' more'
+  end
+  return text
+end
+
+--- The kinds of test changes against the base, in the order they are
+--- listed: what each means, and its colour (fixed is good news, broken bad,
+--- removed a warning: it counts as failed).
+M.test_change_kinds = {
+  { 'fixed', 'fail → pass', 'HydraScoreGood' },
+  { 'broken', 'pass → fail', 'HydraScorePoor' },
+  { 'removed', 'ran at the base, not now', 'HydraScoreFair' },
+}
+
+local function list_of(v)
+  return type(v) == 'table' and v or {}
+end
+
+--- "1 tool call denied", "3 tool calls denied"; nil for none.
+function M.denied_text(count)
+  if type(count) ~= 'number' or count <= 0 then
+    return nil
+  end
+  return string.format('%d tool call%s denied', count, count == 1 and '' or 's')
+end
+
+--- "not for auto-merge: 2 tool calls denied; ..." for a ranking hydra would
+--- not merge by itself (it may still win, and be merged by hand); nil otherwise.
+function M.auto_merge_label(ranking)
+  local flags = type(ranking) == 'table' and list_of(ranking.flags) or {}
+  if #flags == 0 then
+    return nil
+  end
+  return 'not for auto-merge: ' .. table.concat(vim.tbl_map(M.one_line, flags), '; ')
+end
+
+--- What its checks ran with, for an agent that changed protected files.
+function M.protected_how(ranking)
+  return ranking.protectedMode == 'restore' and 'its checks ran with the base versions put back'
+    or 'its checks ran with its versions'
+end
+
+--- The notes under an agent's line on the scoreboard: why hydra would not
+--- merge it by itself, the protected files it changed, how its tests compare
+--- with the base's, and its warnings (at most `max` of each list).
+--- `agent` (optional) is what hydra/status or hydra/agentFinished said of it.
+--- Each note is a list of { text, group } pieces.
+function M.agent_notes(ranking, agent, max)
+  agent = agent or {}
+  local notes = {}
+  local not_auto = M.auto_merge_label(ranking)
+  -- A hydra that sends no flags yet may still count the denials.
+  local denied = not not_auto and M.denied_text(agent.deniedToolCalls)
+  if not_auto or denied then
+    table.insert(notes, { { '⚠ ' .. (not_auto or ('not for auto-merge: ' .. denied)), 'HydraFlag' } })
+  end
+  local protected = list_of(ranking.protectedChanges)
+  if #protected > 0 then
+    table.insert(notes, {
+      { 'protected files changed: ', 'HydraFlag' },
+      { M.capped_list(protected, max) .. ' (' .. M.protected_how(ranking) .. ')' },
+    })
+  end
+  local changes = ranking.testChanges
+  if type(changes) == 'table' then
+    for _, kind in ipairs(M.test_change_kinds) do
+      local names = list_of(changes[kind[1]])
+      if #names > 0 then
+        table.insert(notes, {
+          { #names .. ' ' .. kind[1], kind[3] },
+          { ' (' .. kind[2] .. '): ' .. M.capped_list(names, max) },
+        })
+      end
+    end
+  end
+  local warnings = list_of(agent.warnings)
+  for i = 1, math.min(#warnings, max) do
+    table.insert(notes, { { '⚠ ' .. M.one_line(warnings[i]), 'HydraFlag' } })
+  end
+  if #warnings > max then
+    table.insert(notes, { { string.format('⚠ and %d more warnings', #warnings - max), 'HydraFlag' } })
+  end
+  return notes
+end
+
+--- What to tell the user of an agent that ended with tool calls denied or
+--- warnings (a permission it lacked, a model error, processes hydra had to
+--- end); nil when it ended without either, or was cancelled (the user asked
+--- for that). `p`: hydra/agentFinished.
+function M.finished_notice(p)
+  if p.status == 'cancelled' then
+    return nil
+  end
+  local denied = M.denied_text(p.deniedToolCalls)
+  local warnings = vim.tbl_map(M.one_line, list_of(p.warnings))
+  if not denied and #warnings == 0 then
+    return nil
+  end
+  local parts = {}
+  if denied then
+    table.insert(parts, 'had ' .. denied .. ', so it is not merged automatically')
+  end
+  if #warnings > 0 then
+    table.insert(parts, (denied and 'and warned: ' or 'warned: ') .. table.concat(warnings, '; '))
+  end
+  return string.format('hydra: %s (race %s) %s', p.agentId, p.raceId, table.concat(parts, ' '))
+end
+
 --- The scoreboard, in the seed's layout:
 ---   #1  careful    97.1 / 100    [BUILD: ✓] [TESTS: 100] [LINT: n/a] [DIFF: 100] [SPEED: 71]
 --- An agent that can never win is marked "(failed: cannot win)", with its
---- CLI's error below it.
---- `model`: { raceId, task?, rankings, winner?, allFailed, autoMergeEligible, branches?, errors? }
---- (the shape of hydra/scores and hydra/raceFinished; `errors` by agentId).
+--- CLI's error below it; below that, its notes (M.agent_notes).
+--- `model`: { raceId, task?, rankings, winner?, allFailed, autoMergeEligible, branches?, errors?, agents? }
+--- (the shape of hydra/scores and hydra/raceFinished; `errors` and
+--- `agents`, what hydra/status says of each agent, by agentId).
 --- Returns lines, highlights and the agentId shown on each line (by
 --- 1-based line number).
 function M.scoreboard(model)
@@ -376,6 +501,14 @@ function M.scoreboard(model)
       b:line('      ' .. first_line(error, 100), 'HydraError')
       agent_at[#b.lines] = r.agentId
     end
+    for _, note in ipairs(M.agent_notes(r, model.agents and model.agents[r.agentId], M.scoreboard_names)) do
+      b:add('      ')
+      for _, piece in ipairs(note) do
+        b:add(piece[1], piece[2])
+      end
+      b:newline()
+      agent_at[#b.lines] = r.agentId
+    end
   end
   b:line('')
 
@@ -403,12 +536,19 @@ function M.scoreboard(model)
       -- say only what the score reaches.
       b:line('(its total reaches auto_merge_minimum)', 'HydraMuted')
     end
+    for _, r in ipairs(model.rankings) do
+      local not_auto = r.agentId == model.winner and M.auto_merge_label(r)
+      if not_auto then
+        b:line('⚠ the winner is ' .. not_auto, 'HydraFlag')
+      end
+    end
   elseif #model.rankings == 0 then
     b:line('Nothing was scored.', 'HydraMuted')
   end
   local keys = require('hydra.config').options.keymaps
   local help = {}
-  for _, k in ipairs({ { keys.diff, 'diff' }, { keys.merge, 'merge' }, { keys.log, 'log' }, { keys.close, 'close' } }) do
+  local keylist = { { '<CR>', 'details' }, { keys.diff, 'diff' }, { keys.merge, 'merge' }, { keys.log, 'log' }, { keys.close, 'close' } }
+  for _, k in ipairs(keylist) do
     if k[1] then
       table.insert(help, k[1] .. ' ' .. k[2])
     end
@@ -417,6 +557,113 @@ function M.scoreboard(model)
     b:line(table.concat(help, ' · ') .. '  (on an agent\'s line)', 'HydraMuted')
   end
   return b.lines, b.highlights, agent_at
+end
+
+-- How many test names of each kind a scoreboard note shows; the details show more.
+M.scoreboard_names = 5
+M.details_names = 50
+
+--- An agent's details, opened from the scoreboard: its rank and total, why it
+--- cannot win or be merged by itself, its protected changes, every kind of
+--- test change one name a line (at most M.details_names each), its
+--- warnings, its error and the last lines of its stderr.
+--- `model` as for M.scoreboard. Returns lines and highlights.
+function M.agent_details(model, agent_id)
+  local ranking
+  for _, r in ipairs(model.rankings or {}) do
+    if r.agentId == agent_id then
+      ranking = r
+    end
+  end
+  ranking = ranking or {}
+  local agent = (model.agents and model.agents[agent_id]) or {}
+  local error = agent.error or (model.errors and model.errors[agent_id])
+  local b = M.builder()
+  b:add(agent_id, 'HydraTitle')
+  if present(ranking.rank) then
+    b:add(string.format('  #%d  ', ranking.rank))
+    b:add(fixed1(ranking.total), M.score_group(ranking.total)):add(' / 100')
+  end
+  local status = present(ranking.status) and ranking.status or agent.state
+  if present(status) then
+    b:add('  ' .. status, 'HydraAgentState')
+  end
+  if agent_id == model.winner then
+    b:add('  winner', 'HydraWinner')
+  end
+  b:newline()
+  local branch = model.branches and model.branches[agent_id]
+  if branch then
+    b:line('branch: ' .. branch, 'HydraHeader')
+  end
+  local cannot_win = M.ineligible_label(ranking)
+  if cannot_win then
+    b:line(cannot_win, 'HydraError')
+  end
+  local not_auto = M.auto_merge_label(ranking)
+  local denied = M.denied_text(agent.deniedToolCalls)
+  if not_auto then
+    b:line('⚠ ' .. not_auto, 'HydraFlag')
+  elseif denied then
+    b:line('⚠ ' .. denied, 'HydraFlag')
+  end
+
+  local function section(title, items, group)
+    if #items == 0 then
+      return
+    end
+    b:line('')
+    b:line(title, group or 'HydraTitle')
+    for i = 1, math.min(#items, M.details_names) do
+      b:line('  ' .. M.one_line(items[i]))
+    end
+    if #items > M.details_names then
+      b:line(string.format('  … and %d more', #items - M.details_names), 'HydraMuted')
+    end
+  end
+
+  section('Protected files changed (' .. M.protected_how(ranking) .. ')', list_of(ranking.protectedChanges), 'HydraFlag')
+  local changes = ranking.testChanges
+  if type(changes) == 'table' then
+    local any = false
+    for _, kind in ipairs(M.test_change_kinds) do
+      local names = list_of(changes[kind[1]])
+      any = any or #names > 0
+      section(string.format('Tests %s (%s): %d', kind[1], kind[2], #names), names, kind[3])
+    end
+    if not any then
+      b:line('')
+      b:line('Tests as at the base: none fixed, broken or removed', 'HydraMuted')
+    end
+  end
+  section('Warnings', list_of(agent.warnings), 'HydraFlag')
+  if present(error) and error ~= '' then
+    b:line('')
+    b:line('Error', 'HydraError')
+    for _, l in ipairs(M.text_lines(error)) do
+      b:line('  ' .. l)
+    end
+  end
+  local tail = M.text_lines(agent.stderrTail)
+  if #tail > 0 then
+    b:line('')
+    b:line('stderr (last lines)', 'HydraTitle')
+    for _, l in ipairs(tail) do
+      b:line('  ' .. l, 'HydraStderr')
+    end
+  end
+  local keys = require('hydra.config').options.keymaps
+  local help = {}
+  for _, k in ipairs({ { keys.diff, 'diff' }, { keys.merge, 'merge' }, { keys.log, 'log' }, { keys.scores, 'scores' }, { keys.close, 'close' } }) do
+    if k[1] then
+      table.insert(help, k[1] .. ' ' .. k[2])
+    end
+  end
+  if #help > 0 then
+    b:line('')
+    b:line(table.concat(help, ' · '), 'HydraMuted')
+  end
+  return b.lines, b.highlights
 end
 
 local function seconds(ms)

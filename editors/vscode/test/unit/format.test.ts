@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  describeDryRun, describeServerError, escapeHtml, escapesMessage, finishedNote, formatElapsed, ineligibleLabel, mergeConcerns, outputText,
-  raceOutcome, rankOrder, scoreBand, shownAlready, transcriptText, usageText,
+  agentFinishedNotice, agentTooltip, autoMergeLabel, cappedList, deniedText, describeDryRun, describeServerError, escapeHtml,
+  escapesMessage, finishedDetails, finishedNote, formatElapsed, ineligibleLabel, mergeConcerns, oneLine, outputText,
+  protectedText, raceOutcome, rankOrder, scoreBand, shownAlready, tailLines, testCaseCounts, testChangeLines, transcriptText,
+  usageText,
 } from '../../src/format';
-import type { AgentEvent, ScoresResult } from '../../src/protocol';
+import type { AgentEvent, Ranking, ScoresResult } from '../../src/protocol';
 
 test('scoreBand is green above 80, yellow from 50 to 80, red below 50', () => {
   assert.equal(scoreBand(100), 'good');
@@ -186,4 +188,124 @@ test('transcriptText reads like a session: words, tool calls, results, changes, 
   // A plain command's adapter reads nothing but the end of the run: no transcript.
   assert.equal(transcriptText([{ kind: 'summary', isError: false }]), '');
   assert.equal(transcriptText([]), '');
+});
+
+const fixture = (): ScoresResult => JSON.parse(fs.readFileSync(path.join(__dirname, '../../../test/unit/fixtures/scores.json'), 'utf8'));
+
+test('cappedList names the first ones and counts the rest, each on one line', () => {
+  assert.equal(cappedList([]), '');
+  assert.equal(cappedList(['a', 'b']), 'a, b');
+  assert.equal(cappedList(['a', 'b', 'c', 'd'], 2), 'a, b and 2 more');
+  assert.equal(cappedList(Array.from({ length: 12 }, (_, i) => `t${i}`)), 't0, t1, t2, t3, t4, t5, t6, t7, t8, t9 and 2 more');
+  assert.equal(cappedList(['test with\nnewline\r\n  inside']), 'test with newline inside');
+  assert.equal(oneLine('one\ntwo'), 'one two');
+});
+
+test('testChangeLines says what was fixed, broken and removed, only the kinds that have tests', () => {
+  assert.deepEqual(testChangeLines(undefined), []);
+  assert.deepEqual(testChangeLines({ fixed: [], broken: [], removed: [] }), []);
+  assert.deepEqual(testChangeLines({ fixed: ['test_sum', 'test_neg'], broken: ['test_div'], removed: ['a', 'b', 'c'] }, 2), [
+    '2 fixed (fail → pass): test_sum, test_neg',
+    '1 broken (pass → fail): test_div',
+    '3 removed (ran at the base, not now): a, b and 1 more',
+  ]);
+});
+
+test('autoMergeLabel and protectedText say why hydra would not merge an agent by itself', () => {
+  assert.equal(autoMergeLabel(undefined), undefined);
+  assert.equal(autoMergeLabel({ flags: [] }), undefined);
+  assert.equal(autoMergeLabel({ flags: ['2 tool calls denied', 'changed protected files: tests/conftest.py'] }),
+    'not for auto-merge: 2 tool calls denied; changed protected files: tests/conftest.py');
+  assert.equal(protectedText({}), undefined);
+  assert.equal(protectedText({ protectedChanges: ['tests/conftest.py'], protectedMode: 'restore' }),
+    'changed protected files: tests/conftest.py (its checks ran with the base versions put back)');
+  assert.equal(protectedText({ protectedChanges: ['tests/conftest.py', 'ci.yml'], protectedMode: 'flag' }),
+    'changed protected files: tests/conftest.py, ci.yml (its checks ran with its versions)');
+});
+
+test('deniedText, finishedDetails and agentFinishedNotice speak of denied tool calls and warnings only when there are some', () => {
+  assert.equal(deniedText(undefined), undefined);
+  assert.equal(deniedText(0), undefined);
+  assert.equal(deniedText(1), '1 tool call denied');
+  assert.equal(deniedText(3), '3 tool calls denied');
+  assert.deepEqual(finishedDetails({}), []);
+  assert.deepEqual(finishedDetails({ deniedToolCalls: 2, warnings: ['permission denied: Write /etc/passwd', 'model\nerror'] }), [
+    '[hydra: 2 tool calls denied: it is not merged automatically]',
+    '[hydra: warning: permission denied: Write /etc/passwd]',
+    '[hydra: warning: model error]',
+  ]);
+  // A transcript shows its summary's warnings already.
+  assert.deepEqual(finishedDetails({ warnings: ['permission denied: Write /etc/passwd', 'left a process running'] }, ['permission denied: Write /etc/passwd']),
+    ['[hydra: warning: left a process running]']);
+  assert.equal(agentFinishedNotice({ raceId: 'r1', agentId: 'fixer' }), undefined);
+  assert.equal(agentFinishedNotice({ raceId: 'r1', agentId: 'fixer', warnings: [], deniedToolCalls: 0 }), undefined);
+  assert.equal(agentFinishedNotice({ raceId: 'r1', agentId: 'fixer', deniedToolCalls: 2, warnings: ['permission denied: Bash rm -rf /'] }),
+    'Hydra: fixer (race r1) had 2 tool calls denied, so it is not merged automatically and warned: permission denied: Bash rm -rf /');
+  assert.equal(agentFinishedNotice({ raceId: 'r1', agentId: 'fixer', warnings: ['the model is overloaded'] }),
+    'Hydra: fixer (race r1) warned: the model is overloaded');
+  assert.equal(agentFinishedNotice({ raceId: 'r1', agentId: 'fixer', status: 'cancelled', warnings: ['cut off by hydra: cancelled'] }), undefined);
+});
+
+test('tailLines keeps the last lines of a stderr tail', () => {
+  assert.deepEqual(tailLines(undefined, 5), []);
+  assert.deepEqual(tailLines('', 5), []);
+  assert.deepEqual(tailLines('a\nb\nc\n', 2), ['b', 'c']);
+  assert.deepEqual(tailLines('only', 5), ['only']);
+});
+
+test('testCaseCounts counts test cases by outcome', () => {
+  assert.deepEqual(testCaseCounts({}), { passed: 0, failed: 0, skipped: 0 });
+  assert.deepEqual(testCaseCounts({ a: 'passed', b: 'failed', c: 'passed', d: 'skipped' }), { passed: 2, failed: 1, skipped: 1 });
+});
+
+test("agentTooltip lists an agent's branch, marks, protected files, test changes, warnings, error and stderr's last lines", () => {
+  const [winner] = fixture().rankings;
+  const ranking: Ranking = {
+    ...winner,
+    flags: ['1 tool call denied'],
+    protectedChanges: ['tests/conftest.py'],
+    protectedMode: 'restore',
+    testChanges: { fixed: ['test_sum'], broken: Array.from({ length: 7 }, (_, i) => `test_${i}`), removed: [] },
+  };
+  const agent = {
+    branch: 'hydra/fixer-x', error: 'exited with code 1', warnings: ['permission denied: Write /etc/passwd'], deniedToolCalls: 1,
+    stderrTail: 'l1\nl2\nl3\nl4\nl5\nl6\nl7',
+  };
+  assert.equal(agentTooltip(agent, ranking), [
+    'hydra/fixer-x',
+    '⚠ not for auto-merge: 1 tool call denied',
+    'changed protected files: tests/conftest.py (its checks ran with the base versions put back)',
+    'tests 1 fixed (fail → pass): test_sum',
+    'tests 7 broken (pass → fail): test_0, test_1, test_2, test_3, test_4 and 2 more',
+    'warning: permission denied: Write /etc/passwd',
+    'exited with code 1',
+    'stderr (last lines):',
+    'l3', 'l4', 'l5', 'l6', 'l7',
+  ].join('\n'));
+  // Before the race is scored, its denials are what it has.
+  assert.equal(agentTooltip({ branch: 'b', deniedToolCalls: 2 }, undefined), 'b\n⚠ 2 tool calls denied');
+  assert.equal(agentTooltip({ branch: 'b' }, { ...winner, eligible: false, ineligible: 'failed' }), 'b\nfailed: cannot win');
+  assert.equal(agentTooltip(undefined, undefined), '');
+  assert.equal(agentTooltip({ warnings: ['a', 'b', 'c', 'd', 'e', 'f', 'g'] }, undefined),
+    'warning: a\nwarning: b\nwarning: c\nwarning: d\nwarning: e\nand 2 more warnings');
+});
+
+test('mergeConcerns names broken and removed tests and the flags that keep hydra from merging by itself', () => {
+  const scores = fixture();
+  const [winner, breaker] = scores.rankings;
+  const flagged = {
+    ...scores,
+    rankings: [{
+      ...winner,
+      testChanges: { fixed: ['test_sum'], broken: ['test_a', 'test_b'], removed: ['test_c'] },
+      flags: ['2 tool calls denied', 'changed protected files: tests/conftest.py'],
+    }, breaker],
+  };
+  assert.deepEqual(mergeConcerns(flagged, 'fixer'), [
+    'it broke 2 test(s) that passed at the base: test_a, test_b',
+    '1 test(s) that ran at the base did not run: test_c',
+    'hydra would not merge it by itself: 2 tool calls denied; changed protected files: tests/conftest.py',
+  ]);
+  // Fixed tests are no concern.
+  assert.deepEqual(mergeConcerns({ ...scores, rankings: [{ ...winner, testChanges: { fixed: ['t'], broken: [], removed: [] } }, breaker] }, 'fixer'), []);
 });

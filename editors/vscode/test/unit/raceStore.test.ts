@@ -107,3 +107,20 @@ test('a race in which every agent failed is known as such, from its summary or i
   store.raceFinished({ raceId: '20261122-090000-cccc', status: 'completed', rankings: [], winner: null, autoMergeEligible: false, allFailed: true });
   assert.equal(store.allFailedIn('20261122-090000-cccc'), true);
 });
+
+test("an agent's warnings, denied tool calls and stderr tail are kept from hydra/agentFinished", () => {
+  const store = started({ t: 0 });
+  const raceId = '20261121-101500-a3f9';
+  store.agentFinished({
+    raceId, agentId: 'fixer', status: 'completed', exitCode: 0, durationMs: 10,
+    warnings: ['permission denied: Write /etc/passwd'], deniedToolCalls: 1, stderrTail: 'denied\n',
+  });
+  const fixer = store.get(raceId)?.agents[0];
+  assert.deepEqual(fixer?.warnings, ['permission denied: Write /etc/passwd']);
+  assert.equal(fixer?.deniedToolCalls, 1);
+  assert.equal(fixer?.stderrTail, 'denied\n');
+  store.agentFinished({ raceId, agentId: 'breaker', status: 'failed', exitCode: 1, durationMs: 10 });
+  const breaker = store.get(raceId)?.agents[1];
+  assert.equal(breaker?.warnings, undefined);
+  assert.equal(breaker?.deniedToolCalls, undefined);
+});

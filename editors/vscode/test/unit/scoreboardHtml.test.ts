@@ -73,7 +73,7 @@ test('an agent that cannot win is marked, shows its error and has no Merge butto
   const [winner, loser] = scores.rankings;
   const failed = { ...loser, status: 'failed', eligible: false, ineligible: 'failed' };
   const html = renderScoreboard({ ...scores, rankings: [winner, failed] },
-    { ...page, errors: { [loser.agentId]: 'exited with code 3: <quota> exceeded' } });
+    { ...page, agents: { [loser.agentId]: { error: 'exited with code 3: <quota> exceeded' } } });
   const card = html.slice(html.indexOf(`data-agent="${loser.agentId}"`));
   assert.match(html, new RegExp(`<section class="card ineligible" data-agent="${loser.agentId}"`));
   assert.match(card, /<p class="cannot-win poor-text">failed: cannot win<\/p>/);
@@ -97,4 +97,96 @@ test('a race in which every agent failed says so, and names no winner', () => {
   }, page);
   assert.match(none, /All agents failed: no winner<\/strong> \(none finished with a change that could be merged\)/);
   assert.doesNotMatch(none, /button class="merge"/);
+});
+
+// An agent's output is untrusted: its test names, warnings and stderr are text, never markup.
+const HOSTILE = '<img src=x onerror=alert(1)>';
+
+function cardOf(html: string, agentId: string): string {
+  const start = html.indexOf(`data-agent="${agentId}"`);
+  return html.slice(start, html.indexOf('</section>', start));
+}
+
+test('a card lists the tests fixed, broken and removed against the base, capped, and escapes their names', () => {
+  const [winner, loser] = scores.rankings;
+  const many = Array.from({ length: 14 }, (_, i) => `tests/test_cart.py::test_${i}`);
+  const html = renderScoreboard({
+    ...scores,
+    rankings: [
+      { ...winner, testChanges: { fixed: ['tests/test_add.py::test_sum', HOSTILE], broken: [], removed: [] } },
+      { ...loser, testChanges: { fixed: [], broken: many, removed: ['tests/test_login.py::test_flaky'] } },
+    ],
+  }, page);
+  const fixer = cardOf(html, winner.agentId);
+  assert.match(fixer, /<p class="test-change" data-kind="fixed"><span class="good-text">2 fixed<\/span> \(fail → pass\): <code>tests\/test_add.py::test_sum<\/code>, <code>&lt;img src=x onerror=alert\(1\)&gt;<\/code><\/p>/);
+  assert.doesNotMatch(fixer, /data-kind="broken"|data-kind="removed"/, 'a kind without tests gets no row');
+  assert.doesNotMatch(html, /<img/);
+  const breaker = cardOf(html, loser.agentId);
+  assert.match(breaker, /<span class="poor-text">14 broken<\/span> \(pass → fail\): <code>tests\/test_cart.py::test_0<\/code>/);
+  assert.match(breaker, /<code>tests\/test_cart.py::test_9<\/code> and 4 more<\/p>/);
+  assert.doesNotMatch(breaker, /test_10/);
+  assert.match(breaker, /<span class="warn-text">1 removed<\/span> \(ran at the base, not now\): <code>tests\/test_login.py::test_flaky<\/code>/);
+});
+
+test('tests compared with the base and unchanged say so; tests not compared say nothing', () => {
+  const [winner] = scores.rankings;
+  const same = renderScoreboard({ ...scores, rankings: [{ ...winner, testChanges: { fixed: [], broken: [], removed: [] } }] }, page);
+  assert.match(same, /data-kind="none">Tests as at the base: none fixed, broken or removed</);
+  assert.doesNotMatch(renderScoreboard(scores, page), /class="test-changes"/);
+});
+
+test("a flagged agent keeps its Merge button but is marked not for auto-merge, with why", () => {
+  const [winner, loser] = scores.rankings;
+  const flagged = {
+    ...winner,
+    flags: ['2 tool calls denied', `changed protected files: tests/conftest.py ${HOSTILE}`],
+    protectedChanges: ['tests/conftest.py', HOSTILE],
+    protectedMode: 'restore' as const,
+  };
+  const html = renderScoreboard({ ...scores, autoMergeEligible: false, rankings: [flagged, loser] }, page);
+  assert.match(html, new RegExp(`<section class="card winner flagged" data-agent="${winner.agentId}"`));
+  const card = cardOf(html, winner.agentId);
+  assert.match(card, /<p class="flags"><span class="badge">&#9888; not for auto-merge<\/span> <span class="flag">2 tool calls denied<\/span>; <span class="flag">changed protected files: tests\/conftest.py &lt;img src=x onerror=alert\(1\)&gt;<\/span><\/p>/);
+  assert.match(card, /<p class="protected" data-mode="restore">Changed protected files: <code>tests\/conftest.py<\/code>, <code>&lt;img[^<]*&gt;<\/code> &middot; its checks ran with the base versions put back<\/p>/);
+  assert.match(card, /button class="merge"/, 'a flagged agent may still be merged by hand');
+  // The summary names the winner, and why hydra would not merge it by itself.
+  assert.match(html, /Winner: <strong>fixer<\/strong> &middot; <span class="warn-text">&#9888; not for auto-merge: 2 tool calls denied; changed protected files/);
+  assert.doesNotMatch(html, /<img/);
+  const unflagged = cardOf(html, loser.agentId);
+  assert.doesNotMatch(unflagged, /not for auto-merge|class="protected"/);
+  const kept = renderScoreboard({ ...scores, rankings: [{ ...flagged, protectedMode: 'flag' as const, flags: ['changed protected files: tests/conftest.py'] }, loser] }, page);
+  assert.match(cardOf(kept, winner.agentId), /data-mode="flag">Changed protected files: [\s\S]*? &middot; its checks ran with its versions</);
+});
+
+test("an agent's warnings are listed and its stderr tail is folded away, both escaped", () => {
+  const [winner, loser] = scores.rankings;
+  const html = renderScoreboard(scores, {
+    ...page,
+    agents: {
+      [loser.agentId]: {
+        warnings: ['permission denied: Write /etc/passwd', HOSTILE],
+        stderrTail: `warming up\nmodel said: quota exceeded </pre><script>alert(1)</script>\n`,
+        deniedToolCalls: 1,
+      },
+    },
+  });
+  const card = cardOf(html, loser.agentId);
+  assert.match(card, /<ul class="warnings">\s*<li>&#9888; permission denied: Write \/etc\/passwd<\/li>\s*<li>&#9888; &lt;img src=x onerror=alert\(1\)&gt;<\/li>\s*<\/ul>/);
+  assert.match(card, /<details class="stderr">\s*<summary>stderr \(last 2 lines\)<\/summary>\s*<pre>warming up\nmodel said: quota exceeded &lt;\/pre&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/pre>/);
+  assert.doesNotMatch(card, /<details class="stderr" open/, 'the tail starts folded');
+  // Unscored flags (an older hydra): the denials alone mark it.
+  assert.match(card, /<span class="badge">&#9888; not for auto-merge<\/span> <span class="flag">1 tool call denied<\/span>/);
+  assert.equal([...html.matchAll(/<script/g)].length, 1, 'only the page\'s own script');
+  const quiet = cardOf(html, winner.agentId);
+  assert.doesNotMatch(quiet, /class="warnings"|class="stderr"|class="flags"/);
+  // Many warnings: the output channel has them all.
+  const noisy = renderScoreboard(scores, { ...page, agents: { [loser.agentId]: { warnings: Array.from({ length: 13 }, (_, i) => `w${i}`) } } });
+  assert.match(cardOf(noisy, loser.agentId), /<li>&#9888; w9<\/li>\s*<li>and 3 more<\/li>\s*<\/ul>/);
+});
+
+test('the test counts come from the named test cases when the runner gave no summary', () => {
+  const [winner] = scores.rankings;
+  const tests = { ...winner.checks.tests!, tests: null, testCases: { a: 'passed' as const, b: 'passed' as const, c: 'failed' as const, d: 'skipped' as const } };
+  const html = renderScoreboard({ ...scores, rankings: [{ ...winner, checks: { ...winner.checks, tests } }] }, page);
+  assert.match(html, /data-check="tests">\s*<summary>tests: <code>[^<]*<\/code> \([^)]*, 2 passed, 1 failed\)/);
 });

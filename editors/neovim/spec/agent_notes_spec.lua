@@ -1,0 +1,367 @@
+-- What the scoreboard, an agent's details and its output buffer say besides
+-- the scores: tests fixed, broken and removed against the base, why hydra
+-- would not merge an agent by itself (flags), the protected files it changed,
+-- its warnings and the end of its stderr. Rendered from hand-made hydra/scores
+-- answers and notifications shaped as docs/protocol.md documents them: no
+-- server.
+
+local concerns = require('hydra.concerns')
+local hydra = require('hydra')
+local race = require('hydra.race')
+local ui = require('hydra.ui')
+
+-- An agent's output is untrusted: a test name may hold anything, line breaks too.
+local HOSTILE = '<img src=x onerror=alert(1)>\ninjected line'
+
+local function names(prefix, n)
+  local out = {}
+  for i = 1, n do
+    out[i] = prefix .. i
+  end
+  return out
+end
+
+local function ranking(rank, agent, total, extra)
+  return vim.tbl_extend('force', {
+    rank = rank,
+    agentId = agent,
+    agent = agent,
+    status = 'completed',
+    total = total,
+    eligible = true,
+    breakdown = { build = 100, tests = 100, lint = vim.NIL, diffSize = 90, speed = 70 },
+    checks = { build = vim.NIL, tests = vim.NIL, lint = vim.NIL },
+    diff = { linesAdded = 1, linesRemoved = 1, filesChanged = 1 },
+  }, extra or {})
+end
+
+local function model()
+  return {
+    raceId = '20261121-101500-a3f9',
+    task = 'fix the flaky login test',
+    winner = 'careful',
+    allFailed = false,
+    autoMergeEligible = false,
+    branches = { careful = 'hydra/careful-a3f9', sprawler = 'hydra/sprawler-a3f9' },
+    errors = {},
+    rankings = {
+      ranking(1, 'careful', 97.1, {
+        flags = { '2 tool calls denied', 'changed protected files: tests/conftest.py' },
+        protectedChanges = { 'tests/conftest.py' },
+        protectedMode = 'restore',
+        testChanges = { fixed = { 'tests/test_login.py::test_flaky', HOSTILE }, broken = {}, removed = {} },
+      }),
+      ranking(2, 'sprawler', 62.5, {
+        testChanges = { fixed = {}, broken = names('tests/test_cart.py::test_', 8), removed = { 'tests/test_old.py::test_gone' } },
+      }),
+      ranking(3, 'quiet', 50.0, { testChanges = { fixed = {}, broken = {}, removed = {} } }),
+    },
+    agents = {
+      careful = {
+        state = 'completed',
+        warnings = { 'permission denied: Write /etc/passwd' },
+        deniedToolCalls = 2,
+        stderrTail = 'warming up\nmodel said: quota exceeded\n',
+      },
+      sprawler = { state = 'completed', warnings = { 'left a process running: sleep 100 (ended by hydra)' } },
+      quiet = { state = 'completed' },
+    },
+  }
+end
+
+local function line_with(lines, text)
+  for i, l in ipairs(lines) do
+    if l:find(text, 1, true) then
+      return i
+    end
+  end
+  error('no line with "' .. text .. '" in:\n' .. table.concat(lines, '\n'), 2)
+end
+
+local function no_line_with(lines, text)
+  for _, l in ipairs(lines) do
+    assert.is_nil(l:find(text, 1, true), 'unexpected "' .. text .. '" in: ' .. l)
+  end
+end
+
+-- The highlight group at a line (1-based) and byte column (0-based).
+local function group_at(highlights, line, col)
+  for _, h in ipairs(highlights) do
+    if h[1] == line - 1 and col >= h[2] and col < h[3] then
+      return h[4]
+    end
+  end
+  return nil
+end
+
+local function no_line_breaks(lines)
+  for _, l in ipairs(lines) do
+    assert.is_nil(l:find('\n', 1, true), 'a line holds a line break: ' .. vim.inspect(l))
+  end
+end
+
+describe('agent notes', function()
+  it('cap a list of names with "and N more", each name on one line', function()
+    assert.are.equal('', ui.capped_list({}, 5))
+    assert.are.equal('a, b', ui.capped_list({ 'a', 'b' }, 5))
+    assert.are.equal('a, b and 3 more', ui.capped_list({ 'a', 'b', 'c', 'd', 'e' }, 2))
+    assert.are.equal('<img src=x onerror=alert(1)> injected line', ui.capped_list({ HOSTILE }, 5))
+  end)
+
+  it('say why hydra would not merge an agent by itself, and only for a flagged one', function()
+    assert.is_nil(ui.auto_merge_label(ranking(1, 'a', 90)))
+    assert.is_nil(ui.auto_merge_label(ranking(1, 'a', 90, { flags = {} })))
+    assert.is_nil(ui.auto_merge_label(nil))
+    assert.are.equal(
+      'not for auto-merge: 2 tool calls denied; changed protected files: tests/conftest.py',
+      ui.auto_merge_label(model().rankings[1])
+    )
+    assert.are.equal('1 tool call denied', ui.denied_text(1))
+    assert.are.equal('3 tool calls denied', ui.denied_text(3))
+    assert.is_nil(ui.denied_text(0))
+    assert.is_nil(ui.denied_text(vim.NIL))
+  end)
+
+  it('list flags, protected files, test changes and warnings, in that order', function()
+    local m = model()
+    local function texts(notes)
+      return vim.tbl_map(function(note)
+        return table.concat(vim.tbl_map(function(piece)
+          return piece[1]
+        end, note))
+      end, notes)
+    end
+    assert.are.same({
+      '⚠ not for auto-merge: 2 tool calls denied; changed protected files: tests/conftest.py',
+      'protected files changed: tests/conftest.py (its checks ran with the base versions put back)',
+      '2 fixed (fail → pass): tests/test_login.py::test_flaky, <img src=x onerror=alert(1)> injected line',
+      '⚠ permission denied: Write /etc/passwd',
+    }, texts(ui.agent_notes(m.rankings[1], m.agents.careful, 5)))
+    assert.are.same({
+      '8 broken (pass → fail): tests/test_cart.py::test_1, tests/test_cart.py::test_2, tests/test_cart.py::test_3 and 5 more',
+      '1 removed (ran at the base, not now): tests/test_old.py::test_gone',
+    }, texts(ui.agent_notes(m.rankings[2], {}, 3)))
+    assert.are.same({}, ui.agent_notes(m.rankings[3], m.agents.quiet, 5))
+    -- A hydra that sends no flags yet: the denials alone mark it.
+    assert.are.same(
+      { '⚠ not for auto-merge: 1 tool call denied' },
+      texts(ui.agent_notes(ranking(1, 'a', 90), { deniedToolCalls = 1 }, 5))
+    )
+    -- Many warnings: the details and the output buffer have them all.
+    assert.are.same(
+      { '⚠ w1', '⚠ w2', '⚠ and 3 more warnings' },
+      texts(ui.agent_notes(ranking(1, 'a', 90), { warnings = names('w', 5) }, 2))
+    )
+    -- Checked with its own versions of the protected files.
+    assert.are.same(
+      { 'protected files changed: ci.yml (its checks ran with its versions)' },
+      texts(ui.agent_notes(ranking(1, 'a', 90, { protectedChanges = { 'ci.yml' }, protectedMode = 'flag' }), nil, 5))
+    )
+  end)
+
+  it('go under each agent on the scoreboard, coloured, and belong to its line', function()
+    local lines, highlights, agent_at = ui.scoreboard(model())
+    no_line_breaks(lines)
+    local flag = line_with(lines, '      ⚠ not for auto-merge: 2 tool calls denied')
+    assert.are.equal('careful', agent_at[flag])
+    assert.are.equal('HydraFlag', group_at(highlights, flag, 8))
+    local fixed = line_with(lines, '      2 fixed (fail → pass): tests/test_login.py::test_flaky, <img src=x onerror=alert(1)> injected line')
+    assert.are.equal('careful', agent_at[fixed])
+    assert.are.equal('HydraScoreGood', group_at(highlights, fixed, 6))
+    local broken = line_with(lines, '8 broken (pass → fail): tests/test_cart.py::test_1, ')
+    assert.truthy(lines[broken]:find('tests/test_cart.py::test_5 and 3 more$'))
+    assert.are.equal('sprawler', agent_at[broken])
+    assert.are.equal('HydraScorePoor', group_at(highlights, broken, 6))
+    assert.are.equal('sprawler', agent_at[line_with(lines, '⚠ left a process running: sleep 100 (ended by hydra)')])
+    assert.are.equal('HydraScoreFair', group_at(highlights, line_with(lines, '1 removed (ran at the base, not now)'), 6))
+    line_with(lines, 'protected files changed: tests/conftest.py (its checks ran with the base versions put back)')
+    -- The winner itself is flagged: the summary says it is not for auto-merge.
+    line_with(lines, '⚠ the winner is not for auto-merge: 2 tool calls denied')
+    line_with(lines, '<CR> details')
+    -- The stderr tail is for the details, not the scoreboard.
+    no_line_with(lines, 'quota exceeded')
+  end)
+
+  it('say nothing more for a race hydra did not compare or flag', function()
+    local m = model()
+    m.rankings = { ranking(1, 'careful', 97.1), ranking(2, 'sprawler', 62.5) }
+    m.agents = {}
+    local lines = ui.scoreboard(m)
+    no_line_with(lines, 'auto-merge')
+    no_line_with(lines, 'fixed')
+    no_line_with(lines, 'protected')
+    no_line_with(lines, '⚠')
+  end)
+end)
+
+describe('agent details', function()
+  it('show every kind of test change one name a line, warnings, the error and the stderr tail', function()
+    local m = model()
+    m.agents.careful.error = 'exited with code 1:\nquota exceeded'
+    local lines, highlights = ui.agent_details(m, 'careful')
+    no_line_breaks(lines)
+    assert.truthy(lines[1]:find('^careful  #1  97%.1 / 100  completed  winner'))
+    line_with(lines, 'branch: hydra/careful-a3f9')
+    assert.are.equal('HydraFlag', group_at(highlights, line_with(lines, '⚠ not for auto-merge: 2 tool calls denied'), 0))
+    local protected = line_with(lines, 'Protected files changed (its checks ran with the base versions put back)')
+    assert.are.equal('  tests/conftest.py', lines[protected + 1])
+    local fixed = line_with(lines, 'Tests fixed (fail → pass): 2')
+    assert.are.equal('  tests/test_login.py::test_flaky', lines[fixed + 1])
+    assert.are.equal('  <img src=x onerror=alert(1)> injected line', lines[fixed + 2])
+    no_line_with(lines, 'Tests broken')
+    local warnings = line_with(lines, 'Warnings')
+    assert.are.equal('  permission denied: Write /etc/passwd', lines[warnings + 1])
+    local error = line_with(lines, 'Error')
+    assert.are.same({ '  exited with code 1:', '  quota exceeded' }, { lines[error + 1], lines[error + 2] })
+    local tail = line_with(lines, 'stderr (last lines)')
+    assert.are.same({ '  warming up', '  model said: quota exceeded' }, { lines[tail + 1], lines[tail + 2] })
+    assert.are.equal('HydraStderr', group_at(highlights, tail + 1, 2))
+  end)
+
+  it('cap each kind of test change, and say when nothing changed against the base', function()
+    local m = model()
+    m.rankings[2].testChanges.broken = names('t', ui.details_names + 7)
+    local lines = ui.agent_details(m, 'sprawler')
+    local broken = line_with(lines, 'Tests broken (pass → fail): ' .. (ui.details_names + 7))
+    assert.are.equal('  t' .. ui.details_names, lines[broken + ui.details_names])
+    assert.are.equal('  … and 7 more', lines[broken + ui.details_names + 1])
+    line_with(ui.agent_details(m, 'quiet'), 'Tests as at the base: none fixed, broken or removed')
+  end)
+
+  it('open from the scoreboard with <CR> on an agent line, and go back with s', function()
+    local m = model()
+    local r = { id = m.raceId, root = vim.fn.getcwd() }
+    local _, win, agent_at = hydra.show_scores(r, m)
+    local at
+    for line, id in pairs(agent_at) do
+      if id == 'sprawler' and (at == nil or line < at) then
+        at = line
+      end
+    end
+    vim.api.nvim_win_set_cursor(win, { at, 0 })
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+    local details = vim.api.nvim_get_current_buf()
+    assert.are.equal('hydradetails', vim.bo[details].filetype)
+    assert.truthy(vim.api.nvim_buf_get_lines(details, 0, 1, false)[1]:find('^sprawler'))
+    assert.are_not.equal('', vim.api.nvim_win_get_config(0).relative)
+    vim.api.nvim_feedkeys('s', 'x', false)
+    assert.are.equal('hydrascores', vim.bo[vim.api.nvim_get_current_buf()].filetype)
+    vim.cmd('silent! only!')
+  end)
+end)
+
+describe('an agent that finished with denials or warnings', function()
+  local notified, real_notify
+  before_each(function()
+    notified = {}
+    real_notify = vim.notify
+    vim.notify = function(message, level)
+      table.insert(notified, { message, level })
+    end
+  end)
+  after_each(function()
+    vim.notify = real_notify
+  end)
+
+  it('is said so once, and not when it had neither', function()
+    assert.is_nil(ui.finished_notice({ raceId = 'r1', agentId = 'fixer', warnings = vim.NIL }))
+    assert.is_nil(ui.finished_notice({ raceId = 'r1', agentId = 'fixer', warnings = {}, deniedToolCalls = 0 }))
+    assert.are.equal(
+      'hydra: fixer (race r1) had 2 tool calls denied, so it is not merged automatically and warned: permission denied: Bash rm -rf /',
+      ui.finished_notice({ raceId = 'r1', agentId = 'fixer', deniedToolCalls = 2, warnings = { 'permission denied: Bash rm -rf /' } })
+    )
+    assert.are.equal(
+      'hydra: fixer (race r1) warned: the model is overloaded',
+      ui.finished_notice({ raceId = 'r1', agentId = 'fixer', warnings = { 'the model is overloaded' } })
+    )
+    -- The user asked for a cancel: its "cut off" warning tells them nothing.
+    assert.is_nil(ui.finished_notice({ raceId = 'r1', agentId = 'fixer', status = 'cancelled', warnings = { 'cut off by hydra: cancelled' } }))
+  end)
+
+  it('ends its output buffer with them, and its header marks it until the scores say more', function()
+    local id = '20261121-101500-beef'
+    local r = { id = id, root = vim.fn.getcwd(), state = 'running', started_here = true, agents = {}, order = {} }
+    race.races[id] = r
+    r.agents.fixer = { id = 'fixer', name = 'fixer', state = 'running', branch = 'hydra/fixer', pending = { lines = {}, groups = {} } }
+    table.insert(r.order, 'fixer')
+    local buf = race.output_buffer(r, r.agents.fixer)
+    race.on_agent_finished({
+      raceId = id,
+      agentId = 'fixer',
+      status = 'completed',
+      exitCode = 0,
+      durationMs = 1200,
+      deniedToolCalls = 2,
+      warnings = { 'permission denied: Write /etc/passwd', 'two\nlines' },
+      stderrTail = 'denied\n',
+    }, r.root)
+    race.flush()
+    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    assert.truthy(lines[1]:find('⚠ not for auto-merge', 1, true))
+    line_with(lines, '⚠ 2 tool calls denied: it is not merged automatically')
+    line_with(lines, '⚠ permission denied: Write /etc/passwd')
+    line_with(lines, '⚠ two lines')
+    assert.are.equal(1, #notified)
+    assert.are.equal(vim.log.levels.WARN, notified[1][2])
+    assert.truthy(notified[1][1]:find('fixer (race ' .. id .. ') had 2 tool calls denied', 1, true))
+    -- Its stderr is in the buffer as it came: the tail is for the details.
+    no_line_with(lines, 'stderr')
+    local details = ui.agent_details(race.score_model(r, { rankings = { ranking(1, 'fixer', 90) }, winner = 'fixer' }), 'fixer')
+    assert.are.equal('  denied', details[line_with(details, 'stderr (last lines)') + 1])
+    line_with(details, '⚠ 2 tool calls denied')
+    vim.api.nvim_buf_delete(buf, { force = true })
+    race.races[id] = nil
+  end)
+
+  it('does not repeat the warnings its summary showed', function()
+    local id = '20261121-101500-cafe'
+    local r = { id = id, root = vim.fn.getcwd(), state = 'running', started_here = true, agents = {}, order = {} }
+    race.races[id] = r
+    r.agents.fixer = { id = 'fixer', name = 'fixer', state = 'running', branch = 'b', pending = { lines = {}, groups = {} } }
+    table.insert(r.order, 'fixer')
+    local buf = race.output_buffer(r, r.agents.fixer)
+    -- hydra/agentOutput's summary event, then hydra/agentFinished with the same warning and one more.
+    race.on_agent_output({
+      raceId = id,
+      agentId = 'fixer',
+      stream = 'stdout',
+      lines = {},
+      events = { { kind = 'summary', isError = false, turns = 2, warnings = { 'permission denied: Write /etc/passwd' } } },
+    }, r.root)
+    race.on_agent_finished({
+      raceId = id,
+      agentId = 'fixer',
+      status = 'completed',
+      exitCode = 0,
+      durationMs = 10,
+      warnings = { 'permission denied: Write /etc/passwd', 'left a process running' },
+    }, r.root)
+    race.flush()
+    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    local count = 0
+    for _, l in ipairs(lines) do
+      if l == '⚠ permission denied: Write /etc/passwd' then
+        count = count + 1
+      end
+    end
+    assert.are.equal(1, count)
+    line_with(lines, '⚠ left a process running')
+    vim.api.nvim_buf_delete(buf, { force = true })
+    race.races[id] = nil
+  end)
+end)
+
+describe('merge concerns about test changes and flags', function()
+  it('name broken and removed tests and the flags, not the fixed tests', function()
+    local m = model()
+    m.rankings[1].testChanges = { fixed = { 'a' }, broken = { 'b1', 'b2' }, removed = { 'c' } }
+    assert.are.same({
+      'it broke 2 test(s) that passed at the base: b1, b2',
+      '1 test(s) that ran at the base did not run: c',
+      'hydra would not merge it by itself: 2 tool calls denied; changed protected files: tests/conftest.py',
+    }, concerns.of(m, 'careful'))
+    m.rankings[1].flags = vim.NIL
+    m.rankings[1].testChanges = { fixed = { 'a' }, broken = {}, removed = {} }
+    assert.are.same({}, concerns.of(m, 'careful'))
+  end)
+end)
