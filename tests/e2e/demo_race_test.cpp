@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 #include <sys/wait.h>
 
 namespace hydra::test {
@@ -79,6 +82,18 @@ TEST_F(DemoRaceTest, CarefulFixWinsBrokenBuildIsLastSprawlLosesOnDiffSizeAndTheW
   EXPECT_EQ(carefulTests.at("failed").as_int64(), 0);
   EXPECT_GT(carefulTests.at("passed").as_int64(), baseTests.at("passed").as_int64());
   EXPECT_EQ(careful->at("breakdown").at("tests").to_number<double>(), 100.0);
+  // Compared by name: the test that failed at the base is the one it fixed, nothing broke or went missing.
+  const auto& baseCases = scores.at("baseline").at("checks").at("tests").at("testCases").as_object();
+  std::vector<std::string> failedAtBase;
+  for (const auto& [name, verdict] : baseCases) {
+    if (verdict == json::value("failed")) failedAtBase.emplace_back(name);
+  }
+  ASSERT_EQ(failedAtBase.size(), 1u) << json::serialize(baseCases);
+  const auto& changes = careful->at("testChanges");
+  EXPECT_EQ(changes.at("fixed"), json::array({json::value(failedAtBase[0])})) << json::serialize(changes);
+  EXPECT_TRUE(changes.at("broken").as_array().empty()) << json::serialize(changes);
+  EXPECT_TRUE(changes.at("removed").as_array().empty()) << json::serialize(changes);
+  EXPECT_FALSE(careful->contains("flags")) << "careful touched no protected file";
   // The broken build short-circuits tests and lint.
   EXPECT_EQ(breaker->at("breakdown").at("build").to_number<double>(), 0.0);
   EXPECT_TRUE(breaker->at("checks").at("tests").at("skipped").as_bool());
@@ -92,6 +107,7 @@ TEST_F(DemoRaceTest, CarefulFixWinsBrokenBuildIsLastSprawlLosesOnDiffSizeAndTheW
   CommandRun table = hydra("scores " + raceId);
   ASSERT_EQ(table.code, 0) << table.out;
   EXPECT_NE(table.out.find("#1  careful"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("fixed: " + failedAtBase[0]), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("[BUILD: ✗]"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("hydra merge " + raceId + " careful"), std::string::npos) << table.out;
 
