@@ -347,6 +347,37 @@ TEST_F(CliTest, RaceReportsAFailingAgentAsFailed) {
   EXPECT_EQ(raceJson(raceIds().at(0)).at("agents").at(0).at("status").as_string(), "failed");
 }
 
+TEST_F(CliTest, ScoresShowWhatEachCLIReportedAndWhatKeepsAnAgentFromAutoMerge) {
+  // "denier" plays claude with a result that reports a denied Write; "quitter"
+  // fails with a last word on stderr that holds a terminal escape.
+  const std::string result =
+      R"({"type":"result","subtype":"success","is_error":false,"result":"done","permission_denials":)"
+      R"([{"tool_name":"Write","tool_input":{"file_path":"/etc/hosts"}}]})";
+  writeConfig("[agents.denier]\nadapter = \"claude\"\nbinary = \"" + kScriptedAgent.string() +
+              "\"\nargs = ['write', 'd.txt', 'd', 'say', '" + result + "', '--']\n\n" +
+              scriptedAgent("quitter", {"write", "q.txt", "q", "shout", "\\u001b[2Jcannot do it", "exit", "2"}));
+  Outcome r = hydra({"race", "Do it", "--agents", "denier,quitter"});
+  ASSERT_EQ(r.code, 0) << r;
+  const std::string id = raceIds().at(0);
+
+  Outcome scores = hydra({"scores", id});
+  ASSERT_EQ(scores.code, 0) << scores;
+  EXPECT_THAT(scores.out, HasSubstr("      not for auto-merge: 1 tool call denied\n")) << scores.out;
+  EXPECT_THAT(scores.out, HasSubstr("      warning: permission denied: Write")) << scores.out;
+  EXPECT_THAT(scores.out, HasSubstr("      error: exited with code 2: ?[2Jcannot do it\n")) << scores.out;
+  EXPECT_THAT(scores.out, HasSubstr("      stderr: ?[2Jcannot do it\n")) << scores.out;
+  EXPECT_THAT(scores.out, Not(HasSubstr("\033"))) << "an agent's escape sequence never reaches the terminal";
+  EXPECT_THAT(scores.out, HasSubstr("Winner: denier")) << scores.out;
+  EXPECT_THAT(scores.out, Not(HasSubstr("eligible for auto-merge"))) << scores.out;
+
+  const json::object ranked = json::parse(hydra({"scores", id, "--json"}).out).as_object();
+  const json::value& denier = ranked.at("rankings").at(0);
+  EXPECT_EQ(denier.at("agentId"), json::value("denier"));
+  EXPECT_EQ(denier.at("deniedToolCalls"), json::value(1));
+  EXPECT_EQ(denier.at("flags"), json::parse(R"(["1 tool call denied"])"));
+  EXPECT_EQ(raceJson(id).at("agents").at(0).at("deniedToolCalls"), json::value(1));
+}
+
 TEST_F(CliTest, RaceWithAnUnknownAgentExitsTwoListingTheKnownOnes) {
   writeConfig(scriptedAgent("a", {"say", "hi"}));
   Outcome r = hydra({"race", "Do it", "--agents", "a,nobody"});

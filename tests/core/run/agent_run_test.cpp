@@ -208,6 +208,49 @@ TEST_F(AgentRunTest, AHungAgentTimesOutWithItsGrandchild) {
   EXPECT_NE(::kill(grandchild, 0), 0) << "the grandchild outlived the run";
 }
 
+// The summary every adapter makes of a stream that hydra ended.
+AgentEvent summaryOf(const std::vector<RaceEventBody>& events) {
+  for (const auto& e : events) {
+    if (const auto* o = std::get_if<AgentOutput>(&e)) {
+      for (const auto& event : o->events) {
+        if (event.kind == EventKind::Summary) return event;
+      }
+    }
+  }
+  ADD_FAILURE() << "no summary was published";
+  return {};
+}
+
+TEST_F(AgentRunTest, AStreamHydraCutsOffEndsInErrorForEveryAdapter) {
+  for (const std::string adapter : {"command", "opencode", "claude"}) {
+    SCOPED_TRACE(adapter);
+    events.clear();
+    results.clear();
+    auto s = spec("slow-" + adapter, kScriptedAgent.string(), {"say", R"({"type":"step_start","part":{}})", "sleep", "60"},
+                  adapter);
+    s.timeout = 1s;
+    start(std::move(s));
+    ASSERT_TRUE(runUntil([&] { return !results.empty(); }));
+    EXPECT_EQ(results.at(0).status, AgentStatus::TimedOut);
+    const AgentEvent summary = summaryOf(events);
+    EXPECT_TRUE(summary.isError);
+    EXPECT_THAT(summary.warnings, ::testing::Contains("cut off by hydra: timed out after 1 s"));
+  }
+}
+
+TEST_F(AgentRunTest, ToolCallsTheCLIDeniedAreCountedInItsResult) {
+  const std::string result =
+      R"({"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"done",)"
+      R"("permission_denials":[{"tool_name":"Write","tool_input":{"file_path":"/etc/x"}},)"
+      R"({"tool_name":"Bash","tool_input":{"command":"curl example.invalid"}}]})";
+  start(spec("denied", kScriptedAgent.string(), {"say", result, "--"}, "claude"));
+  ASSERT_TRUE(runUntil([&] { return !results.empty(); }));
+  const AgentFinished& f = results.at(0);
+  EXPECT_EQ(f.status, AgentStatus::Completed);
+  EXPECT_EQ(f.deniedToolCalls, 2);
+  EXPECT_THAT(f.warnings, ::testing::Contains(::testing::HasSubstr("permission denied: Write")));
+}
+
 TEST_F(AgentRunTest, ACancelledQueuedRunNeverStartsAndARunningOneIsKilled) {
   limit = 1;
   fs::path go = repo.outside() / "go";
