@@ -456,12 +456,11 @@ TEST_P(LiveAgentTest, AModelThatNeverAnswersEndsTheRunAsTimedOut) {
   EXPECT_THAT(run.error(), HasSubstr("timed out")) << run.transcript();
   EXPECT_THAT(run.ofKind("toolCall"), IsEmpty()) << run.transcript();
   EXPECT_THAT(run.ofKind("text"), IsEmpty()) << run.transcript();
-  // A run cut short must not read as a finished one: the summary is an error
-  // or says what is missing.
+  // A run cut short must not read as a finished one: whatever the CLI
+  // printed, its summary is an error that says hydra cut it off.
   json::object summary = summaryOf(run);
-  bool marked = (summary.contains("isError") && summary.at("isError").as_bool()) ||
-                (summary.contains("warnings") && !summary.at("warnings").as_array().empty());
-  EXPECT_TRUE(marked) << run.transcript();
+  EXPECT_TRUE(summary.contains("isError") && summary.at("isError").as_bool()) << run.transcript();
+  EXPECT_THAT(json::serialize(summary.at("warnings")), HasSubstr("cut off by hydra: timed out")) << run.transcript();
   expectCheckoutUntouched();
 }
 
@@ -510,6 +509,38 @@ INSTANTIATE_TEST_SUITE_P(Cli, LiveAgentTest, ::testing::ValuesIn(liveClis()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });
+
+// --- what a CLI refused to do -------------------------------------------------------
+
+// claude in print mode cannot ask for a permission: a tool call its flags do
+// not allow (a web fetch, a write outside its worktree) is denied, it goes
+// on, exits 0, and says so only in its result's permission_denials.
+class LiveDenialTest : public LiveAgentTest {};
+
+TEST_P(LiveDenialTest, DeniedToolCallsAreCountedShownAndKeepTheWinnerFromAutoMerge) {
+  const std::string id = startRace(cli() + "_denied.json");
+  AgentReport run = waitForAgent(id);
+  json::object finished = waitForRace(id);
+  expectNothingLeft(cli());
+  expectCheckoutUntouched();
+
+  EXPECT_EQ(run.status(), "completed") << run.transcript();
+  ASSERT_TRUE(run.finished.contains("deniedToolCalls")) << run.transcript();
+  const auto denied = run.finished.at("deniedToolCalls").to_number<int>();
+  EXPECT_GE(denied, 1) << run.transcript();
+  EXPECT_THAT(json::serialize(run.finished.at("warnings")), HasSubstr("permission denied")) << run.transcript();
+
+  // It fixed the bug and wins, flagged: a person looks before it is merged.
+  EXPECT_EQ(finished.at("winner"), json::value(cli())) << json::serialize(finished);
+  EXPECT_EQ(finished.at("autoMergeEligible"), json::value(false)) << json::serialize(finished);
+  const json::object& ranked = finished.at("rankings").at(0).as_object();
+  EXPECT_EQ(ranked.at("deniedToolCalls"), json::value(denied)) << json::serialize(ranked);
+  EXPECT_THAT(json::serialize(ranked.at("flags")), HasSubstr("tool call")) << json::serialize(ranked);
+  EXPECT_FALSE(fs::exists("/root/hydra-denied-note.txt")) << "a denied write happened";
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, LiveDenialTest, ::testing::Values("claude"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // --- all four at once, through `hydra race` ----------------------------------------
 
