@@ -9,15 +9,16 @@
 #   HYDRA_FUZZ_MERGE=1 scripts/fuzz.sh   then add the inputs that reached new code
 #                                        to tests/fuzz/corpus/ (to commit)
 #
-# Targets: protocol (framing, JSON-RPC validation and dispatch), and one per
-# adapter: claude codex cursor gemini opencode aider command. A finding stops
+# Targets: protocol (framing, JSON-RPC validation and dispatch), tests (the
+# test-output parsers and JUnit reports), and one per adapter: claude codex
+# cursor gemini opencode aider command. A finding stops
 # the script; the input that triggers it is saved in build-fuzz/findings/TARGET/.
 # tests/fuzz/README.md says what each target checks.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-all=(protocol claude codex cursor gemini opencode aider command)
+all=(protocol tests claude codex cursor gemini opencode aider command)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 for t in "${targets[@]}"; do
@@ -51,6 +52,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 for t in "${targets[@]}"; do
   dict=tests/fuzz/adapters.dict
   [ "$t" = protocol ] && dict=tests/fuzz/protocol.dict
+  [ "$t" = tests ] && dict=tests/fuzz/tests.dict
   seeds="tests/fuzz/corpus/$t"
   work="$build/corpus/$t"          # what this run finds; kept between runs, never committed
   findings="$build/findings/$t"

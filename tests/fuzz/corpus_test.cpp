@@ -44,6 +44,15 @@ TEST(FuzzCorpusTest, ProtocolInputsAreServedWithValidJsonRpc) {
   }
 }
 
+TEST(FuzzCorpusTest, TestOutputsGiveSoundCountsAndNames) {
+  auto files = corpus("tests");
+  ASSERT_FALSE(files.empty());
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.filename().string());
+    EXPECT_NO_THROW(testOutput(contents(file)));
+  }
+}
+
 class AdapterCorpusTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(AdapterCorpusTest, StreamsGiveWellFormedEventsAndValidJson) {

@@ -29,4 +29,11 @@ void protocolSession(std::string_view input);
 // JSON the events lead to must be valid and readable back.
 void adapterStream(std::string_view adapter, std::string_view input);
 
+// `input` as what a test command prints (made UTF-8, as core::Process does)
+// through every test-output parser, and as the bytes of a JUnit report. The
+// counts must not be negative; test names must be UTF-8, on one line, at most
+// 1000 bytes and 100000 in all; the check record holding them must be valid
+// JSON that reads back the same.
+void testOutput(std::string_view input);
+
 }  // namespace hydra::fuzz
