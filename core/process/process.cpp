@@ -10,11 +10,13 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 #include <thread>
 
@@ -263,6 +265,7 @@ Process::Process(boost::asio::io_context& io, ProcessSpec spec, LineHandler onLi
       onExit_(std::move(onExit)),
       out_(strand_),
       err_(strand_),
+      in_(strand_),
       exitWatch_(strand_),
       timeoutTimer_(strand_),
       tickTimer_(strand_) {}
@@ -311,27 +314,34 @@ void Process::spawn() {
   argv.push_back(nullptr);
   const std::string cwd = spec_.cwd.string();
 
-  int out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1};
-  const int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devNull < 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
+  if (spec_.stdinPipe) {
+    // Writing to a child that is gone must be an error hydra handles, not a
+    // signal that ends it. (The child gets SIGPIPE's default back: resetSignals.)
+    static std::once_flag ignoreSigpipe;
+    std::call_once(ignoreSigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
+  }
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1}, in[2] = {-1, -1};
+  const int devNull = spec_.stdinPipe ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const bool stdinReady = spec_.stdinPipe ? ::pipe2(in, O_CLOEXEC) == 0 : devNull >= 0;
+  if (!stdinReady || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
       ::pipe2(report, O_CLOEXEC) != 0) {
     const std::string why = std::strerror(errno);
-    closeAll({devNull, out[0], out[1], err[0], err[1], report[0], report[1]});
+    closeAll({devNull, in[0], in[1], out[0], out[1], err[0], err[1], report[0], report[1]});
     return failSpawn("cannot start '" + executable + "': " + why);
   }
   const ChildLaunch launch{executable.c_str(), argv.data(), env.pointers.data(),
-                           cwd.empty() ? nullptr : cwd.c_str(), devNull, out[1], err[1], report[1],
-                           childFdLimit()};
+                           cwd.empty() ? nullptr : cwd.c_str(), spec_.stdinPipe ? in[0] : devNull,
+                           out[1], err[1], report[1], childFdLimit()};
   // Until add() below, the child is one of hydra's children that no registry
   // knows: the reaper must not take it for a stray.
   auto spawning = ProcessRegistry::instance().holdSpawns();
   const pid_t pid = ::fork();
   if (pid == 0) execChild(launch);
   const int forkError = errno;
-  closeAll({devNull, out[1], err[1], report[1]});
+  closeAll({devNull, in[0], out[1], err[1], report[1]});
   if (pid < 0) {
     spawning.unlock();
-    closeAll({out[0], err[0], report[0]});
+    closeAll({in[1], out[0], err[0], report[0]});
     return failSpawn("cannot start '" + executable + "': " + std::strerror(forkError));
   }
   // The child's exec closes the report pipe; before that, it may tell why it failed.
@@ -343,7 +353,7 @@ void Process::spawn() {
   if (got == static_cast<ssize_t>(sizeof childError)) {
     reapFailedChild(pid);
     spawning.unlock();
-    closeAll({out[0], err[0]});
+    closeAll({in[1], out[0], err[0]});
     return failSpawn("cannot start '" + executable + "': " + std::strerror(childError));
   }
   boost::system::error_code assigned;
@@ -353,8 +363,19 @@ void Process::spawn() {
     err_.pipe.assign(err[0], assigned);
     if (assigned) out_.pipe.close();
   }
+  if (!assigned && in[1] >= 0) {
+    in_.assign(in[1], assigned);
+    if (assigned) {
+      ::close(in[1]);
+      out_.pipe.close();
+      err_.pipe.close();
+      err[0] = -1;  // owned by err_.pipe, closed with it
+    }
+  } else if (assigned) {
+    closeAll({in[1]});
+  }
   if (assigned) {
-    ::close(err[0]);
+    closeAll({err[0]});
     ::kill(-pid, SIGKILL);
     reapFailedChild(pid);
     spawning.unlock();
@@ -580,11 +601,55 @@ void Process::closePipes() {
   boost::system::error_code ignored;
   out_.pipe.close(ignored);
   err_.pipe.close(ignored);
+  closeInput();
+}
+
+void Process::write(std::string data) {
+  boost::asio::post(strand_, [self = shared_from_this(), data = std::move(data)]() mutable {
+    if (!self->in_.is_open() || self->closeWhenWritten_ || data.empty()) return;
+    self->pending_.push_back(std::move(data));
+    if (!self->writing_) self->writeNext();
+  });
+}
+
+void Process::closeStdin() {
+  boost::asio::post(strand_, [self = shared_from_this()] {
+    self->closeWhenWritten_ = true;
+    if (!self->writing_) self->closeInput();
+  });
+}
+
+void Process::writeNext() {
+  if (pending_.empty()) {
+    writing_ = false;
+    if (closeWhenWritten_) closeInput();
+    return;
+  }
+  writing_ = true;
+  boost::asio::async_write(in_, boost::asio::buffer(pending_.front()),
+                           [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+                             if (ec) {
+                               // The child closed its stdin, or it is gone: nothing more reaches it.
+                               spdlog::debug("process {}: stdin closed: {}", self->pid_, ec.message());
+                               self->closeInput();
+                               return;
+                             }
+                             self->pending_.pop_front();
+                             self->writeNext();
+                           });
+}
+
+void Process::closeInput() {
+  pending_.clear();
+  writing_ = false;
+  boost::system::error_code ignored;
+  in_.close(ignored);
 }
 
 void Process::finish() {
   finished_ = true;
   running_ = false;
+  closeInput();
   timeoutTimer_.cancel();
   tickTimer_.cancel();
   out_.gate.cancel();

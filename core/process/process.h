@@ -1,7 +1,8 @@
 #pragma once
 
 // A supervised child process: agents and checks run through this. The child
-// gets its own process group, stdin from /dev/null, and its stdout and stderr
+// gets its own process group, stdin from /dev/null (or, when asked, a pipe
+// hydra writes to: agents spoken to over stdio), and its stdout and stderr
 // are read asynchronously into valid UTF-8 lines. Timeouts, cancellation and
 // the end of the child all take its whole group down, so nothing an agent
 // starts outlives it.
@@ -13,9 +14,11 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/readable_pipe.hpp>
+#include <boost/asio/writable_pipe.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -47,6 +50,9 @@ struct ProcessSpec {
   // waits (the child blocks once its pipe is full). Flow control for a
   // consumer that must not fall behind without bound, e.g. the record store.
   std::function<bool()> readGate;
+  // Stdin is a pipe that Process::write() feeds, instead of /dev/null. (Makes
+  // hydra ignore SIGPIPE, so that a child that stops reading cannot kill it.)
+  bool stdinPipe = false;
 };
 
 struct ProcessResult {
@@ -88,6 +94,15 @@ class Process : public std::enable_shared_from_this<Process> {
   // Safe from any thread; does nothing once the child has exited.
   void cancel();
 
+  // With spec.stdinPipe: `data` is written to the child's stdin after what
+  // was written before, without blocking. Safe from any thread. Dropped once
+  // stdin is closed: by closeStdin(), because the child closed its end (it
+  // exited, or stopped reading), or because it ended.
+  void write(std::string data);
+  // Closes the child's stdin once what was written before is through (its
+  // end of input). Safe from any thread.
+  void closeStdin();
+
   pid_t pid() const { return pid_; }           // -1 when the spawn failed
   pid_t processGroup() const { return pid_; }  // the child leads its own group
   bool running() const { return running_.load(); }
@@ -121,6 +136,8 @@ class Process : public std::enable_shared_from_this<Process> {
   void closePipes();
   void finish();
   PipeReader& reader(OutputStream stream) { return stream == OutputStream::Stdout ? out_ : err_; }
+  void writeNext();
+  void closeInput();
 
   // Every handler of this Process runs through the strand, so the io_context
   // may be run by several threads.
@@ -134,6 +151,10 @@ class Process : public std::enable_shared_from_this<Process> {
   std::atomic<bool> running_{false};
   PipeReader out_;
   PipeReader err_;
+  boost::asio::writable_pipe in_;     // open while the child's stdin is ours to write
+  std::deque<std::string> pending_;   // what write() queued, in order
+  bool writing_ = false;
+  bool closeWhenWritten_ = false;
   boost::asio::posix::stream_descriptor exitWatch_;  // the child's pidfd
   bool pollForExit_ = false;  // no pidfd on this kernel: poll on ticks instead
   boost::asio::steady_timer timeoutTimer_;

@@ -303,6 +303,62 @@ TEST_F(ProcessTest, StdinIsDevNullEvenWhenHydrasStdinHasData) {
   EXPECT_THAT(run.out, ElementsAre("stdin bytes: 0 devnull: yes"));
 }
 
+// A shell child with stdin as a pipe hydra writes; `feed` runs once it started.
+ChildRun runWithStdin(const std::string& script, const std::function<void(Process&)>& feed) {
+  boost::asio::io_context io;
+  ChildRun run;
+  ProcessSpec spec;
+  spec.program = "/bin/sh";
+  spec.args = {"-c", script};
+  spec.stdinPipe = true;
+  auto process = Process::start(
+      io, std::move(spec),
+      [&](OutputStream stream, std::string line) {
+        (stream == OutputStream::Stdout ? run.out : run.err).push_back(std::move(line));
+      },
+      [&](const ProcessResult& result) {
+        run.result = result;
+        ++run.exitCalls;
+      });
+  feed(*process);
+  io.run_for(60s);
+  return run;
+}
+
+TEST_F(ProcessTest, WhatIsWrittenToAStdinPipeArrivesInOrderAndClosingItEndsTheInput) {
+  const ChildRun run = runWithStdin("while IFS= read -r l; do echo \"got $l\"; done; echo end", [](Process& p) {
+    p.write("first line\n");
+    p.write("second ");
+    p.write("line\n");
+    p.closeStdin();
+    p.write("after the close\n");  // dropped
+  });
+  expectCleanExit(run, 0);
+  EXPECT_THAT(run.out, ElementsAre("got first line", "got second line", "end"));
+}
+
+TEST_F(ProcessTest, ALargeWriteNeitherBlocksNorLosesBytes) {
+  // Far more than a pipe holds: the writes wait for the child, not the thread.
+  const std::string chunk(256 * 1024, 'x');
+  const ChildRun run = runWithStdin("wc -c", [&](Process& p) {
+    for (int i = 0; i < 20; ++i) p.write(chunk);
+    p.closeStdin();
+  });
+  expectCleanExit(run, 0);
+  ASSERT_EQ(run.out.size(), 1u);
+  EXPECT_EQ(std::stoll(run.out[0]), 20LL * 256 * 1024);
+}
+
+TEST_F(ProcessTest, WritingToAChildThatStoppedReadingIsNoHarm) {
+  // It exits at once: its stdin closes with hydra's writes still queued.
+  const std::string chunk(1024 * 1024, 'y');
+  const ChildRun run = runWithStdin("exec 0<&-; echo bye", [&](Process& p) {
+    for (int i = 0; i < 4; ++i) p.write(chunk);
+  });
+  expectCleanExit(run, 0);
+  EXPECT_THAT(run.out, ElementsAre("bye"));
+}
+
 TEST_F(ProcessTest, HydrasOwnDescriptorsAreNotInherited) {
   // A descriptor without close-on-exec, as libraries and log sinks leave them.
   int fds[2];
