@@ -31,6 +31,30 @@ class StreamParser {
   virtual std::vector<AgentEvent> finish() { return {}; }
 };
 
+// What an agent spoken to over stdio needs to know about its run.
+struct SessionSetup {
+  std::filesystem::path worktree;  // its working directory, and the only place fs/* may touch
+  std::string task;
+  // How its permission requests are answered: "worktree" (allow what stays
+  // inside the worktree, reject the rest), "allow" or "reject".
+  std::string permissions = "worktree";
+};
+
+// A conversation with the agent over its stdin and stdout (the Agent Client
+// Protocol), where a StreamParser only reads. hydra writes what start() gives
+// once the agent runs, and what takeOutgoing() gives after each line it reads;
+// once done(), the agent's work is over and hydra ends it.
+class AgentSession : public StreamParser {
+ public:
+  virtual std::vector<std::string> start() = 0;
+  virtual std::vector<std::string> takeOutgoing() = 0;
+  // The agent answered the task (or can no longer): hydra closes its stdin
+  // and ends it; its summary has been given.
+  virtual bool done() const = 0;
+  // What to write before hydra stops it (session/cancel).
+  virtual std::vector<std::string> cancel() = 0;
+};
+
 class Adapter {
  public:
   virtual ~Adapter() = default;
@@ -44,6 +68,11 @@ class Adapter {
   // defaults, config.extraArgs is appended).
   virtual Invocation invocation(const AgentConfig& config, std::string_view task) const = 0;
   virtual std::unique_ptr<StreamParser> parser() const = 0;
+  // For an agent spoken to over stdio: its session, used instead of parser().
+  virtual std::unique_ptr<AgentSession> session(const SessionSetup& setup) const {
+    (void)setup;
+    return nullptr;
+  }
   // Arguments that make the binary print its version and exit; none when it
   // has no such option.
   virtual std::vector<std::string> versionArgs() const { return {"--version"}; }

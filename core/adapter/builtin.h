@@ -100,5 +100,8 @@ const Adapter& geminiAdapter();
 const Adapter& opencodeAdapter();
 const Adapter& aiderAdapter();
 const Adapter& commandAdapter();
+const Adapter& acpAdapter();
+const Adapter& geminiAcpAdapter();
+const Adapter& opencodeAcpAdapter();
 
 }  // namespace hydra::core::adapters

@@ -8,11 +8,13 @@ namespace hydra::core {
 
 namespace {
 
-// In the order `hydra` lists them; "command" last as the catch-all.
-const std::array<std::reference_wrapper<const Adapter>, 7>& builtinAdapters() {
-  static const std::array<std::reference_wrapper<const Adapter>, 7> adapters = {
-      adapters::claudeAdapter(),  adapters::codexAdapter(),    adapters::cursorAdapter(),
-      adapters::geminiAdapter(),  adapters::opencodeAdapter(), adapters::aiderAdapter(),
+// In the order `hydra` lists them: the CLIs, the ACP agents, and "command"
+// last as the catch-all.
+const std::array<std::reference_wrapper<const Adapter>, 10>& builtinAdapters() {
+  static const std::array<std::reference_wrapper<const Adapter>, 10> adapters = {
+      adapters::claudeAdapter(),      adapters::codexAdapter(),       adapters::cursorAdapter(),
+      adapters::geminiAdapter(),      adapters::opencodeAdapter(),    adapters::aiderAdapter(),
+      adapters::geminiAcpAdapter(),   adapters::opencodeAcpAdapter(), adapters::acpAdapter(),
       adapters::commandAdapter(),
   };
   return adapters;

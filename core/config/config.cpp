@@ -409,6 +409,11 @@ std::vector<Field> agentFields(AgentConfig& out) {
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.timeoutSeconds = r.integer(key, node, 1);
        }},
+      {"acp_permissions",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         static constexpr std::string_view kPolicies[] = {"worktree", "allow", "reject"};
+         out.acpPermissions = r.choice(key, node, kPolicies);
+       }},
       {"writable_paths",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.writablePaths = r.stringArray(key, node);
@@ -549,8 +554,8 @@ void readAgent(const Reader& r, const toml::key& name, const toml::node& node, A
     auto binary = defaultAgentBinary(out.adapter);
     if (!binary)
       r.fail(node.source(),
-             "[agents." + out.name +
-                 "] uses the 'command' adapter, so it needs 'binary' (the program to run)");
+             "[agents." + out.name + "] uses the '" + out.adapter +
+                 "' adapter, so it needs 'binary' (the program to run)");
     out.binary = *binary;
   }
 }

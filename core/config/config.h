@@ -40,6 +40,9 @@ struct AgentConfig {
   // Writable inside the sandbox besides the worktree and the CLI's own state
   // directories: absolute, or "~/..." (the agent's HOME).
   std::vector<std::string> writablePaths;
+  // ACP agents: how their permission requests are answered ("worktree":
+  // allow what names only paths inside the worktree; "allow"; "reject").
+  std::string acpPermissions = "worktree";
 
   bool operator==(const AgentConfig&) const = default;
 };

@@ -334,6 +334,13 @@ void renderAgent(ConfigWriter& w, const std::string& name) {
   w.comment(
       "writable_paths: more places it may write inside the sandbox, absolute or \"~/...\" (default: "
       "none).");
+  if (name.ends_with("-acp") || name == "acp") {
+    w.comment("How its permission requests are answered: worktree (allow what stays in its worktree),");
+    w.comment("allow or reject.");
+    w.defaultSetting("acp_permissions", "\"worktree\"");
+  } else {
+    w.comment("acp_permissions: ACP agents only: worktree, allow or reject (default: worktree).");
+  }
   w.blank();
 }
 

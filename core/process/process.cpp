@@ -521,6 +521,13 @@ void Process::cancel() {
   boost::asio::post(strand_, [self = shared_from_this()] { self->onCancel(); });
 }
 
+void Process::terminate() {
+  boost::asio::post(strand_, [self = shared_from_this()] {
+    if (self->finished_ || self->childExited_ || self->pid_ <= 0) return;
+    self->beginTermination();
+  });
+}
+
 void Process::onCancel() {
   if (finished_ || childExited_ || pid_ <= 0 || termSentAt_) return;
   result_.cancelled = true;

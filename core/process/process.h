@@ -93,6 +93,9 @@ class Process : public std::enable_shared_from_this<Process> {
   // SIGTERM to the group, SIGKILL after killGrace; result.cancelled = true.
   // Safe from any thread; does nothing once the child has exited.
   void cancel();
+  // The same, for a child whose work is done (an ACP agent that answered and
+  // does not exit by itself): result.cancelled stays false.
+  void terminate();
 
   // With spec.stdinPipe: `data` is written to the child's stdin after what
   // was written before, without blocking. Safe from any thread. Dropped once

@@ -198,7 +198,13 @@ void AgentRun::launch() {
     return;
   }
 
-  parser_ = adapter_->parser();
+  if (auto session = adapter_->session(SessionSetup{spec_.checkout.path, spec_.prompt, spec_.agent.acpPermissions})) {
+    session_ = session.get();
+    parser_ = std::move(session);
+    process.stdinPipe = true;
+  } else {
+    parser_ = adapter_->parser();
+  }
   startedAt_ = recordNow();
   if (ctx_.onLaunch) ctx_.onLaunch(spec_.agentId);
   auto self = shared_from_this();
@@ -206,6 +212,10 @@ void AgentRun::launch() {
       ctx_.io, std::move(process),
       [self](OutputStream stream, std::string line) { self->onLine(stream, std::move(line)); },
       [self](const ProcessResult& result) { self->onExit(result); });
+
+  if (session_) {
+    for (auto& message : session_->start()) process_->write(std::move(message));
+  }
 
   AgentStarted started;
   started.raceId = spec_.raceId;
@@ -234,6 +244,7 @@ void AgentRun::onLine(OutputStream stream, std::string line) {
   std::vector<AgentEvent> events;
   if (stream == OutputStream::Stdout) {
     events = parser_->parseLine(line);
+    if (session_) converse();
   } else {
     stderrTailBytes_ += line.size();
     stderrTail_.push_back(line);
@@ -244,6 +255,20 @@ void AgentRun::onLine(OutputStream stream, std::string line) {
   }
   for (const auto& e : events) note(e);
   ctx_.publish(AgentOutput{spec_.raceId, spec_.agentId, stream, std::move(line), std::move(events)});
+}
+
+void AgentRun::converse() {
+  if (!process_) return;
+  for (auto& message : session_->takeOutgoing()) process_->write(std::move(message));
+  if (!session_->done() || sessionEnding_) return;
+  // Its work is over. Some agents exit once their input ends; the others are
+  // ended a moment later, which is not a cancel.
+  sessionEnding_ = true;
+  process_->closeStdin();
+  endTimer_ = std::make_unique<asio::steady_timer>(ctx_.io, std::chrono::seconds(2));
+  endTimer_->async_wait([process = process_](const boost::system::error_code& ec) {
+    if (!ec) process->terminate();
+  });
 }
 
 void AgentRun::note(const AgentEvent& e) {
@@ -319,6 +344,12 @@ void AgentRun::onExit(const ProcessResult& result) {
   } else if (result.timedOut) {
     finished.status = AgentStatus::TimedOut;
     finished.error = "timed out after " + std::to_string(spec_.timeout.count()) + " s";
+  } else if (sessionEnding_ && !summaryIsError_) {
+    // An ACP agent that answered the task: ended by hydra, however it exited.
+    finished.status = AgentStatus::Completed;
+  } else if (sessionEnding_) {
+    finished.status = AgentStatus::Failed;
+    finished.error = said.empty() ? std::string("it stopped without finishing the task") : said;
   } else if (result.exitCode == 0 && !summaryIsError_) {
     finished.status = AgentStatus::Completed;
   } else if (result.exitCode == 0) {
@@ -429,6 +460,10 @@ bool AgentRun::cancel() {
     auto self = shared_from_this();
     asio::post(ctx_.io, [self] { self->launch(); });
     return true;
+  }
+  if (process_ && session_) {
+    // An ACP agent is told first; the kill follows at once all the same.
+    for (auto& message : session_->cancel()) process_->write(std::move(message));
   }
   if (process_) process_->cancel();  // onExit follows, and ends what is left
   if (reaper_) {

@@ -15,6 +15,7 @@
 // io thread only; the commit runs on the workspace's pool.
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <deque>
@@ -127,8 +128,9 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void commitAndFinish(AgentFinished finished);
   void finish(AgentFinished finished);
   void publishEvents(OutputStream stream, std::vector<AgentEvent> events);
-  // Takes in what an event says about the run (usage, errors, the summary).
   void note(const AgentEvent& event);
+  // An ACP agent: writes what its session has to say, and ends it once its work is over.
+  void converse();
   // Why the CLI says it failed, in its own words; `lastStderr` when it said nothing else.
   std::string cliReason(const std::string& lastStderr) const;
   std::map<std::string, std::string> environment(const std::map<std::string, std::string>& adapterEnv) const;
@@ -156,6 +158,10 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::string finalMessage_;
   bool summaryIsError_ = false;
   int deniedToolCalls_ = 0;
+  // An ACP agent: the session parser_ is, and when its work was over.
+  AgentSession* session_ = nullptr;
+  bool sessionEnding_ = false;
+  std::unique_ptr<boost::asio::steady_timer> endTimer_;
   std::string lastError_;  // the text of the last error event
   std::deque<std::string> stderrTail_;
   std::size_t stderrTailBytes_ = 0;

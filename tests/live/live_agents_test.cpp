@@ -250,6 +250,14 @@ class LiveTest : public ::testing::Test {
     }
   }
 
+  // The events must hold exactly one summary, and it must be the last.
+  json::object summaryOf(const AgentReport& r) {
+    auto summaries = r.ofKind("summary");
+    EXPECT_EQ(summaries.size(), 1u) << r.transcript();
+    if (summaries.empty()) return {};
+    EXPECT_EQ(r.events.back().at("kind").as_string(), "summary") << r.transcript();
+    return summaries.back();
+  }
   TestRepo repo_;
   std::map<std::string, std::unique_ptr<ScriptedModel>> models_;
   std::map<std::string, fs::path> homes_;
@@ -295,14 +303,7 @@ class LiveAgentTest : public LiveTest, public ::testing::WithParamInterface<std:
 
   void expectCheckoutUntouched() { expectCheckoutAsBefore(before_); }
 
-  // The events must hold exactly one summary, and it must be the last.
-  json::object summaryOf(const AgentReport& r) {
-    auto summaries = r.ofKind("summary");
-    EXPECT_EQ(summaries.size(), 1u) << r.transcript();
-    if (summaries.empty()) return {};
-    EXPECT_EQ(r.events.back().at("kind").as_string(), "summary") << r.transcript();
-    return summaries.back();
-  }
+
 
   std::unique_ptr<RpcClient> client_;
   std::map<std::string, std::string> before_;
@@ -541,6 +542,113 @@ TEST_P(LiveDenialTest, DeniedToolCallsAreCountedShownAndKeepTheWinnerFromAutoMer
 
 INSTANTIATE_TEST_SUITE_P(Cli, LiveDenialTest, ::testing::Values("claude"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// --- ACP agents: the same CLIs, driven over the Agent Client Protocol ---------------
+
+// The ACP presets raced alone: "gemini-acp" (`gemini --acp`) and
+// "opencode-acp" (`opencode acp`), set up like the plain CLI each is a mode of.
+class LiveAcpTest : public LiveTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  const std::string& preset() const { return GetParam(); }
+  std::string cliOf() const { return preset().substr(0, preset().find('-')); }
+
+  std::string startRace(const std::string& scenario) {
+    auto& model = models_[preset()] =
+        std::make_unique<ScriptedModel>(scenario, repo_.scratch() / "models" / preset(), repo_.root());
+    homes_[preset()] = home(preset());
+    repo_.writeConfig(general(240) + TestRepo::scoring() +
+                      agentTable(preset(), agentEnvironment(cliOf(), model->url(), home(preset()))));
+    before_ = checkoutSnapshot(repo_);
+    ::setenv("PWD", repo_.root().c_str(), 1);
+    client_ = std::make_unique<RpcClient>(repo_.root());
+    client_->initialize(repo_.uri());
+    json::object started =
+        client_->call("hydra/race", json::object{{"task", kTask}, {"agents", json::array{preset()}}}).as_object();
+    worktree_ = str(started.at("agents").at(0).at("worktree"));
+    return str(started.at("raceId"));
+  }
+
+  AgentReport waitForAgent(const std::string& raceId) {
+    client_->waitFor(
+        [&](const json::object& m) {
+          return m.at("method").as_string() == "hydra/agentFinished" && str(m.at("params").at("raceId")) == raceId;
+        },
+        0, kRaceLimit);
+    return reportOf(*client_, raceId, preset());
+  }
+
+  json::object waitForRace(const std::string& raceId) {
+    std::size_t at = client_->waitFor("hydra/raceFinished", raceId, 0, kRaceLimit);
+    return client_->notifications()[at].at("params").as_object();
+  }
+
+  std::unique_ptr<RpcClient> client_;
+  std::map<std::string, std::string> before_;
+  std::string worktree_;
+};
+
+TEST_P(LiveAcpTest, FixesTheBugOverACPInItsOwnWorktree) {
+  const std::string id = startRace(cliOf() + "_fix.json");
+  AgentReport run = waitForAgent(id);
+  expectNothingLeft(preset());
+  json::object finished = waitForRace(id);
+
+  ASSERT_EQ(run.status(), "completed") << run.transcript();
+  expectModelToldWorktree(preset(), worktree_);
+  EXPECT_EQ(readFile(fs::path(worktree_) / "calc.py"), kFixedCalc) << run.transcript();
+  EXPECT_EQ(repo_.git("diff --name-only main hydra/" + preset() + "-" + id), "calc.py");
+  expectCheckoutAsBefore(before_);
+
+  // What it said and did arrived as events: its messages whole, its tool
+  // calls and their results, the edit.
+  auto texts = run.ofKind("text");
+  EXPECT_TRUE(std::any_of(texts.begin(), texts.end(),
+                          [](const json::object& t) { return str(t.at("text")) == kFinalText; }))
+      << run.transcript();
+  EXPECT_GE(run.ofKind("toolCall").size(), 1u) << run.transcript();
+  EXPECT_GE(run.ofKind("toolResult").size(), 1u) << run.transcript();
+  EXPECT_THAT(run.ofKind("error"), IsEmpty()) << run.transcript();
+  json::object summary = summaryOf(run);
+  EXPECT_EQ(optionalString(summary, "text"), kFinalText) << run.transcript();
+  EXPECT_FALSE(summary.contains("isError") && summary.at("isError").as_bool()) << run.transcript();
+
+  EXPECT_EQ(finished.at("winner"), json::value(preset())) << json::serialize(finished);
+  const json::object& ranked = finished.at("rankings").at(0).as_object();
+  EXPECT_EQ(ranked.at("breakdown").at("tests"), json::value(100.0)) << json::serialize(ranked);
+}
+
+TEST_P(LiveAcpTest, CancelIsSessionCancelThenTheKillAndNothingIsLeft) {
+  const std::string id = startRace(cliOf() + "_long_tool.json");
+  const std::string homeEntry = "HOME=" + home(preset()).string();
+  auto deadline = Clock::now() + kRaceLimit;
+  auto toolRunning = [&] {
+    for (const auto& p : processesWithEnvironment(homeEntry)) {
+      if (p.commandLine.rfind("/usr/bin/python3 -c import time", 0) == 0) return true;
+    }
+    return false;
+  };
+  while (!toolRunning()) {
+    AgentReport sofar = reportOf(*client_, id, preset());
+    ASSERT_TRUE(sofar.finished.empty()) << preset() << " ended before its tool ran\n" << sofar.transcript();
+    ASSERT_LT(Clock::now(), deadline) << preset() << " never ran its tool\n" << sofar.transcript();
+    client_->drain(50ms);
+  }
+  EXPECT_EQ(client_->call("hydra/cancel", json::object{{"raceId", id}, {"agentId", preset()}}),
+            json::value(json::object{{"cancelled", true}}));
+  AgentReport run = waitForAgent(id);
+  expectNothingLeft(preset());
+  waitForRace(id);
+  EXPECT_EQ(run.status(), "cancelled") << run.transcript();
+  EXPECT_THAT(run.ofKind("fileChange"), IsEmpty());
+  expectCheckoutAsBefore(before_);
+}
+
+INSTANTIATE_TEST_SUITE_P(Acp, LiveAcpTest, ::testing::Values("gemini-acp", "opencode-acp"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) c = c == '-' ? '_' : c;
+                           return name;
+                         });
 
 // --- all four at once, through `hydra race` ----------------------------------------
 

@@ -431,8 +431,8 @@ TEST(ConfigErrorTest, JunitReportMustStayInsideTheWorktree) {
 
 TEST(ConfigErrorTest, UnknownChoicesListTheChoicesAndSuggestOne) {
   expectError("[agents.claude]\nadapter = \"cladue\"\n", 2, 11,
-              "'adapter' must be one of claude, codex, cursor, gemini, opencode, aider, command, "
-              "found 'cladue'; "
+              "'adapter' must be one of claude, codex, cursor, gemini, opencode, aider, gemini-acp, "
+              "opencode-acp, acp, command, found 'cladue'; "
               "did you mean 'claude'?");
   expectError("[scoring]\ntest_format = \"pytset\"\n", 2, 15,
               "'test_format' must be one of cargo, ctest, go, gtest, jest, mocha, node, pytest, "
@@ -460,6 +460,10 @@ TEST(ConfigErrorTest, CommandAdapterNeedsABinary) {
   expectError(
       "[agents.claude]\nadapter = \"command\"\n", 1, 1,
       "[agents.claude] uses the 'command' adapter, so it needs 'binary' (the program to run)");
+  expectError("[agents.anyacp]\nadapter = \"acp\"\n", 1, 1,
+              "[agents.anyacp] uses the 'acp' adapter, so it needs 'binary' (the program to run)");
+  expectError("[agents.g]\nadapter = \"gemini-acp\"\nacp_permissions = \"ask\"\n", 3, 19,
+              "'acp_permissions' must be one of worktree, allow, reject, found 'ask'");
 }
 
 TEST(ConfigErrorTest, BinaryMustNotBeEmpty) {
@@ -519,7 +523,7 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
   EXPECT_THAT(keys.at("general"),
               ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds", "sandbox"));
   EXPECT_THAT(keys.at("agents.*"), ElementsAre("adapter", "binary", "args", "extra_args", "env",
-                                               "timeout_seconds", "writable_paths"));
+                                               "timeout_seconds", "acp_permissions", "writable_paths"));
   EXPECT_THAT(keys.at("scoring.weights"),
               ElementsAre("build", "tests", "lint", "diff_size", "speed"));
   EXPECT_THAT(keys.at("scoring.thresholds"), ElementsAre("auto_merge_minimum", "fail_maximum"));
