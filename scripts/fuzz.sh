@@ -11,14 +11,14 @@
 #
 # Targets: protocol (framing, JSON-RPC validation and dispatch), tests (the
 # test-output parsers and JUnit reports), and one per adapter: claude codex
-# cursor gemini opencode aider command. A finding stops
+# cursor gemini opencode aider acp (the ACP session) command. A finding stops
 # the script; the input that triggers it is saved in build-fuzz/findings/TARGET/.
 # tests/fuzz/README.md says what each target checks.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-all=(protocol tests claude codex cursor gemini opencode aider command)
+all=(protocol tests claude codex cursor gemini opencode aider acp command)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 for t in "${targets[@]}"; do

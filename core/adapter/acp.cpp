@@ -54,6 +54,9 @@ using protocol::ResponseError;
 // The largest file fs/read_text_file hands an agent, and fs/write_text_file takes.
 constexpr std::uintmax_t kMaxFileBytes = 16 * 1024 * 1024;
 
+// The most of one streamed message held back before it is shown.
+constexpr std::size_t kMaxTextBytes = 64 * 1024;
+
 // JSON-RPC error codes of our answers.
 constexpr int kMethodNotFound = -32601;
 constexpr int kInvalidParams = -32602;
@@ -338,8 +341,10 @@ class AcpSession final : public AgentSession {
     if (u == nullptr) return;
     const std::string kind = stringAt(*u, {"sessionUpdate"});
     if (kind == "agent_message_chunk") {
-      // Chunks are pieces of one message: it is shown whole once it ends.
+      // Chunks are pieces of one message: it is shown whole once it ends (or
+      // in parts of kMaxTextBytes, however long an agent keeps talking).
       if (const json::object* content = objectAt(*u, {"content"})) text_ += stringAt(*content, {"text"});
+      if (text_.size() > kMaxTextBytes) flushText(out);
       return;
     }
     flushText(out);

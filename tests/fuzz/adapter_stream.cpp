@@ -11,17 +11,26 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <variant>
+
 #include "core/adapter/adapter.h"
 #include "core/adapter/builtin.h"
 #include "core/process/line_splitter.h"
 #include "core/process/utf8.h"
 #include "core/race/record.h"
+#include "protocol/message.h"
 #include "server/output_coalescer.h"
 #include "tests/fuzz/fuzz_checks.h"
 
 namespace hydra::fuzz {
 
 namespace json = boost::json;
+namespace fs = std::filesystem;
 using core::AgentEvent;
 using core::EventKind;
 
@@ -79,12 +88,68 @@ json::value roundTrip(const json::value& v, const std::string& what) {
   return back;
 }
 
+// What hydra writes to an ACP agent: one valid JSON-RPC message per line.
+void checkOutgoing(const std::vector<std::string>& lines) {
+  for (const std::string& line : lines) {
+    require(!line.empty() && line.back() == '\n' && line.find('\n') == line.size() - 1,
+            "a message to the agent is not one line: " + line);
+    require(core::isValidUtf8(line), "a message to the agent is not UTF-8");
+    const auto parsed = protocol::parseMessage(std::string_view(line).substr(0, line.size() - 1));
+    require(std::holds_alternative<protocol::Message>(parsed), "a message to the agent is not JSON-RPC: " + line);
+  }
+}
+
+// A worktree for ACP sessions, emptied before each input, next to a file
+// that must stay as it is.
+struct AcpWorktree {
+  fs::path root;
+  fs::path worktree;
+
+  AcpWorktree() {
+    root = fs::temp_directory_path() / ("hydra-fuzz-acp-" + std::to_string(::getpid()));
+    worktree = root / "worktree";
+    fs::create_directories(worktree);
+    std::ofstream(root / "outside.txt") << "untouched\n";
+  }
+
+  void reset() const {
+    for (const auto& entry : fs::directory_iterator(worktree)) fs::remove_all(entry.path());
+  }
+
+  void requireNothingOutside() const {
+    std::size_t entries = 0;
+    for (const auto& entry : fs::directory_iterator(root)) {
+      (void)entry;
+      ++entries;
+    }
+    require(entries == 2, "an ACP session wrote next to its worktree");
+    std::ifstream in(root / "outside.txt");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    require(text == "untouched\n", "an ACP session changed a file outside its worktree");
+  }
+};
+
+const AcpWorktree& acpWorktree() {
+  static const AcpWorktree place;
+  place.reset();
+  return place;
+}
+
 }  // namespace
 
 void adapterStream(std::string_view adapterName, std::string_view input) {
   const core::Adapter* adapter = core::findAdapter(adapterName);
   require(adapter != nullptr, "no adapter " + std::string(adapterName));
-  auto parser = adapter->parser();
+  // An ACP agent's session answers it: in a worktree of its own, next to a
+  // file it must never reach.
+  const AcpWorktree& place = acpWorktree();
+  std::unique_ptr<core::StreamParser> parser = adapter->session(core::SessionSetup{place.worktree, "task", "worktree"});
+  auto* session = dynamic_cast<core::AgentSession*>(parser.get());
+  if (session) {
+    checkOutgoing(session->start());
+  } else {
+    parser = adapter->parser();
+  }
 
   std::vector<AgentEvent> events;
   auto deliver = [&](std::vector<std::string> lines) {
@@ -94,6 +159,7 @@ void adapterStream(std::string_view adapterName, std::string_view input) {
         checkEvent(e);
         events.push_back(std::move(e));
       }
+      if (session) checkOutgoing(session->takeOutgoing());
     }
   };
   // A small line limit, so that long lines arrive in pieces as they can.
@@ -106,6 +172,7 @@ void adapterStream(std::string_view adapterName, std::string_view input) {
   std::vector<AgentEvent> last = parser->finish();
   for (const AgentEvent& e : last) checkEvent(e);
   require(parser->finish().empty(), "finish() gave events twice");
+  if (session) place.requireNothingOutside();
   events.insert(events.end(), last.begin(), last.end());
   std::size_t summaries = 0;
   for (const AgentEvent& e : events) summaries += e.kind == EventKind::Summary;

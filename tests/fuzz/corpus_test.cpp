@@ -66,7 +66,7 @@ TEST_P(AdapterCorpusTest, StreamsGiveWellFormedEventsAndValidJson) {
 
 INSTANTIATE_TEST_SUITE_P(EveryAdapter, AdapterCorpusTest,
                          ::testing::Values("claude", "codex", "cursor", "gemini", "opencode",
-                                           "aider", "command"),
+                                           "aider", "acp", "command"),
                          [](const auto& info) { return std::string(info.param); });
 
 }  // namespace
