@@ -17,7 +17,11 @@
 // Presets: "acp" runs any ACP agent named by [agents.NAME] binary and args;
 // "gemini-acp" is `gemini --acp`, "opencode-acp" is `opencode acp`.
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <filesystem>
@@ -63,6 +67,20 @@ constexpr int kInvalidParams = -32602;
 constexpr int kRefused = -32000;
 
 std::string line(const Message& message) { return protocol::encodeLine(protocol::serialize(message)); }
+
+// Writes `text` to `path`, a file or nothing, never a symlink.
+bool writeWhole(const fs::path& path, std::string_view text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<std::size_t>(n);
+  }
+  return ::close(fd) == 0 && written == text.size();
+}
 
 // `path`, when it lies inside `root` (both made absolute and free of symlinks
 // as far as they exist), else nullopt.
@@ -318,11 +336,14 @@ class AcpSession final : public AgentSession {
     std::error_code ec;
     const bool existed = fs::exists(*at, ec);
     fs::create_directories(at->parent_path(), ec);
-    std::ofstream file(*at, std::ios::binary | std::ios::trunc);
-    const auto& text = content->get_string();
-    file.write(text.data(), static_cast<std::streamsize>(text.size()));
-    file.close();
-    if (!file) return reply(id, ResponseError{kRefused, "cannot write " + path, nullptr});
+    // Checked again now that its folders exist, and opened without following
+    // a symlink: what the agent changed meanwhile cannot lead the write out.
+    if (inside(setup_.worktree, at->string()) != at) {
+      return reply(id, ResponseError{kRefused, path + " is outside the worktree", nullptr});
+    }
+    if (!writeWhole(*at, content->get_string())) {
+      return reply(id, ResponseError{kRefused, "cannot write " + path, nullptr});
+    }
     out.push_back(fileChangeEvent(relative(*at), existed ? "update" : "add"));
     reply(id, json::value(nullptr));
   }

@@ -184,6 +184,12 @@ TEST_F(AcpSessionTest, FilesAreServedInsideTheWorktreeOnly) {
                                            (root_ / "planted.txt").string() + R"(","content":"x"}})");
   EXPECT_TRUE(outside.contains("error"));
   EXPECT_FALSE(fs::exists(root_ / "planted.txt"));
+  // Nor through its symlink.
+  EXPECT_TRUE(ask(*s, R"({"jsonrpc":"2.0","id":8,"method":"fs/write_text_file","params":{"sessionId":"s1","path":")" +
+                          (worktree_ / "link.txt").string() + R"(","content":"overwritten"}})")
+                  .contains("error"));
+  std::ifstream secret(root_ / "secret.txt");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(secret), {}), "not for agents\n");
   // What hydra does not offer is refused as unknown, terminals among it.
   EXPECT_EQ(ask(*s, R"({"jsonrpc":"2.0","id":7,"method":"terminal/create","params":{"command":"sh"}})")
                 .at("error")
