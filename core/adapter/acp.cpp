@@ -15,6 +15,9 @@
 // like ours: a message with a method is theirs, one without is an answer.
 //
 // Presets: "acp" runs any ACP agent named by [agents.NAME] binary and args;
+// "codex-acp" is Codex through Zed's `codex-acp` (npm package
+// @zed-industries/codex-acp), switched to its "full-access" mode: it starts
+// read-only, and hydra's sandbox is what confines it, as for `codex exec`;
 // "gemini-acp" is `gemini --acp`, "opencode-acp" is `opencode acp`.
 
 #include <fcntl.h>
@@ -185,8 +188,11 @@ class AcpSession final : public AgentSession {
       const json::object* object = result.if_object();
       sessionId_ = object ? stringAt(*object, {"sessionId"}) : std::string();
       if (sessionId_.empty()) return fail("session/new gave no sessionId", out);
-      json::array prompt{json::object{{"type", "text"}, {"text", setup_.task}}};
-      outgoing_.push_back(request("session/prompt", json::object{{"sessionId", sessionId_}, {"prompt", prompt}}));
+      if (setup_.mode.empty()) return prompt();
+      outgoing_.push_back(
+          request("session/set_mode", json::object{{"sessionId", sessionId_}, {"modeId", setup_.mode}}));
+    } else if (method == "session/set_mode") {
+      prompt();
     } else if (method == "session/prompt") {
       const json::object* object = result.if_object();
       const std::string stopReason = object ? stringAt(*object, {"stopReason"}) : std::string();
@@ -202,6 +208,11 @@ class AcpSession final : public AgentSession {
       emit(std::move(summary), out);
       done_ = true;
     }
+  }
+
+  void prompt() {
+    json::array blocks{json::object{{"type", "text"}, {"text", setup_.task}}};
+    outgoing_.push_back(request("session/prompt", json::object{{"sessionId", sessionId_}, {"prompt", blocks}}));
   }
 
   void fail(const std::string& why, std::vector<AgentEvent>& out) {
@@ -481,8 +492,13 @@ class AcpAdapter final : public Adapter {
   // `cli`: the plain CLI it is a mode of, for its state directories; its
   // version option too, when `versionOfCli`.
   AcpAdapter(std::string_view name, std::string_view binary, CommandTemplate command, const Adapter* cli,
-             bool versionOfCli)
-      : name_(name), binary_(binary), command_(std::move(command)), cli_(cli), versionOfCli_(versionOfCli) {}
+             bool versionOfCli, std::string_view mode = {})
+      : name_(name),
+        binary_(binary),
+        command_(std::move(command)),
+        cli_(cli),
+        versionOfCli_(versionOfCli),
+        mode_(mode) {}
 
   std::string_view name() const override { return name_; }
   std::string_view defaultBinary() const override { return binary_; }
@@ -492,7 +508,9 @@ class AcpAdapter final : public Adapter {
   // Never used: session() is.
   std::unique_ptr<StreamParser> parser() const override { return plainTextParser(EventKind::Raw, false); }
   std::unique_ptr<AgentSession> session(const SessionSetup& setup) const override {
-    return std::make_unique<AcpSession>(setup);
+    SessionSetup withMode = setup;
+    if (withMode.mode.empty()) withMode.mode = std::string(mode_);
+    return std::make_unique<AcpSession>(std::move(withMode));
   }
   std::vector<std::string> versionArgs() const override {
     // Otherwise no option it is known to answer with a version (and without
@@ -510,6 +528,7 @@ class AcpAdapter final : public Adapter {
   CommandTemplate command_;
   const Adapter* cli_;
   bool versionOfCli_;
+  std::string_view mode_;  // the session mode the preset switches to
 };
 
 }  // namespace
@@ -519,6 +538,13 @@ const Adapter& acpAdapter() {
   // in session/prompt, never on the command line.
   static const AcpAdapter adapter("acp", "", CommandTemplate{.args = {}, .env = {}, .appendTaskToReplacedArgs = false},
                                   nullptr, false);
+  return adapter;
+}
+
+const Adapter& codexAcpAdapter() {
+  static const AcpAdapter adapter(
+      "codex-acp", "codex-acp", CommandTemplate{.args = {}, .env = {}, .appendTaskToReplacedArgs = false},
+      &codexAdapter(), false, "full-access");
   return adapter;
 }
 

@@ -38,6 +38,9 @@ struct SessionSetup {
   // How its permission requests are answered: "worktree" (allow what stays
   // inside the worktree, reject the rest), "allow" or "reject".
   std::string permissions = "worktree";
+  // The session mode to switch to (session/set_mode) before the prompt; empty:
+  // the agent's own default.
+  std::string mode;
 };
 
 // A conversation with the agent over its stdin and stdout (the Agent Client

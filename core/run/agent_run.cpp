@@ -198,7 +198,7 @@ void AgentRun::launch() {
     return;
   }
 
-  if (auto session = adapter_->session(SessionSetup{spec_.checkout.path, spec_.prompt, spec_.agent.acpPermissions})) {
+  if (auto session = adapter_->session(SessionSetup{spec_.checkout.path, spec_.prompt, spec_.agent.acpPermissions, {}})) {
     session_ = session.get();
     parser_ = std::move(session);
     process.stdinPipe = true;

@@ -143,7 +143,7 @@ void adapterStream(std::string_view adapterName, std::string_view input) {
   // An ACP agent's session answers it: in a worktree of its own, next to a
   // file it must never reach.
   const AcpWorktree& place = acpWorktree();
-  std::unique_ptr<core::StreamParser> parser = adapter->session(core::SessionSetup{place.worktree, "task", "worktree"});
+  std::unique_ptr<core::StreamParser> parser = adapter->session(core::SessionSetup{place.worktree, "task", "worktree", {}});
   auto* session = dynamic_cast<core::AgentSession*>(parser.get());
   if (session) {
     checkOutgoing(session->start());

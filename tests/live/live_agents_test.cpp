@@ -545,7 +545,7 @@ INSTANTIATE_TEST_SUITE_P(Cli, LiveDenialTest, ::testing::Values("claude"),
 
 // --- ACP agents: the same CLIs, driven over the Agent Client Protocol ---------------
 
-// The ACP presets raced alone: "gemini-acp" (`gemini --acp`) and
+// The ACP presets raced alone: "codex-acp" (Zed's codex-acp), "gemini-acp" (`gemini --acp`) and
 // "opencode-acp" (`opencode acp`), set up like the plain CLI each is a mode of.
 class LiveAcpTest : public LiveTest, public ::testing::WithParamInterface<std::string> {
  protected:
@@ -643,7 +643,7 @@ TEST_P(LiveAcpTest, CancelIsSessionCancelThenTheKillAndNothingIsLeft) {
   expectCheckoutAsBefore(before_);
 }
 
-INSTANTIATE_TEST_SUITE_P(Acp, LiveAcpTest, ::testing::Values("gemini-acp", "opencode-acp"),
+INSTANTIATE_TEST_SUITE_P(Acp, LiveAcpTest, ::testing::Values("codex-acp", "gemini-acp", "opencode-acp"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
                            for (char& c : name) c = c == '-' ? '_' : c;

@@ -38,7 +38,7 @@ class AcpSessionTest : public ::testing::Test {
   ~AcpSessionTest() override { fs::remove_all(root_); }
 
   std::unique_ptr<AgentSession> session(std::string permissions = "worktree") {
-    return findAdapter("acp")->session(SessionSetup{worktree_, "Fix add()", std::move(permissions)});
+    return findAdapter("acp")->session(SessionSetup{worktree_, "Fix add()", std::move(permissions), {}});
   }
 
   // Messages hydra wrote, parsed.
@@ -195,6 +195,32 @@ TEST_F(AcpSessionTest, FilesAreServedInsideTheWorktreeOnly) {
                 .at("error")
                 .at("code"),
             json::value(-32601));
+}
+
+TEST_F(AcpSessionTest, APresetSwitchesItsSessionModeBeforeThePrompt) {
+  // codex-acp starts read-only: hydra's sandbox, not its own, confines it.
+  auto s = findAdapter("codex-acp")->session(SessionSetup{worktree_, "Fix add()", "worktree", {}});
+  s->start();
+  s->parseLine(R"({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}})");
+  s->takeOutgoing();
+  s->parseLine(R"({"jsonrpc":"2.0","id":1,"result":{"sessionId":"s9","modes":{"currentModeId":"read-only"}}})");
+  auto mode = parsed(s->takeOutgoing());
+  ASSERT_EQ(mode.size(), 1u);
+  EXPECT_EQ(mode[0].at("method"), json::value("session/set_mode"));
+  EXPECT_EQ(mode[0].at("params"), json::parse(R"({"sessionId":"s9","modeId":"full-access"})"));
+  s->parseLine(R"({"jsonrpc":"2.0","id":2,"result":{}})");
+  auto prompt = parsed(s->takeOutgoing());
+  ASSERT_EQ(prompt.size(), 1u);
+  EXPECT_EQ(prompt[0].at("method"), json::value("session/prompt"));
+  // A mode the agent refuses fails the run with its message.
+  auto refused = findAdapter("codex-acp")->session(SessionSetup{worktree_, "t", "worktree", {}});
+  refused->start();
+  refused->parseLine(R"({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}})");
+  refused->parseLine(R"({"jsonrpc":"2.0","id":1,"result":{"sessionId":"s9"}})");
+  auto events = refused->parseLine(R"({"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"unknown mode"}})");
+  ASSERT_FALSE(events.empty());
+  EXPECT_TRUE(events.back().isError);
+  EXPECT_THAT(events.back().warnings, ElementsAre("session/set_mode failed: unknown mode (-32602)"));
 }
 
 TEST_F(AcpSessionTest, AnErrorOrAnEarlyEndIsAFailedRun) {
