@@ -85,8 +85,16 @@ bool writeWhole(const fs::path& path, std::string_view text) {
   return ::close(fd) == 0 && written == text.size();
 }
 
-// `path`, when it lies inside `root` (both made absolute and free of symlinks
-// as far as they exist), else nullopt.
+// `root` made absolute and free of symlinks, as inside() needs it; `root`
+// itself when it cannot be resolved.
+fs::path canonicalRoot(const fs::path& root) {
+  std::error_code ec;
+  fs::path base = fs::weakly_canonical(root, ec);
+  return ec ? root : base;
+}
+
+// `path`, when it lies inside `root` (canonicalRoot()), made absolute and free
+// of symlinks as far as it exists; else nullopt.
 std::optional<fs::path> inside(const fs::path& root, const std::string& path) {
   if (path.empty()) return std::nullopt;
   std::error_code ec;
@@ -94,16 +102,14 @@ std::optional<fs::path> inside(const fs::path& root, const std::string& path) {
   if (candidate.is_relative()) candidate = root / candidate;
   const fs::path resolved = fs::weakly_canonical(candidate, ec);
   if (ec) return std::nullopt;
-  const fs::path base = fs::weakly_canonical(root, ec);
-  if (ec) return std::nullopt;
-  auto [b, r] = std::mismatch(base.begin(), base.end(), resolved.begin(), resolved.end());
-  if (b != base.end()) return std::nullopt;
+  auto [b, r] = std::mismatch(root.begin(), root.end(), resolved.begin(), resolved.end());
+  if (b != root.end()) return std::nullopt;
   return resolved;
 }
 
 class AcpSession final : public AgentSession {
  public:
-  explicit AcpSession(SessionSetup setup) : setup_(std::move(setup)) {}
+  explicit AcpSession(SessionSetup setup) : setup_(std::move(setup)), root_(canonicalRoot(setup_.worktree)) {}
 
   std::vector<std::string> start() override {
     const json::object params{
@@ -267,7 +273,7 @@ class AcpSession final : public AgentSession {
     if (setup_.permissions == "worktree" && toolCall) {
       allow = true;
       for (const std::string& p : pathsOf(*toolCall)) {
-        if (!inside(setup_.worktree, p)) {
+        if (!inside(root_, p)) {
           allow = false;
           outside = p;
           break;
@@ -302,7 +308,7 @@ class AcpSession final : public AgentSession {
 
   void readFile(const RequestId& id, const json::object& params) {
     const std::string path = stringAt(params, {"path"});
-    const auto at = inside(setup_.worktree, path);
+    const auto at = inside(root_, path);
     if (!at) return reply(id, ResponseError{kRefused, path + " is outside the worktree", nullptr});
     std::error_code ec;
     if (!fs::exists(*at, ec)) {
@@ -339,7 +345,7 @@ class AcpSession final : public AgentSession {
   void writeFile(const RequestId& id, const json::object& params, std::vector<AgentEvent>& out) {
     const std::string path = stringAt(params, {"path"});
     const json::value* content = params.if_contains("content");
-    const auto at = inside(setup_.worktree, path);
+    const auto at = inside(root_, path);
     if (!at) return reply(id, ResponseError{kRefused, path + " is outside the worktree", nullptr});
     if (content == nullptr || !content->is_string() || content->get_string().size() > kMaxFileBytes) {
       return reply(id, ResponseError{kInvalidParams, "content must be a string of at most 16 MiB", nullptr});
@@ -349,7 +355,7 @@ class AcpSession final : public AgentSession {
     fs::create_directories(at->parent_path(), ec);
     // Checked again now that its folders exist, and opened without following
     // a symlink: what the agent changed meanwhile cannot lead the write out.
-    if (inside(setup_.worktree, at->string()) != at) {
+    if (inside(root_, at->string()) != at) {
       return reply(id, ResponseError{kRefused, path + " is outside the worktree", nullptr});
     }
     if (!writeWhole(*at, content->get_string())) {
@@ -359,11 +365,7 @@ class AcpSession final : public AgentSession {
     reply(id, json::value(nullptr));
   }
 
-  std::string relative(const fs::path& p) const {
-    std::error_code ec;
-    const fs::path base = fs::weakly_canonical(setup_.worktree, ec);
-    return ec ? p.string() : p.lexically_relative(base).string();
-  }
+  std::string relative(const fs::path& p) const { return p.lexically_relative(root_).string(); }
 
   // --- what it does: session/update ------------------------------------------
 
@@ -419,7 +421,7 @@ class AcpSession final : public AgentSession {
         if (path.empty() || reportedDiffs_.count(id + "\n" + path)) continue;
         reportedDiffs_.insert(id + "\n" + path);
         const json::value* oldText = item->if_contains("oldText");
-        const auto at = inside(setup_.worktree, path);
+        const auto at = inside(root_, path);
         out.push_back(fileChangeEvent(at ? relative(*at) : path,
                                       oldText == nullptr || oldText->is_null() ? "add" : "update"));
       }
@@ -470,6 +472,7 @@ class AcpSession final : public AgentSession {
   }
 
   SessionSetup setup_;
+  fs::path root_;  // the worktree, resolved once: every path the agent names is checked against it
   std::int64_t nextId_ = 0;
   std::map<std::int64_t, std::string> pending_;  // our requests not yet answered, by id
   std::string phase_;                            // the last request we sent

@@ -263,16 +263,15 @@ class LiveTest : public ::testing::Test {
   std::map<std::string, fs::path> homes_;
 };
 
-// --- one CLI at a time, through `hydra serve` --------------------------------------
+// --- one agent at a time, through `hydra serve` ------------------------------------
 
-class LiveAgentTest : public LiveTest, public ::testing::WithParamInterface<std::string> {
+// One agent (GetParam()) raced alone through `hydra serve`.
+class LiveSoloTest : public LiveTest, public ::testing::WithParamInterface<std::string> {
  protected:
-  const std::string& cli() const { return GetParam(); }
-
-  // Writes hydra.toml (the CLI with `scenario`), starts `hydra serve`, starts
-  // a race of the CLI alone; returns its id.
-  std::string startRace(const std::string& scenario, int timeoutSeconds = 240) {
-    repo_.writeConfig(general(timeoutSeconds) + TestRepo::scoring() + agent(cli(), scenario));
+  // Writes hydra.toml (general settings, scoring and `agentTable`), starts
+  // `hydra serve`, starts a race of GetParam() alone; returns its id.
+  std::string startSoloRace(const std::string& agentTable, int timeoutSeconds) {
+    repo_.writeConfig(general(timeoutSeconds) + TestRepo::scoring() + agentTable);
     before_ = checkoutSnapshot(repo_);
     // hydra is started in the repository as a user's shell starts it there:
     // with PWD naming it too (HydraProcess only changes directory).
@@ -280,7 +279,7 @@ class LiveAgentTest : public LiveTest, public ::testing::WithParamInterface<std:
     client_ = std::make_unique<RpcClient>(repo_.root());
     client_->initialize(repo_.uri());
     json::object started =
-        client_->call("hydra/race", json::object{{"task", kTask}, {"agents", json::array{cli()}}})
+        client_->call("hydra/race", json::object{{"task", kTask}, {"agents", json::array{GetParam()}}})
             .as_object();
     worktree_ = str(started.at("agents").at(0).at("worktree"));
     return str(started.at("raceId"));
@@ -293,7 +292,7 @@ class LiveAgentTest : public LiveTest, public ::testing::WithParamInterface<std:
                  str(m.at("params").at("raceId")) == raceId;
         },
         0, kRaceLimit);
-    return reportOf(*client_, raceId, cli());
+    return reportOf(*client_, raceId, GetParam());
   }
 
   json::object waitForRace(const std::string& raceId) {
@@ -303,11 +302,19 @@ class LiveAgentTest : public LiveTest, public ::testing::WithParamInterface<std:
 
   void expectCheckoutUntouched() { expectCheckoutAsBefore(before_); }
 
-
-
   std::unique_ptr<RpcClient> client_;
   std::map<std::string, std::string> before_;
   std::string worktree_;
+};
+
+class LiveAgentTest : public LiveSoloTest {
+ protected:
+  const std::string& cli() const { return GetParam(); }
+
+  // The CLI alone with `scenario`; the race's id.
+  std::string startRace(const std::string& scenario, int timeoutSeconds = 240) {
+    return startSoloRace(agent(cli(), scenario), timeoutSeconds);
+  }
 };
 
 TEST_P(LiveAgentTest, FixesTheBugInItsOwnWorktreeAndReportsWhatItDid) {
@@ -547,44 +554,18 @@ INSTANTIATE_TEST_SUITE_P(Cli, LiveDenialTest, ::testing::Values("claude"),
 
 // The ACP presets raced alone: "codex-acp" (Zed's codex-acp), "gemini-acp" (`gemini --acp`) and
 // "opencode-acp" (`opencode acp`), set up like the plain CLI each is a mode of.
-class LiveAcpTest : public LiveTest, public ::testing::WithParamInterface<std::string> {
+class LiveAcpTest : public LiveSoloTest {
  protected:
   const std::string& preset() const { return GetParam(); }
   std::string cliOf() const { return preset().substr(0, preset().find('-')); }
 
+  // The preset alone, its model scripted by `scenario`; the race's id.
   std::string startRace(const std::string& scenario) {
     auto& model = models_[preset()] =
         std::make_unique<ScriptedModel>(scenario, repo_.scratch() / "models" / preset(), repo_.root());
     homes_[preset()] = home(preset());
-    repo_.writeConfig(general(240) + TestRepo::scoring() +
-                      agentTable(preset(), agentEnvironment(cliOf(), model->url(), home(preset()))));
-    before_ = checkoutSnapshot(repo_);
-    ::setenv("PWD", repo_.root().c_str(), 1);
-    client_ = std::make_unique<RpcClient>(repo_.root());
-    client_->initialize(repo_.uri());
-    json::object started =
-        client_->call("hydra/race", json::object{{"task", kTask}, {"agents", json::array{preset()}}}).as_object();
-    worktree_ = str(started.at("agents").at(0).at("worktree"));
-    return str(started.at("raceId"));
+    return startSoloRace(agentTable(preset(), agentEnvironment(cliOf(), model->url(), home(preset()))), 240);
   }
-
-  AgentReport waitForAgent(const std::string& raceId) {
-    client_->waitFor(
-        [&](const json::object& m) {
-          return m.at("method").as_string() == "hydra/agentFinished" && str(m.at("params").at("raceId")) == raceId;
-        },
-        0, kRaceLimit);
-    return reportOf(*client_, raceId, preset());
-  }
-
-  json::object waitForRace(const std::string& raceId) {
-    std::size_t at = client_->waitFor("hydra/raceFinished", raceId, 0, kRaceLimit);
-    return client_->notifications()[at].at("params").as_object();
-  }
-
-  std::unique_ptr<RpcClient> client_;
-  std::map<std::string, std::string> before_;
-  std::string worktree_;
 };
 
 TEST_P(LiveAcpTest, FixesTheBugOverACPInItsOwnWorktree) {
@@ -597,7 +578,7 @@ TEST_P(LiveAcpTest, FixesTheBugOverACPInItsOwnWorktree) {
   expectModelToldWorktree(preset(), worktree_);
   EXPECT_EQ(readFile(fs::path(worktree_) / "calc.py"), kFixedCalc) << run.transcript();
   EXPECT_EQ(repo_.git("diff --name-only main hydra/" + preset() + "-" + id), "calc.py");
-  expectCheckoutAsBefore(before_);
+  expectCheckoutUntouched();
 
   // What it said and did arrived as events: its messages whole, its tool
   // calls and their results, the edit.
@@ -640,7 +621,7 @@ TEST_P(LiveAcpTest, CancelIsSessionCancelThenTheKillAndNothingIsLeft) {
   waitForRace(id);
   EXPECT_EQ(run.status(), "cancelled") << run.transcript();
   EXPECT_THAT(run.ofKind("fileChange"), IsEmpty());
-  expectCheckoutAsBefore(before_);
+  expectCheckoutUntouched();
 }
 
 INSTANTIATE_TEST_SUITE_P(Acp, LiveAcpTest, ::testing::Values("codex-acp", "gemini-acp", "opencode-acp"),
