@@ -284,6 +284,8 @@ TEST_F(WorkspaceOperationsTest, ARunningRaceCannotBeMergedOrCleanedUpAndCleanupR
   open({scripted("waiter", {"wait-for", go.string()}), scripted("done", {"write", "d.txt", "d"})});
   std::string finished = runRace({"done"}).id;
   std::string running = start({"waiter"}).raceId;
+  // Its worktree is made once the race runs: cleanup must then leave it be.
+  ASSERT_TRUE(runUntil([&] { return statusOf(running, "waiter") == AgentStatus::Running; }));
   EXPECT_EQ(refusal([&] { ws_->merge(running, std::nullopt, true, false); }).kind(), WorkspaceError::Kind::RaceRunning);
   EXPECT_EQ(refusal([&] { ws_->cleanup(running, false); }).kind(), WorkspaceError::Kind::RaceRunning);
 
