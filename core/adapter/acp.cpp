@@ -18,13 +18,18 @@
 // "codex-acp" is Codex through Zed's `codex-acp` (npm package
 // @zed-industries/codex-acp), switched to its "full-access" mode: it starts
 // read-only, and hydra's sandbox is what confines it, as for `codex exec`;
-// "gemini-acp" is `gemini --acp`, "opencode-acp" is `opencode acp`.
+// "gemini-acp" is `gemini --acp`, "opencode-acp" is `opencode acp`;
+// "claude-acp" is Claude Code through Zed's `claude-agent-acp` (npm package
+// @zed-industries/claude-agent-acp), made to run the installed `claude` (see
+// completeClaudeEnvironment) in its default mode, where it asks permission for
+// edits and commands and the policy answers.
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <filesystem>
@@ -34,6 +39,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -42,6 +48,7 @@
 
 #include "core/adapter/builtin.h"
 #include "core/adapter/json_stream.h"
+#include "core/process/process.h"
 #include "hydra/version.h"
 #include "protocol/line_framing.h"
 #include "protocol/message.h"
@@ -494,14 +501,16 @@ class AcpAdapter final : public Adapter {
  public:
   // `cli`: the plain CLI it is a mode of, for its state directories; its
   // version option too, when `versionOfCli`.
+  using CompleteEnvironment = void (*)(std::map<std::string, std::string>& env);
   AcpAdapter(std::string_view name, std::string_view binary, CommandTemplate command, const Adapter* cli,
-             bool versionOfCli, std::string_view mode = {})
+             bool versionOfCli, std::string_view mode = {}, CompleteEnvironment complete = nullptr)
       : name_(name),
         binary_(binary),
         command_(std::move(command)),
         cli_(cli),
         versionOfCli_(versionOfCli),
-        mode_(mode) {}
+        mode_(mode),
+        complete_(complete) {}
 
   std::string_view name() const override { return name_; }
   std::string_view defaultBinary() const override { return binary_; }
@@ -524,6 +533,9 @@ class AcpAdapter final : public Adapter {
                                                       const std::filesystem::path& home) const override {
     return cli_ ? cli_->stateDirectories(env, home) : std::vector<std::filesystem::path>{};
   }
+  void completeEnvironment(std::map<std::string, std::string>& env) const override {
+    if (complete_) complete_(env);
+  }
 
  private:
   std::string_view name_;
@@ -532,7 +544,31 @@ class AcpAdapter final : public Adapter {
   const Adapter* cli_;
   bool versionOfCli_;
   std::string_view mode_;  // the session mode the preset switches to
+  CompleteEnvironment complete_;
 };
+
+// claude-agent-acp drives Claude Code through its SDK, by default the copy of
+// Claude Code bundled in its package: an older one, which never answers
+// session/new when it cannot write ~/.claude.json (read-only in hydra's
+// sandbox, where only ~/.claude is Claude's to write). CLAUDE_CODE_EXECUTABLE
+// makes it run the `claude` the plain "claude" preset runs instead: the same
+// version in both modes, and one that works with ~/.claude alone.
+void completeClaudeEnvironment(std::map<std::string, std::string>& env) {
+  if (auto it = env.find("CLAUDE_CODE_EXECUTABLE"); it != env.end() && !it->second.empty()) return;
+  std::string path;
+  if (auto it = env.find("PATH"); it != env.end()) {
+    path = it->second;
+  } else if (const char* inherited = std::getenv("PATH")) {
+    path = inherited;
+  }
+  auto claude = findExecutable("claude", path);
+  if (!claude) {
+    throw std::runtime_error(
+        "claude-agent-acp runs the installed Claude Code, and `claude` is not on PATH: install "
+        "@anthropic-ai/claude-code, or set CLAUDE_CODE_EXECUTABLE in the agent's env");
+  }
+  env["CLAUDE_CODE_EXECUTABLE"] = fs::absolute(*claude).lexically_normal().string();
+}
 
 }  // namespace
 
@@ -541,6 +577,21 @@ const Adapter& acpAdapter() {
   // in session/prompt, never on the command line.
   static const AcpAdapter adapter("acp", "", CommandTemplate{.args = {}, .env = {}, .appendTaskToReplacedArgs = false},
                                   nullptr, false);
+  return adapter;
+}
+
+const Adapter& claudeAcpAdapter() {
+  static const AcpAdapter adapter(
+      "claude-acp", "claude-agent-acp",
+      // A self-update in the middle of a race would change the binary under it.
+      // IS_SANDBOX is cleared: as root, claude-agent-acp takes any value as leave
+      // to start Claude Code with --allow-dangerously-skip-permissions, which
+      // Claude Code refuses unless the value is "1", and session/new fails.
+      // hydra never uses that mode: its policy answers the permission requests.
+      CommandTemplate{.args = {},
+                      .env = {{"DISABLE_AUTOUPDATER", "1"}, {"IS_SANDBOX", ""}},
+                      .appendTaskToReplacedArgs = false},
+      &claudeAdapter(), false, {}, completeClaudeEnvironment);
   return adapter;
 }
 

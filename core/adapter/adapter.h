@@ -88,14 +88,17 @@ class Adapter {
     (void)home;
     return {};
   }
+  // Fills in what the run's environment must hold and depends on it (e.g. a
+  // path found on its PATH); `env` is what the agent gets on top of hydra's
+  // own. Throws std::runtime_error, with what to do, when the run cannot start.
+  virtual void completeEnvironment(std::map<std::string, std::string>& env) const { (void)env; }
 };
 
 // `env[name]` when set and not empty, else `fallback`.
 std::filesystem::path envPath(const std::map<std::string, std::string>& env, const std::string& name,
                               const std::filesystem::path& fallback);
 
-// The adapter named `name` (claude, codex, cursor, gemini, opencode, aider,
-// command), or nullptr.
+// The adapter named `name` (one of adapterNames()), or nullptr.
 const Adapter* findAdapter(std::string_view name);
 std::vector<std::string_view> adapterNames();
 

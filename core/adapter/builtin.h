@@ -101,6 +101,7 @@ const Adapter& opencodeAdapter();
 const Adapter& aiderAdapter();
 const Adapter& commandAdapter();
 const Adapter& acpAdapter();
+const Adapter& claudeAcpAdapter();
 const Adapter& codexAcpAdapter();
 const Adapter& geminiAcpAdapter();
 const Adapter& opencodeAcpAdapter();

@@ -10,12 +10,12 @@ namespace {
 
 // In the order `hydra` lists them: the CLIs, the ACP agents, and "command"
 // last as the catch-all.
-const std::array<std::reference_wrapper<const Adapter>, 11>& builtinAdapters() {
-  static const std::array<std::reference_wrapper<const Adapter>, 11> adapters = {
-      adapters::claudeAdapter(),   adapters::codexAdapter(),     adapters::cursorAdapter(),
-      adapters::geminiAdapter(),   adapters::opencodeAdapter(),  adapters::aiderAdapter(),
-      adapters::codexAcpAdapter(), adapters::geminiAcpAdapter(), adapters::opencodeAcpAdapter(),
-      adapters::acpAdapter(),      adapters::commandAdapter(),
+const std::array<std::reference_wrapper<const Adapter>, 12>& builtinAdapters() {
+  static const std::array<std::reference_wrapper<const Adapter>, 12> adapters = {
+      adapters::claudeAdapter(),      adapters::codexAdapter(),     adapters::cursorAdapter(),
+      adapters::geminiAdapter(),      adapters::opencodeAdapter(),  adapters::aiderAdapter(),
+      adapters::claudeAcpAdapter(),   adapters::codexAcpAdapter(),  adapters::geminiAcpAdapter(),
+      adapters::opencodeAcpAdapter(), adapters::acpAdapter(),       adapters::commandAdapter(),
   };
   return adapters;
 }

@@ -169,6 +169,16 @@ void AgentRun::launch() {
   process.args = inv.args;
   process.cwd = spec_.checkout.path;
   process.env = environment(inv.env);
+  try {
+    adapter_->completeEnvironment(process.env);
+  } catch (const std::exception& e) {
+    releaseSlot();
+    AgentFinished finished = newFinished();
+    finished.status = AgentStatus::Failed;
+    finished.error = std::string("cannot start: ") + e.what();
+    finish(std::move(finished));
+    return;
+  }
   process.timeout = spec_.timeout;
   process.killGrace = spec_.killGrace;
   process.readGate = ctx_.readGate;

@@ -552,8 +552,9 @@ INSTANTIATE_TEST_SUITE_P(Cli, LiveDenialTest, ::testing::Values("claude"),
 
 // --- ACP agents: the same CLIs, driven over the Agent Client Protocol ---------------
 
-// The ACP presets raced alone: "codex-acp" (Zed's codex-acp), "gemini-acp" (`gemini --acp`) and
-// "opencode-acp" (`opencode acp`), set up like the plain CLI each is a mode of.
+// The ACP presets raced alone: "claude-acp" (Zed's claude-agent-acp, running the installed
+// claude), "codex-acp" (Zed's codex-acp), "gemini-acp" (`gemini --acp`) and "opencode-acp"
+// (`opencode acp`), set up like the plain CLI each is a mode of.
 class LiveAcpTest : public LiveSoloTest {
  protected:
   const std::string& preset() const { return GetParam(); }
@@ -624,7 +625,7 @@ TEST_P(LiveAcpTest, CancelIsSessionCancelThenTheKillAndNothingIsLeft) {
   expectCheckoutUntouched();
 }
 
-INSTANTIATE_TEST_SUITE_P(Acp, LiveAcpTest, ::testing::Values("codex-acp", "gemini-acp", "opencode-acp"),
+INSTANTIATE_TEST_SUITE_P(Acp, LiveAcpTest, ::testing::Values("claude-acp", "codex-acp", "gemini-acp", "opencode-acp"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
                            for (char& c : name) c = c == '-' ? '_' : c;

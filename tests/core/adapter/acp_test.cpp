@@ -9,7 +9,9 @@
 #include <boost/json/parse.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -221,6 +223,54 @@ TEST_F(AcpSessionTest, APresetSwitchesItsSessionModeBeforeThePrompt) {
   ASSERT_FALSE(events.empty());
   EXPECT_TRUE(events.back().isError);
   EXPECT_THAT(events.back().warnings, ElementsAre("session/set_mode failed: unknown mode (-32602)"));
+}
+
+TEST_F(AcpSessionTest, ClaudeAcpRunsTheInstalledClaudeAndKeepsItsPermissionsAsking) {
+  const Adapter& claudeAcp = *findAdapter("claude-acp");
+  EXPECT_EQ(claudeAcp.defaultBinary(), "claude-agent-acp");
+  // Claude's own state directory is its to write, as for the plain claude preset.
+  EXPECT_THAT(claudeAcp.stateDirectories({}, root_ / "home"), ElementsAre(root_ / "home" / ".claude"));
+
+  // IS_SANDBOX inherited from hydra's environment would let claude-agent-acp
+  // ask Claude Code for a mode it refuses as root: the preset clears it.
+  AgentConfig config;
+  config.name = "claude-acp";
+  config.adapter = "claude-acp";
+  Invocation invocation = claudeAcp.invocation(config, "Fix add()");
+  EXPECT_THAT(invocation.args, IsEmpty()) << "the task goes in session/prompt";
+  EXPECT_EQ(invocation.env.at("IS_SANDBOX"), "");
+  EXPECT_EQ(invocation.env.at("DISABLE_AUTOUPDATER"), "1");
+
+  // The `claude` on the agent's PATH is the Claude Code it drives.
+  const fs::path bin = root_ / "bin";
+  fs::create_directories(bin);
+  std::ofstream(bin / "claude") << "#!/bin/sh\n";
+  fs::permissions(bin / "claude", fs::perms::owner_all);
+  std::map<std::string, std::string> env{{"PATH", (root_ / "empty").string() + ":" + bin.string()}};
+  claudeAcp.completeEnvironment(env);
+  EXPECT_EQ(env.at("CLAUDE_CODE_EXECUTABLE"), (bin / "claude").string());
+
+  // One the user names is kept.
+  std::map<std::string, std::string> named{{"PATH", bin.string()}, {"CLAUDE_CODE_EXECUTABLE", "/opt/claude/bin/claude"}};
+  claudeAcp.completeEnvironment(named);
+  EXPECT_EQ(named.at("CLAUDE_CODE_EXECUTABLE"), "/opt/claude/bin/claude");
+
+  // Without one the run cannot start, and says what to do.
+  std::map<std::string, std::string> none{{"PATH", (root_ / "empty").string()}};
+  try {
+    claudeAcp.completeEnvironment(none);
+    ADD_FAILURE() << "no claude on PATH was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("`claude` is not on PATH"));
+    EXPECT_THAT(e.what(), HasSubstr("CLAUDE_CODE_EXECUTABLE"));
+  }
+
+  // The other presets need nothing more.
+  std::map<std::string, std::string> untouched{{"PATH", "/nowhere"}};
+  for (const char* name : {"acp", "codex-acp", "gemini-acp", "opencode-acp", "claude"}) {
+    findAdapter(name)->completeEnvironment(untouched);
+    EXPECT_EQ(untouched.size(), 1u) << name;
+  }
 }
 
 TEST_F(AcpSessionTest, AnErrorOrAnEarlyEndIsAFailedRun) {

@@ -163,9 +163,9 @@ TEST(CommandInvocationTest, TaskContainingThePlaceholderIsNotExpandedAgain) {
 }
 
 TEST(AdapterRegistryTest, FindsEveryBuiltInAdapterByName) {
-  const std::vector<std::string_view> expected = {"claude",    "codex",      "cursor",       "gemini",
-                                                  "opencode",  "aider",      "codex-acp",    "gemini-acp",
-                                                  "opencode-acp", "acp",     "command"};
+  const std::vector<std::string_view> expected = {"claude",     "codex",     "cursor",       "gemini",
+                                                  "opencode",   "aider",     "claude-acp",   "codex-acp",
+                                                  "gemini-acp", "opencode-acp", "acp",       "command"};
   EXPECT_THAT(adapterNames(), ElementsAreArray(expected));
   for (std::string_view name : expected) {
     const Adapter* adapter = findAdapter(name);
@@ -173,7 +173,7 @@ TEST(AdapterRegistryTest, FindsEveryBuiltInAdapterByName) {
     EXPECT_EQ(adapter->name(), name);
     EXPECT_NE(adapter->parser(), nullptr);
     // A plain command has no option it is known to answer with a version.
-    if (name == "command" || name == "acp" || name == "codex-acp") {
+    if (name == "command" || name == "acp" || name == "codex-acp" || name == "claude-acp") {
       EXPECT_THAT(adapter->versionArgs(), IsEmpty());
     } else {
       EXPECT_THAT(adapter->versionArgs(), ElementsAre("--version")) << name;
@@ -193,7 +193,8 @@ TEST(AdapterRegistryTest, DefaultBinariesAreTheClisOwnNames) {
   EXPECT_THAT(binaries, UnorderedElementsAre(Pair("claude", "claude"), Pair("codex", "codex"),
                                              Pair("cursor", "cursor-agent"),
                                              Pair("gemini", "gemini"), Pair("opencode", "opencode"),
-                                             Pair("aider", "aider"), Pair("codex-acp", "codex-acp"),
+                                             Pair("aider", "aider"), Pair("claude-acp", "claude-agent-acp"),
+                                             Pair("codex-acp", "codex-acp"),
                                              Pair("gemini-acp", "gemini"),
                                              Pair("opencode-acp", "opencode"), Pair("acp", ""),
                                              Pair("command", "")));

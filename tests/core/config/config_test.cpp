@@ -431,8 +431,8 @@ TEST(ConfigErrorTest, JunitReportMustStayInsideTheWorktree) {
 
 TEST(ConfigErrorTest, UnknownChoicesListTheChoicesAndSuggestOne) {
   expectError("[agents.claude]\nadapter = \"cladue\"\n", 2, 11,
-              "'adapter' must be one of claude, codex, cursor, gemini, opencode, aider, codex-acp, "
-              "gemini-acp, opencode-acp, acp, command, found 'cladue'; "
+              "'adapter' must be one of claude, codex, cursor, gemini, opencode, aider, claude-acp, "
+              "codex-acp, gemini-acp, opencode-acp, acp, command, found 'cladue'; "
               "did you mean 'claude'?");
   expectError("[scoring]\ntest_format = \"pytset\"\n", 2, 15,
               "'test_format' must be one of cargo, ctest, go, gtest, jest, mocha, node, pytest, "

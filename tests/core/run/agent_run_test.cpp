@@ -180,6 +180,22 @@ TEST_F(AgentRunTest, AFailedRunKeepsTheCLIsOwnLastWordsAndTheEndOfItsStderr) {
   EXPECT_EQ(f.stderrTail, "warming up\nmodel said: quota exceeded");
 }
 
+TEST_F(AgentRunTest, AnAdapterThatCannotCompleteItsEnvironmentFailsTheRunBeforeItStarts) {
+  // claude-acp drives the installed `claude`; with none on the agent's PATH it
+  // cannot run, and says so instead of starting an agent that would hang.
+  auto s = spec("claude-acp", kScriptedAgent.string(), {"write", "ran.txt", "yes"}, "claude-acp");
+  s.agent.env = {{"PATH", (repo.outside() / "no-claude-here").string()}};
+  start(std::move(s));
+  ASSERT_TRUE(runUntil([&] { return !results.empty(); }));
+  const AgentFinished& f = results.at(0);
+  EXPECT_EQ(f.status, AgentStatus::Failed);
+  ASSERT_TRUE(f.error);
+  EXPECT_THAT(*f.error, HasSubstr("cannot start: "));
+  EXPECT_THAT(*f.error, HasSubstr("`claude` is not on PATH"));
+  EXPECT_FALSE(f.commit) << "nothing ran, so nothing is committed";
+  EXPECT_EQ(slots.running(), 0u) << "the slot was given back";
+}
+
 TEST_F(AgentRunTest, SecretsAreMaskedInEverythingItPublishes) {
   start(spec("leaky", kScriptedAgent.string(),
              {"say", "token hunter2-secret-value", "shout", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456"}));

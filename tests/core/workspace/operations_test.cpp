@@ -53,7 +53,7 @@ class WorkspaceOperationsTest : public WorkspaceTestBase {
 TEST_F(WorkspaceOperationsTest, AgentNamesAreHydraTomlsThenTheBuiltInAdapters) {
   open({scripted("fixer", {"say", "hi"}), AgentDef{"ghost", "/nonexistent/ghost-agent", {}, std::nullopt, "command", ""}});
   EXPECT_THAT(ws_->agentNames(), ElementsAre("fixer", "ghost", "claude", "codex", "cursor", "gemini", "opencode", "aider",
-                                             "codex-acp", "gemini-acp", "opencode-acp"));
+                                             "claude-acp", "codex-acp", "gemini-acp", "opencode-acp"));
 
   auto agents = ws_->agents();
   auto find = [&](const std::string& name) {
