@@ -105,20 +105,22 @@ int runCommand(int argc, char** argv) {
 
   hydra::cli::ScoresOptions scores;
   CLI::App* scoresCmd = app.add_subcommand("scores", "Show a race's results table: ranks, totals, every dimension");
-  scoresCmd->add_option("race", scores.raceId, "A race id")->required();
+  scoresCmd->add_option("race", scores.words, "A race id, or latest (default)")->expected(0, 1);
   scoresCmd->add_flag("--json", scores.json, "Print JSON");
 
   hydra::cli::DiffOptions diff;
   CLI::App* diffCmd = app.add_subcommand("diff", "Show what an agent changed, against the race's base commit");
-  diffCmd->add_option("race", diff.raceId, "A race id")->required();
-  diffCmd->add_option("agent", diff.agentId, "An agent id of that race")->required();
-  diffCmd->add_option("path", diff.path, "Only this file");
+  diffCmd->add_option("args", diff.words, "[RACE] AGENT [PATH]: a race id or latest (default), an agent id of that race, only this file")
+      ->required()
+      ->expected(1, 3);
   diffCmd->add_flag("--stat", diff.stat, "List the changed files with their line counts");
+  diffCmd->add_flag("--color", diff.color, "Colour the diff even when the output is not a terminal");
+  diffCmd->add_flag("--no-pager", diff.noPager, "Print to the terminal instead of a pager");
 
   hydra::cli::MergeOptions merge;
   CLI::App* mergeCmd = app.add_subcommand("merge", "Merge an agent's result (default: the winner) into your branch");
-  mergeCmd->add_option("race", merge.raceId, "A race id")->required();
-  mergeCmd->add_option("agent", merge.agentId, "An agent id of that race (default: the winner)");
+  mergeCmd->add_option("args", merge.words, "[RACE] [AGENT]: a race id or latest (default), an agent id of that race (default: the winner)")
+      ->expected(0, 2);
   mergeCmd->add_flag("--dry-run", merge.dryRun, "Report what would happen, change nothing");
   mergeCmd->add_flag("--keep", merge.keep, "Keep the race's worktrees and branches after merging");
 

@@ -142,6 +142,7 @@ struct Describe {
     o["rankings"] = scores.contains("rankings") ? scores["rankings"] : json::array();
     o["winner"] = scores.contains("winner") ? scores["winner"] : json::value(nullptr);
     o["autoMergeEligible"] = scores.contains("autoMergeEligible") ? scores["autoMergeEligible"] : false;
+    o["autoMergeEnabled"] = scores.contains("autoMergeEnabled") ? scores["autoMergeEnabled"] : false;
     o["allFailed"] = scores.contains("allFailed") ? scores["allFailed"] : false;
     if (scores.contains("baseline")) o["baseline"] = scores["baseline"];
     if (e.autoMerge) o["autoMerge"] = json::value_from(*e.autoMerge);
@@ -175,6 +176,7 @@ json::object toJson(const RaceEventBody& body) { return std::visit(Describe{}, b
 
 void tag_invoke(json::value_from_tag, json::value& out, const AutoMergeOutcome& x) {
   json::object o{{"agentId", x.agentId}, {"outcome", x.outcome}};
+  if (!x.targetBranch.empty()) o["targetBranch"] = x.targetBranch;
   putIfSet(o, "commit", x.commit);
   if (!x.conflicts.empty()) o["conflicts"] = stringArray(x.conflicts);
   putIfSet(o, "error", x.error);

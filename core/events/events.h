@@ -120,6 +120,7 @@ struct CheckOutput {
 struct AutoMergeOutcome {
   std::string agentId;
   std::string outcome;  // fastForward, merged, upToDate, conflict or refused
+  std::string targetBranch;  // the branch it went into (empty when refused)
   std::optional<std::string> commit;
   std::vector<std::string> conflicts;
   std::optional<std::string> error;  // why it was refused

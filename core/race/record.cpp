@@ -13,11 +13,27 @@ AutoMergeOutcome readAutoMerge(const JsonFields& r) {
   AutoMergeOutcome m;
   m.agentId = r.string("agentId");
   m.outcome = r.string("outcome");
+  m.targetBranch = r.optionalString("targetBranch").value_or("");
   m.commit = r.optionalString("commit");
   m.conflicts = r.strings("conflicts");
   m.error = r.optionalString("error");
   return m;
 }
+
+}  // namespace
+
+MergeRecord readMergeRecord(const JsonFields& r) {
+  MergeRecord m;
+  m.agentId = r.string("agentId");
+  m.outcome = r.string("outcome");
+  m.targetBranch = r.string("targetBranch");
+  m.commit = r.optionalString("commit");
+  m.mergedAt = r.time("mergedAt");
+  m.automatic = r.boolean("automatic", false);
+  return m;
+}
+
+namespace {
 
 AgentRecord readAgent(const JsonFields& r) {
   AgentRecord a;
@@ -55,7 +71,8 @@ bool sameUsage(const std::optional<Usage>& a, const std::optional<Usage>& b) {
 
 bool sameAutoMerge(const std::optional<AutoMergeOutcome>& a, const std::optional<AutoMergeOutcome>& b) {
   if (!a || !b) return !a && !b;
-  return a->agentId == b->agentId && a->outcome == b->outcome && a->commit == b->commit &&
+  return a->agentId == b->agentId && a->outcome == b->outcome && a->targetBranch == b->targetBranch &&
+         a->commit == b->commit &&
          a->conflicts == b->conflicts && a->error == b->error;
 }
 
@@ -95,6 +112,14 @@ struct Apply {
     race.status = e.status;
     race.finishedAt = e.finishedAt;
     race.autoMerge = e.autoMerge;
+    if (e.autoMerge && isMergedOutcome(e.autoMerge->outcome)) {
+      race.merged = MergeRecord{.agentId = e.autoMerge->agentId,
+                                .outcome = e.autoMerge->outcome,
+                                .targetBranch = e.autoMerge->targetBranch,
+                                .commit = e.autoMerge->commit,
+                                .mergedAt = e.finishedAt,
+                                .automatic = true};
+    }
     // Whatever had not ended by then never will.
     for (auto& a : race.agents) {
       if (!isFinal(a.status)) {
@@ -149,6 +174,10 @@ AgentRecord* RaceRecord::findAgent(std::string_view agentId) {
   return nullptr;
 }
 
+bool isMergedOutcome(std::string_view outcome) {
+  return outcome == "fastForward" || outcome == "merged" || outcome == "upToDate";
+}
+
 const AgentRecord* RaceRecord::findAgent(std::string_view agentId) const {
   return const_cast<RaceRecord*>(this)->findAgent(agentId);
 }
@@ -168,7 +197,19 @@ bool operator==(const RaceRecord& a, const RaceRecord& b) {
          a.baseCommit == b.baseCommit && a.repoRoot == b.repoRoot && a.createdAt == b.createdAt &&
          a.finishedAt == b.finishedAt && a.status == b.status && a.hydraPid == b.hydraPid &&
          a.hydraStartTime == b.hydraStartTime && a.sandbox == b.sandbox &&
-         a.sandboxWarning == b.sandboxWarning && a.agents == b.agents && sameAutoMerge(a.autoMerge, b.autoMerge);
+         a.sandboxWarning == b.sandboxWarning && a.agents == b.agents && sameAutoMerge(a.autoMerge, b.autoMerge) &&
+         a.merged == b.merged;
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const MergeRecord& m) {
+  json::object o;
+  o["agentId"] = m.agentId;
+  o["outcome"] = m.outcome;
+  o["targetBranch"] = m.targetBranch;
+  putIfSet(o, "commit", m.commit);
+  o["mergedAt"] = formatTimestamp(m.mergedAt);
+  if (m.automatic) o["automatic"] = true;
+  out = std::move(o);
 }
 
 void tag_invoke(json::value_from_tag, json::value& out, const AgentRecord& a) {
@@ -218,6 +259,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const RaceRecord& r) {
   for (const auto& agent : r.agents) agents.push_back(json::value_from(agent));
   o["agents"] = std::move(agents);
   if (r.autoMerge) o["autoMerge"] = json::value_from(*r.autoMerge);
+  if (r.merged) o["merged"] = json::value_from(*r.merged);
   out = std::move(o);
 }
 
@@ -242,6 +284,7 @@ RaceRecord tag_invoke(json::value_to_tag<RaceRecord>, const json::value& in) {
   race.agents = r.array<AgentRecord>(
       "agents", [](const json::value& v, const std::string& path) { return readAgent(JsonFields(v, path)); });
   race.autoMerge = r.optionalObject<AutoMergeOutcome>("autoMerge", readAutoMerge);
+  race.merged = r.optionalObject<MergeRecord>("merged", readMergeRecord);
   return race;
 }
 

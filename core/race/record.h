@@ -21,6 +21,19 @@
 
 namespace hydra::core {
 
+// An agent's result taken into the user's branch, by `hydra merge`,
+// hydra/merge or [scoring] auto_merge: the race's results are then history.
+struct MergeRecord {
+  std::string agentId;
+  std::string outcome;       // fastForward, merged or upToDate
+  std::string targetBranch;  // the branch it went into
+  std::optional<std::string> commit;  // HEAD after the merge, when it moved
+  Timestamp mergedAt;
+  bool automatic = false;  // by [scoring] auto_merge
+
+  friend bool operator==(const MergeRecord&, const MergeRecord&) = default;
+};
+
 struct AgentRecord {
   std::string agentId;  // unique within the race, [A-Za-z0-9_-]+
   std::string agent;    // the configured agent name
@@ -70,6 +83,7 @@ struct RaceRecord {
   std::string sandboxWarning;
   std::vector<AgentRecord> agents;
   std::optional<AutoMergeOutcome> autoMerge;
+  std::optional<MergeRecord> merged;  // once one of its agents was merged
 
   // The record as its RaceStarted event describes it.
   static RaceRecord started(const RaceStarted& event);
@@ -84,9 +98,16 @@ struct RaceRecord {
   friend bool operator==(const RaceRecord&, const RaceRecord&);
 };
 
+// True for the outcomes of a merge that took the agent's result: fastForward,
+// merged, upToDate.
+bool isMergedOutcome(std::string_view outcome);
+
 // A race.json that does not hold a race record; what() names the field.
 using RecordError = JsonFieldError;
 
+void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const MergeRecord& merged);
+// Throws RecordError.
+MergeRecord readMergeRecord(const JsonFields& fields);
 void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const AgentRecord& agent);
 void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const RaceRecord& race);
 // Throw RecordError.

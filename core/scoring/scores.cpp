@@ -205,6 +205,7 @@ RaceScores readRaceScores(const JsonFields& r) {
       "rankings", [](const json::value& v, const std::string& path) { return readAgentScore(JsonFields(v, path)); });
   x.winner = r.optionalString("winner");
   x.autoMergeEligible = r.boolean("autoMergeEligible", false);
+  x.autoMergeEnabled = r.boolean("autoMergeEnabled", false);
   x.allFailed = r.boolean("allFailed", false);
   x.baseline = r.optionalObject<Baseline>("baseline", readBaseline).value_or(Baseline{});
   return x;
@@ -310,6 +311,7 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
   RaceScores scores;
   scores.raceId = std::move(raceId);
   scores.baseline = std::move(baseline);
+  scores.autoMergeEnabled = config.autoMerge;
   // Eligible agents rank first: the best of them wins unless even it failed.
   if (!agents.empty() && agents.front().eligible() &&
       agents.front().total >= config.thresholds.failMaximum) {
@@ -412,6 +414,7 @@ void tag_invoke(json::value_from_tag, json::value& v, const RaceScores& x) {
   putOrNull(o, "winner", x.winner);
   o["baseline"] = json::value_from(x.baseline);
   o["autoMergeEligible"] = x.autoMergeEligible;
+  o["autoMergeEnabled"] = x.autoMergeEnabled;
   o["allFailed"] = x.allFailed;
   v = std::move(o);
 }

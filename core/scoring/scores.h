@@ -112,6 +112,9 @@ struct RaceScores {
   std::optional<std::string> winner;
   // The winner reached [scoring.thresholds] auto_merge_minimum and has no flags.
   bool autoMergeEligible = false;
+  // [scoring] auto_merge was on when the race was scored: whether being
+  // eligible means anything will happen.
+  bool autoMergeEnabled = false;
   // No agent is eligible, or even the best eligible one is below fail_maximum.
   bool allFailed = false;
   Baseline baseline;

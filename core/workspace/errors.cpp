@@ -189,6 +189,17 @@ WorkspaceError WorkspaceError::raceRunning(std::string_view raceId, std::string_
                         json::object{{"raceId", raceId}});
 }
 
+WorkspaceError WorkspaceError::alreadyMerged(const RaceRecord& race) {
+  const MergeRecord& m = *race.merged;
+  std::string how = m.automatic ? " (automatically)" : "";
+  std::string into = m.targetBranch.empty() ? "" : " into " + m.targetBranch;
+  std::string commit = m.commit ? ", commit " + m.commit->substr(0, 10) : "";
+  return WorkspaceError(Kind::MergeRefused,
+                        "race " + race.id + " was merged already: " + m.agentId + into + how + " at " +
+                            formatTimestamp(m.mergedAt) + commit,
+                        json::object{{"reason", "alreadyMerged"}, {"agentId", m.agentId}});
+}
+
 WorkspaceError WorkspaceError::raceRefused(std::string why) { return WorkspaceError(Kind::RaceRefused, std::move(why)); }
 
 }  // namespace hydra::core

@@ -56,6 +56,8 @@ class WorkspaceError : public std::runtime_error {
   static WorkspaceError pathOutsideChanges(std::string_view path, std::string_view why);
   static WorkspaceError mergeRefused(const merge::MergeRefused& e);
   static WorkspaceError notScored(const RaceRecord& race, bool scoring);
+  // hydra/merge on a race one of whose agents was merged (MergeRefused, reason alreadyMerged).
+  static WorkspaceError alreadyMerged(const RaceRecord& race);
   static WorkspaceError noResult(const RaceRecord& race, const AgentRecord& agent);
   static WorkspaceError noResult(const RaceRecord& race, const AgentRecord& agent, std::string why);
   static WorkspaceError raceRunning(std::string_view raceId, std::string_view what);

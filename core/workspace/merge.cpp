@@ -7,6 +7,7 @@
 #include <git2.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/git/git.h"
 #include "core/race/escape_guard.h"
@@ -78,6 +79,9 @@ MergeReport Workspace::merge(const std::string& raceId, const std::optional<std:
     throw WorkspaceError::raceRunning(raceId, "its results can be merged once it has finished");
   }
   if (agentId && (!isValidId(*agentId) || !race.findAgent(*agentId))) throw WorkspaceError::unknownAgent(race, *agentId);
+  // A race gives one result: once taken, its branches are usually gone, and
+  // taking a second agent's on top is a choice for git, not for hydra.
+  if (race.merged) throw WorkspaceError::alreadyMerged(race);
   std::string chosen;
   auto scores = scoresIfAny(raceId);
   if (agentId) {
@@ -104,7 +108,22 @@ MergeReport Workspace::merge(const std::string& raceId, const std::optional<std:
     }
     chosen = *scores->winner;
   }
-  return mergeAgent(race, chosen, dryRun, keep);
+  MergeReport report = mergeAgent(race, chosen, dryRun, keep);
+  if (!dryRun && isMergedOutcome(report.outcome)) {
+    race.merged = MergeRecord{.agentId = chosen,
+                              .outcome = report.outcome,
+                              .targetBranch = report.targetBranch,
+                              .commit = report.commit,
+                              .mergedAt = std::chrono::system_clock::now(),
+                              .automatic = false};
+    try {
+      store_.save(race);
+    } catch (const std::exception& e) {
+      // The merge is done and git holds it; only the mark on the race is lost.
+      spdlog::warn("race {}: merged, but its record could not be updated: {}", raceId, e.what());
+    }
+  }
+  return report;
 }
 
 AutoMergeOutcome Workspace::autoMerge(const std::string& raceId, const std::string& agentId) {
@@ -113,6 +132,7 @@ AutoMergeOutcome Workspace::autoMerge(const std::string& raceId, const std::stri
   try {
     MergeReport report = mergeAgent(record(raceId), agentId, false, false);
     outcome.outcome = report.outcome;
+    outcome.targetBranch = report.targetBranch;
     outcome.commit = report.commit;
     outcome.conflicts = report.conflicts;
   } catch (const std::exception& e) {

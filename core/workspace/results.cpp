@@ -111,6 +111,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const RaceSummary& x) {
   o["allFailed"] = x.allFailed;
   o["sandbox"] = x.sandbox;
   putIfNotEmpty(o, "sandboxWarning", x.sandboxWarning);
+  if (x.merged) o["merged"] = json::value_from(*x.merged);
   out = std::move(o);
 }
 
@@ -130,6 +131,7 @@ RaceSummary tag_invoke(json::value_to_tag<RaceSummary>, const json::value& in) {
   x.allFailed = r.boolean("allFailed", false);
   x.sandbox = r.optionalString("sandbox").value_or("unconfined");
   x.sandboxWarning = r.optionalString("sandboxWarning").value_or("");
+  x.merged = r.optionalObject<MergeRecord>("merged", readMergeRecord);
   return x;
 }
 

@@ -74,6 +74,7 @@ struct RaceSummary {
   bool allFailed = false;
   std::string sandbox = "unconfined";  // "bubblewrap" or "unconfined" (docs/security.md)
   std::string sandboxWarning;          // why unconfined, when that was not asked for
+  std::optional<MergeRecord> merged;   // once one of its agents was merged
 };
 
 struct RacePage {

@@ -44,23 +44,26 @@ struct CleanupOptions {
 };
 int runCleanup(const CleanupOptions& options);
 
+// `scores`, `diff` and `merge` take [RACE] first: a race id, or `latest`
+// (the newest race), which is also what an omitted RACE means. The first word
+// is the race when it is `latest` or names a race of the repository; otherwise
+// it is the next argument (an agent id).
 struct ScoresOptions {
-  std::string raceId;
+  std::vector<std::string> words;  // [RACE]
   bool json = false;
 };
 int runScores(const ScoresOptions& options);
 
 struct DiffOptions {
-  std::string raceId;
-  std::string agentId;
-  std::optional<std::string> path;
+  std::vector<std::string> words;  // [RACE] AGENT [PATH]
   bool stat = false;
+  bool color = false;  // --color: colour even when stdout is not a terminal
+  bool noPager = false;
 };
 int runDiff(const DiffOptions& options);
 
 struct MergeOptions {
-  std::string raceId;
-  std::optional<std::string> agentId;  // default: the winner
+  std::vector<std::string> words;  // [RACE] [AGENT]; no agent: the winner
   bool dryRun = false;
   bool keep = false;  // keep the race's worktrees and branches after merging
 };

@@ -75,6 +75,23 @@ void printDetails(std::ostream& out, const core::scoring::AgentScore& a, const c
           << "\n";
     }
   }
+  // Why a check failed, in its own words: the end of its output (the whole
+  // is in .hydra/races/<id>/checks/).
+  constexpr std::size_t kCheckLinesShown = 6;
+  const std::pair<const char*, const std::optional<core::scoring::CheckResult>*> checks[] = {
+      {"build", &a.checks.build}, {"tests", &a.checks.tests}, {"lint", &a.checks.lint}};
+  for (const auto& [name, check] : checks) {
+    if (!*check || (*check)->skipped || (*check)->passed()) continue;
+    const core::scoring::CheckResult& c = **check;
+    std::string why = c.timedOut     ? "timed out"
+                      : !c.error.empty() ? "could not run: " + c.error
+                      : c.exitCode     ? "exit " + std::to_string(*c.exitCode)
+                      : c.signal       ? "signal " + std::to_string(*c.signal)
+                                       : "failed";
+    out << indent << style.red(std::string(name) + " failed") << " (" << printable(why) << "): "
+        << style.dim(printable(c.command)) << "\n";
+    for (const auto& line : lastLines(c.output, kCheckLinesShown)) out << indent << "  " << style.dim(printable(line)) << "\n";
+  }
   if (!record) return;
   if (record->error && a.status != core::AgentStatus::Completed) {
     out << indent << style.red("error: ") << printable(*record->error) << "\n";
@@ -160,8 +177,20 @@ void printResults(std::ostream& out, const core::RaceRecord& race, const core::s
     out << "Winner: " << style.bold(*scores.winner);
     if (winner) out << " (branch: " << winner->branch << ")";
     out << "\n";
-    out << "Run `hydra merge " << race.id << " " << *scores.winner << "` to merge into your branch.\n";
-    if (scores.autoMergeEligible) out << style.dim("(eligible for auto-merge)") << "\n";
+    if (!race.merged) {
+      out << "Run `hydra merge " << race.id << " " << *scores.winner << "` to merge into your branch.\n";
+    }
+    // Only where [scoring] auto_merge is on does eligibility do anything.
+    if (!race.merged && scores.autoMergeEnabled && scores.autoMergeEligible) {
+      out << style.dim("(eligible for auto-merge)") << "\n";
+    }
+  }
+  if (race.merged) {
+    out << style.green("Merged") << ": " << race.merged->agentId;
+    if (!race.merged->targetBranch.empty()) out << " into " << race.merged->targetBranch;
+    if (race.merged->automatic) out << " (auto-merge)";
+    if (race.merged->commit) out << ", " << race.merged->commit->substr(0, 10);
+    out << "\n";
   }
 }
 

@@ -1,11 +1,19 @@
-// `hydra scores RACE`, `hydra diff RACE AGENT [PATH]`, `hydra merge RACE [AGENT]`:
-// reviewing a finished race and merging its winner.
+// `hydra scores [RACE]`, `hydra diff [RACE] AGENT [PATH]`, `hydra merge [RACE] [AGENT]`:
+// reviewing a finished race and merging its winner. RACE defaults to the
+// newest race (`latest`).
+
+#include <signal.h>
+#include <stdio.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
+#include <cstdlib>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
+#include "core/race/store.h"
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
@@ -13,11 +21,115 @@
 
 namespace hydra::cli {
 
+namespace {
+
+// The newest race of the repository.
+std::string latestRace(core::Workspace& workspace) {
+  auto page = workspace.races(0, 1);
+  if (page.races.empty()) {
+    throw CommandError("no races yet in this repository: start one with hydra race \"TASK\" --agents NAME[,NAME...]", 2);
+  }
+  return page.races.front().raceId;
+}
+
+// Splits [RACE] REST...: the first word is the race when it is `latest` or
+// names a race here (an unknown id-shaped word is reported as an unknown
+// race); otherwise the race is the newest and every word is REST.
+std::pair<std::string, std::vector<std::string>> raceAndRest(core::Workspace& workspace,
+                                                             const std::vector<std::string>& words,
+                                                             std::size_t maxRest) {
+  if (!words.empty()) {
+    const std::string& first = words.front();
+    bool isRace = first == "latest";
+    if (!isRace && core::isValidId(first)) {
+      try {
+        workspace.record(first);
+        isRace = true;
+      } catch (const core::WorkspaceError&) {
+        // An agent id, or an unknown race if nothing else fits (below).
+      }
+    }
+    if (isRace || words.size() > maxRest) {
+      std::string race = first == "latest" ? latestRace(workspace) : first;
+      return {race, std::vector<std::string>(words.begin() + 1, words.end())};
+    }
+  }
+  return {latestRace(workspace), words};
+}
+
+// Where long output goes on a terminal: the pager git would use, with the
+// same defaults (less -FRX: quit when it fits, keep colours, leave the text on
+// screen). HYDRA_PAGER, then PAGER; "cat" or empty means none.
+class Pager {
+ public:
+  explicit Pager(bool wanted) {
+    if (!wanted) return;
+    const char* chosen = std::getenv("HYDRA_PAGER");
+    if (!chosen) chosen = std::getenv("PAGER");
+    std::string command = chosen ? chosen : "less";
+    if (command.empty() || command == "cat") return;
+    if (!std::getenv("LESS")) ::setenv("LESS", "FRX", 1);
+    // A pager the user quits early closes the pipe: that is not an error.
+    ::signal(SIGPIPE, SIG_IGN);
+    pipe_ = ::popen(command.c_str(), "w");
+  }
+  ~Pager() {
+    if (pipe_) ::pclose(pipe_);
+  }
+  Pager(const Pager&) = delete;
+  Pager& operator=(const Pager&) = delete;
+
+  void write(const std::string& text) {
+    if (!pipe_) {
+      std::cout << text << std::flush;
+      return;
+    }
+    std::fwrite(text.data(), 1, text.size(), pipe_);
+  }
+
+ private:
+  FILE* pipe_ = nullptr;
+};
+
+// A unified diff with git's colours: headers bold, hunk headers cyan, added
+// lines green, removed lines red.
+std::string colorPatch(const std::string& patch) {
+  std::ostringstream out;
+  std::istringstream in(patch);
+  std::string line;
+  bool inHeader = false;
+  while (std::getline(in, line)) {
+    const char* code = nullptr;
+    if (line.rfind("diff --git ", 0) == 0) {
+      inHeader = true;
+      code = "1";
+    } else if (line.rfind("@@", 0) == 0) {
+      inHeader = false;
+      code = "36";
+    } else if (inHeader) {
+      code = "1";
+    } else if (!line.empty() && line[0] == '+') {
+      code = "32";
+    } else if (!line.empty() && line[0] == '-') {
+      code = "31";
+    }
+    if (code) {
+      out << "\033[" << code << "m" << line << "\033[0m\n";
+    } else {
+      out << line << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace
+
 int runScores(const ScoresOptions& options) {
   boost::asio::io_context io;
   core::Workspace workspace(io, std::filesystem::current_path());
-  auto race = workspace.record(options.raceId);
-  auto scores = workspace.scores(options.raceId);
+  const std::string raceId = raceAndRest(workspace, options.words, 0).first;
+  auto race = workspace.record(raceId);
+  auto scores = workspace.scores(raceId);
   if (options.json) {
     std::cout << boost::json::serialize(boost::json::value_from(scores)) << "\n";
   } else {
@@ -29,27 +141,52 @@ int runScores(const ScoresOptions& options) {
 int runDiff(const DiffOptions& options) {
   boost::asio::io_context io;
   core::Workspace workspace(io, std::filesystem::current_path());
+  auto [raceId, rest] = raceAndRest(workspace, options.words, 2);
+  if (rest.empty()) throw CommandError("name the agent whose changes to show: hydra diff [RACE] AGENT [PATH]", 2);
+  if (rest.size() > 2) throw CommandError("too many arguments: hydra diff [RACE] AGENT [PATH]", 2);
+  const std::string& agentId = rest[0];
+  std::optional<std::string> path;
+  if (rest.size() == 2) path = rest[1];
+  const bool terminal = stdoutIsTerminal();
+  Style style{terminal || options.color};
   if (options.stat) {
-    auto diff = workspace.diff(options.raceId, options.agentId);
+    auto diff = workspace.diff(raceId, agentId);
+    // Columns as git's --numstat lines them up: status, +, -, path.
+    std::size_t addWidth = 1;
+    std::size_t delWidth = 1;
     for (const auto& f : diff.files) {
-      std::cout << "  " << f.status << "\t" << (f.binary ? "-" : std::to_string(f.additions)) << "\t"
-                << (f.binary ? "-" : std::to_string(f.deletions)) << "\t"
-                << (f.oldPath.empty() || f.oldPath == f.path ? f.path : f.oldPath + " => " + f.path) << "\n";
+      addWidth = std::max(addWidth, std::to_string(f.additions).size() + 1);
+      delWidth = std::max(delWidth, std::to_string(f.deletions).size() + 1);
+    }
+    for (const auto& f : diff.files) {
+      std::string add = f.binary ? "-" : "+" + std::to_string(f.additions);
+      std::string del = f.binary ? "-" : "-" + std::to_string(f.deletions);
+      std::string shownPath = f.oldPath.empty() || f.oldPath == f.path ? f.path : f.oldPath + " => " + f.path;
+      std::cout << "  " << std::left << std::setw(8) << f.status << " " << std::right
+                << style.green(std::string(addWidth - std::min(addWidth, add.size()), ' ') + add) << " "
+                << style.red(std::string(delWidth - std::min(delWidth, del.size()), ' ') + del) << "  " << shownPath
+                << "\n";
     }
     std::cout << diff.files.size() << " file(s) changed, " << diff.additions << " insertion(s), " << diff.deletions
               << " deletion(s)\n";
     return 0;
   }
-  std::cout << workspace.patch(options.raceId, options.agentId, options.path);
+  std::string patch = workspace.patch(raceId, agentId, path);
+  Pager pager(terminal && !options.noPager);
+  pager.write(style.enabled ? colorPatch(patch) : patch);
   return 0;
 }
 
 int runMerge(const MergeOptions& options) {
   boost::asio::io_context io;
   core::Workspace workspace(io, std::filesystem::current_path());
+  auto [raceId, rest] = raceAndRest(workspace, options.words, 1);
+  if (rest.size() > 1) throw CommandError("too many arguments: hydra merge [RACE] [AGENT]", 2);
+  std::optional<std::string> agentId;
+  if (!rest.empty()) agentId = rest[0];
   core::MergeReport r;
   try {
-    r = workspace.merge(options.raceId, options.agentId, options.dryRun, options.keep);
+    r = workspace.merge(raceId, agentId, options.dryRun, options.keep);
   } catch (const core::WorkspaceError& e) {
     if (e.kind() != core::WorkspaceError::Kind::DirtyWorkingTree && e.kind() != core::WorkspaceError::Kind::MergeRefused)
       throw;

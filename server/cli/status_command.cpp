@@ -3,7 +3,10 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
+#include <algorithm>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
@@ -13,24 +16,72 @@ namespace hydra::cli {
 
 namespace {
 
+// Pads `s` (shown as `width` columns wide at most) to `width`.
+std::string padded(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+std::string stateColored(const std::string& state, const Style& style, std::size_t width) {
+  std::string cell = padded(state, width);
+  if (state == "completed") return style.green(cell);
+  if (state == "running" || state == "scoring" || state == "queued") return style.yellow(cell);
+  return style.red(cell);
+}
+
 void printRace(const core::RaceSummary& race, const Style& style, bool details) {
-  const std::string& state = race.state;
-  std::string colored = state == "completed" ? style.green(state)
-                        : state == "running" || state == "scoring" ? style.yellow(state)
-                                                                   : style.red(state);
   std::string task = race.task.substr(0, race.task.find('\n'));
   if (task.size() > 60) task = task.substr(0, 57) + "...";
-  std::cout << style.bold(race.raceId) << "  " << colored << "  " << race.createdAt << "  \"" << task << "\"\n";
-  for (const auto& a : race.agents) {
-    std::cout << "    " << a.agentId << "  " << a.state;
-    if (a.elapsedMs > 0) std::cout << "  " << formatDuration(std::chrono::milliseconds(a.elapsedMs));
-    if (a.exitCode) std::cout << "  exit " << *a.exitCode;
+  std::cout << style.bold(race.raceId) << "  " << stateColored(race.state, style, 0) << "  " << race.createdAt
+            << "  \"" << task << "\"\n";
+  if (race.winner) {
+    std::cout << "    winner " << style.bold(*race.winner);
+  } else if (race.allFailed) {
+    std::cout << "    " << style.red("no winner: every agent failed");
+  }
+  if (race.merged) {
+    std::cout << (race.winner || race.allFailed ? "  " : "    ") << style.green("merged") << " " << race.merged->agentId;
+    if (!race.merged->targetBranch.empty()) std::cout << " into " << race.merged->targetBranch;
+    if (race.merged->automatic) std::cout << " (auto-merge)";
+    if (race.merged->commit) std::cout << " " << race.merged->commit->substr(0, 10);
+  }
+  if (race.winner || race.allFailed || race.merged) std::cout << "\n";
+
+  // Ranked agents first, by rank; then the others as they started.
+  std::vector<const core::AgentState*> agents;
+  for (const auto& a : race.agents) agents.push_back(&a);
+  std::stable_sort(agents.begin(), agents.end(), [](const core::AgentState* a, const core::AgentState* b) {
+    if (a->rank && b->rank) return *a->rank < *b->rank;
+    return a->rank.has_value() && !b->rank.has_value();
+  });
+  std::size_t idWidth = 5;
+  std::size_t stateWidth = 5;
+  for (const auto* a : agents) {
+    idWidth = std::max(idWidth, a->agentId.size());
+    stateWidth = std::max(stateWidth, a->state.size());
+  }
+  std::cout << "    " << style.dim(padded("#", 3) + padded("agent", idWidth) + "  " + padded("state", stateWidth) +
+                                   "  " + padded("time", 7) + "  score")
+            << "\n";
+  for (const auto* a : agents) {
+    std::string rank = a->rank ? std::to_string(*a->rank) : "-";
+    std::string time = a->elapsedMs > 0 ? formatDuration(std::chrono::milliseconds(a->elapsedMs)) : "-";
+    std::ostringstream score;
+    if (a->total) {
+      score << std::fixed << std::setprecision(1) << std::setw(5) << *a->total;
+    } else {
+      score << std::setw(5) << "--";
+    }
+    std::cout << "    " << padded(rank, 3) << padded(a->agentId, idWidth) << "  "
+              << stateColored(a->state, style, stateWidth) << "  " << padded(time, 7) << "  " << score.str();
+    if (race.winner && *race.winner == a->agentId) std::cout << "  " << style.green("winner");
+    if (race.merged && race.merged->agentId == a->agentId) std::cout << "  " << style.green("merged");
+    if (a->exitCode && *a->exitCode != 0) std::cout << "  exit " << *a->exitCode;
     if (details) {
-      std::cout << "\n      branch   " << a.branch << "\n      worktree " << a.worktree;
-      if (a.commit) std::cout << "\n      commit   " << *a.commit;
-      if (a.error) std::cout << "\n      error    " << *a.error;
-    } else if (a.error) {
-      std::cout << "  " << style.dim(*a.error);
+      std::cout << "\n      branch   " << a->branch << "\n      worktree " << a->worktree;
+      if (a->commit) std::cout << "\n      commit   " << *a->commit;
+      if (a->error) std::cout << "\n      error    " << *a->error;
+    } else if (a->error) {
+      std::cout << "  " << style.dim(*a->error);
     }
     std::cout << "\n";
   }

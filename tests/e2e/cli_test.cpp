@@ -3,6 +3,7 @@
 // (tests/fixtures/agents) and hydra_test_child as the agents.
 
 #include <fcntl.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -103,6 +104,43 @@ bool waitGone(pid_t pid, std::chrono::seconds limit = 15s) {
   return true;
 }
 
+// hydra's argv and environment for execve: this process's environment, with
+// `extraEnv` ("NAME=VALUE") replacing what it names and variables named in
+// `dropped` left out.
+class HydraCommand {
+ public:
+  HydraCommand(const std::vector<std::string>& args, const std::vector<std::string>& extraEnv,
+               const std::vector<std::string>& dropped = {}) {
+    argv_.push_back(kHydra.string());
+    argv_.insert(argv_.end(), args.begin(), args.end());
+    auto named = [](const std::string& entry, const std::string& name) {
+      return entry.compare(0, name.size() + 1, name + "=") == 0;
+    };
+    for (char** e = environ; *e != nullptr; ++e) {
+      std::string entry(*e);
+      bool replaced = std::any_of(extraEnv.begin(), extraEnv.end(), [&](const std::string& x) {
+        return named(entry, x.substr(0, x.find('=')));
+      });
+      bool drop = std::any_of(dropped.begin(), dropped.end(), [&](const std::string& n) { return named(entry, n); });
+      if (!replaced && !drop) env_.push_back(entry);
+    }
+    env_.insert(env_.end(), extraEnv.begin(), extraEnv.end());
+    for (auto& a : argv_) cargv_.push_back(a.data());
+    cargv_.push_back(nullptr);
+    for (auto& e : env_) cenv_.push_back(e.data());
+    cenv_.push_back(nullptr);
+  }
+  HydraCommand(const HydraCommand&) = delete;
+  HydraCommand& operator=(const HydraCommand&) = delete;
+
+  char* const* argv() const { return cargv_.data(); }
+  char* const* envp() const { return cenv_.data(); }
+
+ private:
+  std::vector<std::string> argv_, env_;
+  std::vector<char*> cargv_, cenv_;
+};
+
 // The hydra binary running in a directory, stdin from /dev/null, stdout and
 // stderr into files (so that a test never blocks on a full pipe).
 class Hydra {
@@ -114,22 +152,9 @@ class Hydra {
     outPath_ = scratch / (stem + ".out");
     errPath_ = scratch / (stem + ".err");
 
-    std::vector<std::string> argv{kHydra.string()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<std::string> env;
-    for (char** e = environ; *e != nullptr; ++e) {
-      std::string entry(*e);
-      bool overridden = std::any_of(extraEnv.begin(), extraEnv.end(), [&](const std::string& x) {
-        return entry.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
-      });
-      if (!overridden) env.push_back(entry);
-    }
-    env.insert(env.end(), extraEnv.begin(), extraEnv.end());
-    std::vector<char*> cargv, cenv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    for (auto& e : env) cenv.push_back(e.data());
-    cenv.push_back(nullptr);
+    HydraCommand command(args, extraEnv);
+    char* const* cargv = command.argv();
+    char* const* cenv = command.envp();
 
     // Everything the child needs is opened before fork: after it, only exec.
     int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -143,7 +168,7 @@ class Hydra {
       ::dup2(out, STDOUT_FILENO);
       ::dup2(err, STDERR_FILENO);
       if (::chdir(cwd.c_str()) != 0) ::_exit(126);
-      ::execve(cargv[0], cargv.data(), cenv.data());
+      ::execve(cargv[0], cargv, cenv);
       ::_exit(127);
     }
     ::close(in);
@@ -387,6 +412,126 @@ TEST_F(CliTest, RaceWithAnUnknownAgentExitsTwoListingTheKnownOnes) {
   EXPECT_TRUE(raceIds().empty()) << "a refused race left a directory behind";
 }
 
+// hydra on a pseudo-terminal, as a person runs it: what it printed there, and its exit code.
+Outcome onTerminal(const fs::path& cwd, const std::vector<std::string>& args, const std::vector<std::string>& extraEnv) {
+  // The pager settings are the test's to give.
+  HydraCommand command(args, extraEnv, {"PAGER", "HYDRA_PAGER", "LESS"});
+  int master = -1;
+  pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid < 0) throw std::runtime_error("forkpty failed");
+  if (pid == 0) {
+    if (::chdir(cwd.c_str()) != 0) ::_exit(126);
+    ::execve(command.argv()[0], command.argv(), command.envp());
+    ::_exit(127);
+  }
+  Outcome r;
+  char buffer[4096];
+  for (;;) {
+    ssize_t n = ::read(master, buffer, sizeof buffer);
+    if (n > 0) {
+      r.out.append(buffer, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;  // EIO: the terminal's last user is gone
+    }
+  }
+  ::close(master);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+// scores, diff and merge work on the newest race when none is named; diff
+// pages and colours on a terminal like git; a merged race says so and is not
+// merged twice.
+TEST_F(CliTest, ReviewCommandsTakeTheLatestRaceAndAMergedRaceSaysSo) {
+  writeConfig(scriptedAgent("fixer", {"write", "fixed.txt", "the fix", "write", "notes.txt",
+                                      "1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n11\\n12"}) +
+              scriptedAgent("breaker", {"write", "broken.txt", "oops"}) +
+              "[scoring]\nbuild_command = \"if [ -e broken.txt ]; then echo 'build broke: broken.txt is in the way'; "
+              "exit 3; fi\"\n");
+  ASSERT_EQ(hydra({"race", "First", "--agents", "fixer"}).code, 0);
+  Outcome r = hydra({"race", "Fix it", "--agents", "fixer,breaker"});
+  ASSERT_EQ(r.code, 0) << r;
+  const std::string id = raceIdOf("Fix it");
+
+  // The failed check says why, in its own words.
+  Outcome scores = hydra({"scores"});
+  ASSERT_EQ(scores.code, 0) << scores;
+  EXPECT_THAT(scores.out, HasSubstr("Race Results — Task: \"Fix it\"")) << scores.out;
+  EXPECT_THAT(scores.out, HasSubstr("      build failed (exit 3): if [ -e broken.txt ]")) << scores.out;
+  EXPECT_THAT(scores.out, HasSubstr("        build broke: broken.txt is in the way\n")) << scores.out;
+  EXPECT_EQ(hydra({"scores", "latest"}).out, scores.out);
+  EXPECT_EQ(hydra({"scores", id}).out, scores.out);
+
+  // --stat: status, insertions and deletions in aligned columns.
+  Outcome stat = hydra({"diff", "fixer", "--stat"});
+  ASSERT_EQ(stat.code, 0) << stat;
+  EXPECT_EQ(stat.out,
+            "  added     +1 -0  fixed.txt\n"
+            "  added    +12 -0  notes.txt\n"
+            "2 file(s) changed, 13 insertion(s), 0 deletion(s)\n");
+  EXPECT_EQ(hydra({"diff", id, "fixer", "--stat"}).out, stat.out);
+
+  // In a pipe: the plain patch, no pager. The path narrows it to one file.
+  Outcome plain = hydra({"diff", "fixer", "fixed.txt"});
+  ASSERT_EQ(plain.code, 0) << plain;
+  EXPECT_THAT(plain.out, HasSubstr("+++ b/fixed.txt\n"));
+  EXPECT_THAT(plain.out, HasSubstr("\n+the fix\n"));
+  EXPECT_THAT(plain.out, Not(HasSubstr("notes.txt")));
+  EXPECT_THAT(plain.out, Not(HasSubstr("\033")));
+  EXPECT_EQ(hydra({"diff", "latest", "fixer", "fixed.txt"}).out, plain.out);
+
+  // On a terminal: coloured, through the pager, with git's LESS default.
+  const fs::path paged = dir_ / "paged.txt";
+  const fs::path pager = dir_ / "pager.sh";
+  writeFile(pager, "#!/bin/sh\necho \"LESS=$LESS\" > '" + paged.string() + ".env'\ncat > '" + paged.string() + "'\n");
+  fs::permissions(pager, fs::perms::owner_all);
+  Outcome shown = onTerminal(repo_, {"diff", "fixer", "fixed.txt"}, env({"PAGER=" + pager.string()}));
+  ASSERT_EQ(shown.code, 0) << shown;
+  const std::string viaPager = readFile(paged);
+  EXPECT_THAT(viaPager, HasSubstr("\033[1mdiff --git a/fixed.txt b/fixed.txt\033[0m\n")) << viaPager;
+  EXPECT_THAT(viaPager, HasSubstr("\033[36m@@ -0,0 +1 @@\033[0m\n")) << viaPager;
+  EXPECT_THAT(viaPager, HasSubstr("\033[32m+the fix\033[0m\n")) << viaPager;
+  EXPECT_EQ(readFile(paged.string() + ".env"), "LESS=FRX\n");
+  EXPECT_THAT(shown.out, Not(HasSubstr("the fix"))) << "the pager had the diff, not the terminal";
+  // HYDRA_PAGER=cat, or --no-pager: straight to the terminal, still coloured.
+  Outcome direct = onTerminal(repo_, {"diff", "fixer", "fixed.txt", "--no-pager"}, env({"PAGER=" + pager.string()}));
+  EXPECT_THAT(direct.out, HasSubstr("\033[32m+the fix\033[0m")) << direct.out;
+  Outcome cat = onTerminal(repo_, {"diff", "fixer", "fixed.txt"}, env({"HYDRA_PAGER=cat", "PAGER=" + pager.string()}));
+  EXPECT_THAT(cat.out, HasSubstr("\033[32m+the fix\033[0m")) << cat.out;
+  // --color colours a pipe too.
+  EXPECT_THAT(hydra({"diff", "fixer", "fixed.txt", "--color"}).out, HasSubstr("\033[32m+the fix\033[0m"));
+
+  Outcome usage = hydra({"diff"});
+  EXPECT_NE(usage.code, 0) << usage;
+  EXPECT_THAT(usage.err, HasSubstr("required")) << usage;
+  Outcome noAgent = hydra({"diff", "nobody"});
+  EXPECT_NE(noAgent.code, 0) << noAgent;
+  EXPECT_THAT(noAgent.err, HasSubstr("nobody")) << noAgent;
+
+  // merge without a race takes the latest race's winner; status and scores then say it was merged.
+  Outcome merged = hydra({"merge"});
+  ASSERT_EQ(merged.code, 0) << merged;
+  EXPECT_THAT(merged.out, HasSubstr("hydra/fixer-" + id + " was merged into main (fast-forward, 2 file(s))"));
+  const std::string head = git("rev-parse HEAD");
+  Outcome status = hydra({"status", id});
+  EXPECT_THAT(status.out, HasSubstr("\n    winner fixer  merged fixer into main " + head.substr(0, 10) + "\n"))
+      << status.out;
+  EXPECT_THAT(status.out, ContainsRegex("\n    1  fixer    completed  [^\n]*  winner  merged\n")) << status.out;
+  Outcome after = hydra({"scores"});
+  EXPECT_THAT(after.out, HasSubstr("Merged: fixer into main, " + head.substr(0, 10) + "\n")) << after.out;
+  EXPECT_THAT(after.out, Not(HasSubstr("Run `hydra merge"))) << after.out;
+  EXPECT_EQ(raceJson(id).at("merged").at("agentId"), json::value("fixer"));
+
+  Outcome again = hydra({"merge", id, "fixer"});
+  EXPECT_EQ(again.code, 2) << again;
+  EXPECT_THAT(again.err, HasSubstr("race " + id + " was merged already: fixer into main")) << again;
+  EXPECT_EQ(git("rev-parse HEAD"), head) << "nothing was merged twice";
+}
+
 // 3.
 TEST_F(CliTest, StatusListsRacesShowsOneAsJsonAndRejectsAnUnknownOne) {
   writeConfig(scriptedAgent("a", {"write", "a.txt", "a"}));
@@ -396,7 +541,10 @@ TEST_F(CliTest, StatusListsRacesShowsOneAsJsonAndRejectsAnUnknownOne) {
   Outcome list = hydra({"status"});
   ASSERT_EQ(list.code, 0) << list;
   EXPECT_THAT(list.out, ContainsRegex(id + "  completed  [^\n]*\"First task\""));
-  EXPECT_THAT(list.out, ContainsRegex("\n    a  completed"));
+  // One aligned row per agent, by rank: rank, agent, state, time, score, and the winner's mark.
+  EXPECT_THAT(list.out, ContainsRegex("\n    winner a\n"));
+  EXPECT_THAT(list.out, ContainsRegex("\n    #  agent  state      time     score\n"));
+  EXPECT_THAT(list.out, ContainsRegex("\n    1  a      completed  [0-9.]+s +100\\.0  winner\n"));
 
   Outcome one = hydra({"status", id, "--json"});
   ASSERT_EQ(one.code, 0) << one;
@@ -681,7 +829,7 @@ TEST_F(CliTest, KilledHydraLeavesARaceThatStatusMarksInterruptedKillingItsOrphan
   Outcome status = hydra({"status"});
   ASSERT_EQ(status.code, 0) << status;
   EXPECT_THAT(status.out, ContainsRegex(id + "  interrupted"));
-  EXPECT_THAT(status.out, ContainsRegex("\n    slow  interrupted"));
+  EXPECT_THAT(status.out, ContainsRegex("\n    -  slow   interrupted  [^\n]* --\n"));
   json::object recovered = raceJson(id);
   EXPECT_EQ(recovered.at("status").as_string(), "interrupted");
   EXPECT_EQ(recovered.at("agents").at(0).at("status").as_string(), "interrupted");

@@ -265,8 +265,25 @@ TEST_F(WorkspaceOperationsTest, MergeTakesTheWinnerByDefaultAfterADryRunChangesN
   EXPECT_TRUE(done.cleanedUp);
   EXPECT_EQ(readFile(repo_.root() / "fixed.txt"), "the fix\n");
   EXPECT_EQ(git("branch --list 'hydra/*'"), "");
-  EXPECT_EQ(refusal([&] { ws_->merge(id, std::nullopt, false, false); }).kind(), WorkspaceError::Kind::NoResult)
-      << "its branch is gone";
+  // The race shows it was merged, in its record and its status, and is not merged twice.
+  const RaceRecord merged = ws_->record(id);
+  ASSERT_TRUE(merged.merged);
+  EXPECT_EQ(merged.merged->agentId, "fixer");
+  EXPECT_EQ(merged.merged->outcome, "fastForward");
+  EXPECT_EQ(merged.merged->targetBranch, "main");
+  EXPECT_EQ(merged.merged->commit, done.commit);
+  EXPECT_FALSE(merged.merged->automatic);
+  auto status = ws_->status(id, 1);
+  ASSERT_EQ(status.size(), 1u);
+  ASSERT_TRUE(status[0].merged);
+  EXPECT_EQ(status[0].merged->agentId, "fixer");
+  for (bool dryRun : {true, false}) {
+    WorkspaceError again = refusal([&] { ws_->merge(id, std::nullopt, dryRun, false); });
+    EXPECT_EQ(again.kind(), WorkspaceError::Kind::MergeRefused);
+    EXPECT_EQ(again.data().at("reason"), "alreadyMerged");
+    EXPECT_THAT(again.what(), HasSubstr("was merged already: fixer into main"));
+  }
+  EXPECT_EQ(refusal([&] { ws_->merge(id, std::string("idle"), false, false); }).data().at("reason"), "alreadyMerged");
 }
 
 TEST_F(WorkspaceOperationsTest, ADirtyWorkingTreeRefusesTheMergeNamingTheFiles) {

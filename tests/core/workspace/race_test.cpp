@@ -514,6 +514,15 @@ TEST_F(WorkspaceRaceTest, AutoMergeMergesAnEligibleWinnerOnlyWhenSwitchedOn) {
   ASSERT_TRUE(race.autoMerge);
   EXPECT_EQ(race.autoMerge->agentId, "fixer");
   EXPECT_EQ(race.autoMerge->outcome, "fastForward");
+  EXPECT_EQ(race.autoMerge->targetBranch, "main");
+  // The race is marked merged, on disk too, and its scores say auto-merge was on.
+  ASSERT_TRUE(race.merged);
+  EXPECT_EQ(race.merged->agentId, "fixer");
+  EXPECT_TRUE(race.merged->automatic);
+  EXPECT_EQ(race.merged->commit, git("rev-parse HEAD"));
+  ASSERT_TRUE(ws_->record(race.id).merged);
+  EXPECT_TRUE(ws_->scores(race.id).autoMergeEnabled);
+  EXPECT_THROW(ws_->merge(race.id, std::nullopt, true, false), WorkspaceError) << "a merged race is not merged twice";
 }
 
 TEST_F(WorkspaceRaceTest, WithoutAutoMergeTheUsersBranchIsLeftAlone) {
@@ -523,6 +532,8 @@ TEST_F(WorkspaceRaceTest, WithoutAutoMergeTheUsersBranchIsLeftAlone) {
   EXPECT_EQ(git("rev-parse HEAD"), before);
   EXPECT_FALSE(fs::exists(repo_.root() / "fixed.txt"));
   EXPECT_NE(git("branch --list 'hydra/*'"), "");
+  EXPECT_FALSE(race.merged);
+  EXPECT_FALSE(ws_->scores(race.id).autoMergeEnabled);
 }
 
 TEST_F(WorkspaceRaceTest, RaceWhereNoAgentCompletesIsFailed) {
