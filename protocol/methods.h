@@ -19,6 +19,7 @@ inline constexpr std::string_view kSetTrace = "$/setTrace";
 inline constexpr std::string_view kWorkDoneProgressCreate = "window/workDoneProgress/create";
 inline constexpr std::string_view kWorkDoneProgressCancel = "window/workDoneProgress/cancel";
 inline constexpr std::string_view kShowMessage = "window/showMessage";
+inline constexpr std::string_view kPublishDiagnostics = "textDocument/publishDiagnostics";
 inline constexpr std::string_view kLogMessage = "window/logMessage";
 
 // hydra's own requests.

@@ -2,8 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
+#include <filesystem>
 #include <variant>
 
 #include "hydra/version.h"
@@ -13,6 +16,7 @@
 namespace hydra::server {
 
 namespace asio = boost::asio;
+namespace fs = std::filesystem;
 namespace json = boost::json;
 namespace method = protocol::method;
 using protocol::ErrorCode;
@@ -66,6 +70,7 @@ HydraService::HydraService(Context context, WorkspaceFolder folder)
 
 HydraService::~HydraService() {
   *alive_ = false;
+  configWatch_.reset();
   subscription_.reset();
   live_.clear();
   workspace_.reset();  // interrupts whatever still runs, writes the records
@@ -87,6 +92,7 @@ protocol::HydraCapabilities HydraService::capabilities() {
 void HydraService::open() {
   if (!workspace_) return;
   reportConfig();
+  watchConfig();
   asio::post(workspace_->pool(), [ws = workspace_.get()] {
     try {
       ws->recover();
@@ -129,28 +135,72 @@ void HydraService::failWith(Reply reply, const core::WorkspaceError& error) {
 }
 
 void HydraService::tellConfigProblemOf(const core::WorkspaceError& error) {
-  static constexpr std::string_view kPrefix = "hydra.toml is broken: ";
-  const std::string text = error.what();
-  if (text.rfind(kPrefix, 0) == 0) tellConfigProblem(text.substr(kPrefix.size()));
+  const json::object& data = error.data();
+  const json::string* file = data.contains("file") ? data.at("file").if_string() : nullptr;
+  const json::string* message = data.contains("message") ? data.at("message").if_string() : nullptr;
+  if (!file || !message) return;
+  auto number = [&](const char* key) {
+    const json::value* v = data.if_contains(key);
+    return v && v->is_int64() ? static_cast<int>(v->as_int64()) : 0;
+  };
+  tellConfigProblem(core::ConfigError(std::string(*file), number("line"), number("column"), std::string(*message)));
 }
 
-void HydraService::reportConfig() {
+void HydraService::reportConfig(bool quietly) {
   // hydra.toml is read on the pool; what to tell the user is decided back here.
-  asio::post(workspace().pool(), [this, alive = alive_, ws = &workspace()] {
+  asio::post(workspace().pool(), [this, alive = alive_, ws = &workspace(), quietly] {
     auto state = ws->configState();
-    std::string problem = state.error ? state.error->what() : "";
-    asio::post(ctx_.io, [this, alive, problem] {
-      if (*alive) tellConfigProblem(problem);
+    asio::post(ctx_.io, [this, alive, error = std::move(state.error), quietly] {
+      if (*alive) tellConfigProblem(error, quietly);
     });
   });
 }
 
-void HydraService::tellConfigProblem(const std::string& problem) {
-  if (problem == shownConfigProblem_) return;
+void HydraService::tellConfigProblem(const std::optional<core::ConfigError>& error, bool quietly) {
+  // The diagnostic: on the file and position the error names, once per change.
+  std::string uri;
+  json::array diagnostics;
+  if (error) {
+    fs::path file = error->file();
+    if (file.is_relative()) file = workspace().root() / file;
+    uri = fileUriFromPath(file.lexically_normal());
+    // LSP positions are 0-based; an unknown line or column is the file's start.
+    const int line = std::max(0, error->line() - 1);
+    const int column = std::max(0, error->column() - 1);
+    json::object position{{"line", line}, {"character", column}};
+    json::object end{{"line", line}, {"character", error->column() > 0 ? column + 1 : 0}};
+    diagnostics.push_back(json::object{{"range", json::object{{"start", position}, {"end", end}}},
+                                       {"severity", 1},
+                                       {"source", "hydra"},
+                                       {"message", error->message() + " (races cannot start until it is fixed)"}});
+  }
+  const std::string shown = uri + "\n" + json::serialize(diagnostics);
+  if (shown != diagnosticsShown_) {
+    if (!diagnosticsUri_.empty() && diagnosticsUri_ != uri) {
+      notify(method::kPublishDiagnostics, json::object{{"uri", diagnosticsUri_}, {"diagnostics", json::array()}});
+    }
+    if (!uri.empty()) notify(method::kPublishDiagnostics, json::object{{"uri", uri}, {"diagnostics", diagnostics}});
+    diagnosticsUri_ = uri;
+    diagnosticsShown_ = shown;
+  }
+
+  const std::string problem = error ? error->what() : "";
+  if (quietly || problem == shownConfigProblem_) return;
   shownConfigProblem_ = problem;
   if (problem.empty()) return;
   showMessage(protocol::MessageType::Error,
               "hydra.toml is broken: " + problem + " (races cannot start until it is fixed)");
+}
+
+void HydraService::watchConfig() {
+  constexpr auto kInterval = std::chrono::seconds(2);
+  if (!configWatch_) configWatch_ = std::make_unique<asio::steady_timer>(ctx_.io);
+  configWatch_->expires_after(kInterval);
+  configWatch_->async_wait([this, alive = alive_](const boost::system::error_code& ec) {
+    if (ec || !*alive || stopped_) return;
+    reportConfig(true);
+    watchConfig();
+  });
 }
 
 void HydraService::showMessage(protocol::MessageType type, std::string message) {
@@ -321,6 +371,7 @@ void HydraService::progressCancelled(const protocol::ProgressToken& token) {
 }
 
 void HydraService::stopAll(std::function<void()> done) {
+  if (configWatch_) configWatch_->cancel();
   if (stopped_ || !workspace_) {
     stopped_ = true;
     if (done) done();

@@ -8,6 +8,7 @@
 // workspace's events become notifications and work-done progress.
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -87,11 +88,16 @@ class HydraService {
   // answers from there; a WorkspaceError becomes its RPC error.
   template <class Fn>
   void onPool(Reply reply, Fn fn);
-  // Tells the user, once per distinct problem, that hydra.toml is broken.
-  void reportConfig();
-  // Shows `problem` (a ConfigError's text) once per distinct problem; empty: fixed.
-  void tellConfigProblem(const std::string& problem);
+  // Tells the user, once per distinct problem, that hydra.toml is broken
+  // (window/showMessage unless `quietly`), and publishes it as a diagnostic.
+  void reportConfig(bool quietly = false);
+  // `error` as hydra.toml's diagnostic, and (unless `quietly`) shown once per
+  // distinct problem; nullopt: the file is fine, and its diagnostic cleared.
+  void tellConfigProblem(const std::optional<core::ConfigError>& error, bool quietly = false);
   void tellConfigProblemOf(const core::WorkspaceError& error);
+  // hydra.toml is read again every few seconds while the session lasts, so
+  // its diagnostics follow the file as the user edits it.
+  void watchConfig();
   // Answers a request with a workspace error, from whichever thread.
   void failWith(Reply reply, const core::WorkspaceError& error);
   void showMessage(protocol::MessageType type, std::string message);
@@ -106,6 +112,9 @@ class HydraService {
   std::unique_ptr<core::Workspace> workspace_;
   std::optional<core::WorkspaceError> noWorkspace_;
   std::string shownConfigProblem_;  // told the user once per distinct problem (io thread)
+  std::string diagnosticsUri_;      // the file whose diagnostic was published last (io thread)
+  std::string diagnosticsShown_;    // ...and what it said
+  std::unique_ptr<boost::asio::steady_timer> configWatch_;
   std::shared_ptr<core::Subscription> subscription_;
   std::unique_ptr<OutputNotifier> output_;
   std::map<std::string, LiveRace> live_;

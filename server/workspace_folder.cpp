@@ -60,6 +60,21 @@ std::optional<fs::path> pathFromFileUri(std::string_view uri) {
   return fs::path(*path);
 }
 
+std::string fileUriFromPath(const fs::path& path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file://";
+  for (unsigned char c : path.string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 0xF];
+    }
+  }
+  return uri;
+}
+
 WorkspaceFolder workspaceFolder(const protocol::InitializeParams& params) {
   WorkspaceFolder w;
   if (params.rootUri) {

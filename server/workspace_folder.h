@@ -18,6 +18,9 @@ namespace hydra::server {
 // "localhost" authority). nullopt for other schemes, other hosts, a relative
 // path or a malformed escape.
 std::optional<std::filesystem::path> pathFromFileUri(std::string_view uri);
+// The file:// URI of an absolute path, percent-escaping every byte but the
+// unreserved ones and '/': pathFromFileUri gives the path back.
+std::string fileUriFromPath(const std::filesystem::path& path);
 
 struct WorkspaceFolder {
   std::filesystem::path path;  // what the client opened

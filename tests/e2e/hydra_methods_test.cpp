@@ -29,6 +29,7 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 using Clock = std::chrono::steady_clock;
@@ -798,6 +799,44 @@ TEST_F(HydraMethodsTest, EditsToHydraTomlApplyToTheNextRace) {
   ASSERT_FALSE(outputs.empty());
   EXPECT_EQ(outputs[0].at("params").at("lines"), (json::array{"from b"}));
   EXPECT_EQ(repo_.raceRecord(id).at("status").as_string(), "completed");
+}
+
+// hydra.toml's problems are diagnostics on the file, which follow it as it is
+// edited: a fixed file clears them, with no request needed.
+TEST_F(HydraMethodsTest, HydraTomlProblemsAreDiagnosticsThatFollowTheFile) {
+  repo_.writeConfig("[general]\nmax_concurrent_agents = \"two\"\n");
+  start();
+  const std::string uri = repo_.uri() + "/hydra.toml";
+  auto diagnosticsOf = [&](std::size_t index) {
+    const json::object& params = client().notifications().at(index).at("params").as_object();
+    EXPECT_EQ(params.at("uri"), json::value(uri));
+    return params.at("diagnostics").as_array();
+  };
+  auto isDiagnostics = [](const json::object& m) { return m.at("method") == "textDocument/publishDiagnostics"; };
+  std::size_t first = client().waitFor(isDiagnostics);
+  json::array broken = diagnosticsOf(first);
+  ASSERT_EQ(broken.size(), 1u) << json::serialize(broken);
+  // 0-based: the file's third line (writeConfig puts a line of its own first), column 25.
+  EXPECT_EQ(broken[0].at("range").at("start"), json::parse(R"({"line":2,"character":24})"));
+  EXPECT_EQ(broken[0].at("severity"), json::value(1));
+  EXPECT_EQ(broken[0].at("source"), json::value("hydra"));
+  EXPECT_THAT(str(broken[0].at("message")), HasSubstr("max_concurrent_agents"));
+
+  // Fixed: the diagnostic is cleared, without a request.
+  repo_.writeConfig(TestRepo::agent("a", {"say", "a"}));
+  std::size_t cleared = client().waitFor(isDiagnostics, first + 1, 20s);
+  EXPECT_THAT(diagnosticsOf(cleared), IsEmpty());
+  // Broken elsewhere: a new diagnostic where the new problem is.
+  repo_.writeConfig(TestRepo::agent("a", {"say", "a"}) + "[scoring]\nauto_merge = 1\n");
+  std::size_t again = client().waitFor(isDiagnostics, cleared + 1, 20s);
+  json::array moved = diagnosticsOf(again);
+  ASSERT_EQ(moved.size(), 1u) << json::serialize(moved);
+  EXPECT_THAT(str(moved[0].at("message")), HasSubstr("auto_merge"));
+  // Published once per change: nothing more while the file stays as it is.
+  client().drain(std::chrono::milliseconds(4500));
+  std::size_t published = 0;
+  for (const auto& m : client().notifications()) published += isDiagnostics(m) ? 1 : 0;
+  EXPECT_EQ(published, 3u);
 }
 
 // --- a client that reads slowly, or goes away -------------------------------------

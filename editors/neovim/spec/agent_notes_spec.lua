@@ -250,6 +250,90 @@ describe('agent details', function()
   end)
 end)
 
+describe('failed checks', function()
+  local function check(fields)
+    return vim.tbl_extend('force', {
+      command = 'make',
+      skipped = false,
+      exitCode = 0,
+      timedOut = false,
+      durationMs = 10,
+      output = '',
+      outputTruncated = false,
+      tests = vim.NIL,
+      lint = vim.NIL,
+      format = '',
+    }, fields)
+  end
+
+  local function failing()
+    local m = model()
+    m.rankings[2].checks = {
+      build = check({
+        exitCode = 2,
+        output = 'cc -c cart.c\ncart.c:3: error: expected ;\nmake: *** [cart.o] Error 1\n\n',
+        outputTruncated = true,
+      }),
+      tests = check({ command = 'pytest -q', skipped = true, exitCode = vim.NIL }),
+      lint = check({ command = 'ruff check .', exitCode = 1, output = 'cart.py:1:1: F401 unused import\n', lint = { errors = 1, warnings = 0 } }),
+    }
+    m.rankings[3].checks = {
+      build = check({ command = 'make', output = 'all good\n' }),
+      tests = check({ command = 'sh slow.sh', timedOut = true, exitCode = vim.NIL, output = '' }),
+      lint = vim.NIL,
+    }
+    return m
+  end
+
+  it('say why under the agent line on the scoreboard: the line of their output that tells', function()
+    local lines, highlights, agent_at = ui.scoreboard(failing())
+    no_line_breaks(lines)
+    local build = line_with(lines, '      ✗ build failed (exit 2): cart.c:3: error: expected ;')
+    assert.are.equal('sprawler', agent_at[build])
+    assert.are.equal('HydraScorePoor', group_at(highlights, build, 6))
+    -- The counts hydra read say more than a line of output.
+    assert.are.equal('sprawler', agent_at[line_with(lines, '      ✗ lint failed (exit 1): 1 error, 0 warnings')])
+    assert.are.equal('quiet', agent_at[line_with(lines, '      ✗ tests timed out')])
+    -- Skipped (the build failed) or passed: nothing to say.
+    no_line_with(lines, '✗ tests failed')
+    no_line_with(lines, '✗ build failed (exit 0')
+    assert.are.equal('make: *** [cart.o] Error 1', ui.telling_line({ '[…]', 'compiling', 'make: *** [cart.o] Error 1' }))
+    assert.are.equal('done', ui.telling_line({ 'building', 'done', '' }))
+    assert.is_nil(ui.telling_line({}))
+  end)
+
+  it('are in the details with everything they printed, and the checks that passed in a line', function()
+    local lines, highlights = ui.agent_details(failing(), 'sprawler')
+    no_line_breaks(lines)
+    local checks = line_with(lines, 'Checks')
+    assert.are.same({
+      '  ✗ build: failed (exit 2) · make',
+      '      […]',
+      '      cc -c cart.c',
+      '      cart.c:3: error: expected ;',
+      '      make: *** [cart.o] Error 1',
+      '  – tests: skipped: the build failed · pytest -q',
+      '  ✗ lint: failed (exit 1): 1 error, 0 warnings · ruff check .',
+      '      cart.py:1:1: F401 unused import',
+      '',
+    }, vim.list_slice(lines, checks + 1, checks + 9))
+    assert.are.equal('HydraScorePoor', group_at(highlights, checks + 1, 2))
+    assert.are.equal('HydraScoreNone', group_at(highlights, checks + 6, 2))
+    assert.are.equal('HydraMuted', group_at(highlights, checks + 1, #'  ✗ build: failed (exit 2) · '))
+
+    lines, highlights = ui.agent_details(failing(), 'quiet')
+    checks = line_with(lines, 'Checks')
+    assert.are.same({
+      '  ✓ build: passed · make',
+      '  ✗ tests: timed out · sh slow.sh',
+      '      (it printed nothing)',
+    }, vim.list_slice(lines, checks + 1, checks + 3))
+    assert.are.equal('HydraScoreGood', group_at(highlights, checks + 1, 2))
+    -- No check configured: no section.
+    no_line_with(ui.agent_details(model(), 'careful'), 'Checks')
+  end)
+end)
+
 describe('an agent that finished with denials or warnings', function()
   local notified, real_notify
   before_each(function()

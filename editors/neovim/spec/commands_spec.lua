@@ -42,7 +42,7 @@ describe('commands', function()
     H.restore_notifications()
   end)
 
-  it(':HydraRace asks for the task, then for all the agents in one question', function()
+  it(':HydraRace lets the user pick the agents in one list, then asks for the task', function()
     local _, known = H.request(root, 'hydra/agents')
     local unavailable
     for _, a in ipairs(known.agents) do
@@ -51,77 +51,164 @@ describe('commands', function()
       end
     end
     assert.is_not_nil(unavailable, 'hydra/agents lists an agent that is not installed here')
-    local listed = {}
-    H.answer_inputs({
-      'make add() add',
-      function(opts)
-        -- The list, numbered, available agents first; what cannot race is marked.
-        for line in opts.prompt:gmatch('[^\n]+') do
-          local n, name, rest = line:match('^%s*(%d+)  (%S+)%s*(.*)$')
-          if n then
-            listed[tonumber(n)] = { name = name, rest = rest }
-          end
-        end
-        for n, item in ipairs(listed) do
-          if item.name == unavailable.name then
-            return n .. ' fixer'
-          end
-        end
-        error('the prompt does not list ' .. unavailable.name .. ':\n' .. opts.prompt)
-      end,
-      function()
-        return 'fixer'
-      end,
-    })
+    local picker = require('hydra.picker')
+    H.answer_inputs({ 'make add() add' })
     H.answer_selects({})
     local previous = race.latest_id(root)
     vim.cmd('HydraRace')
-    local r = next_race(root, previous)
-    assert.are.same({ 'fixer' }, r.order)
-    assert.are.equal('make add() add', r.task)
-    assert.are.equal(3, #H.inputs, 'the task, the agents, the agents again after the refusal')
-    assert.are.equal('Task for the agents: ', H.inputs[1])
+    local buf
+    H.wait(function()
+      buf = H.find_buffer(picker.key(root))
+      return buf ~= nil and vim.api.nvim_get_current_buf() == buf
+    end, 'the list of agents')
+    local win = vim.api.nvim_get_current_win()
+    assert.are_not.equal('', vim.api.nvim_win_get_config(win).relative, 'a floating window')
+    assert.truthy(find(vim.wo[win].winhighlight, 'NormalFloat:HydraFloat'), vim.wo[win].winhighlight)
+    assert.are.same({}, H.inputs, 'the agents come first')
 
-    -- Every agent hydra/agents knows is listed once, available ones first.
-    assert.are.equal(#known.agents, #listed)
-    local available = {}
-    for _, a in ipairs(known.agents) do
-      available[a.name] = a.available
-    end
-    local seen_unavailable = false
-    for n, item in ipairs(listed) do
-      if available[item.name] then
-        assert.is_false(seen_unavailable, item.name .. ' is available but listed after an unavailable agent')
-      else
-        seen_unavailable = true
-        assert.truthy(find(item.rest, 'not available'), item.rest)
+    -- The list: "  [x] name  about", one line per agent.
+    local function listed()
+      local out = {}
+      for i, l in ipairs(H.buffer_lines(buf)) do
+        local box, name, rest = l:match('^  (%[.%]) (%S+)%s*(.*)$')
+        if box then
+          table.insert(out, { line = i, box = box, name = name, rest = rest })
+        end
       end
-      -- The default answer: hydra.toml's agents (all available here).
-      assert.are.equal(vim.tbl_contains(H.agent_names, item.name), vim.tbl_contains(vim.split(H.input_opts[2].default, ' '), tostring(n)))
+      return out
     end
-    -- An agent that is not available cannot be picked: the question comes
-    -- back with the answer to fix, and says why.
-    local warning = H.wait_message(unavailable.name .. ' is not available', vim.log.levels.WARN)
-    assert.truthy(find(warning, (unavailable.problem:gsub(' %(.*$', ''))), warning)
-    assert.truthy(H.input_opts[3].default:find(' fixer$'), H.input_opts[3].default)
+    local function item(name)
+      for _, i in ipairs(listed()) do
+        if i.name == name then
+          return i
+        end
+      end
+      error('no line for ' .. name .. ' in:\n' .. H.buffer_text(buf))
+    end
+    local function press(name, keys)
+      vim.api.nvim_win_set_cursor(win, { item(name).line, 0 })
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'x', false)
+    end
+
+    -- Every agent hydra/agents knows, once, the available ones first and
+    -- picked when hydra.toml defines them; the others marked with why not.
+    local items = listed()
+    assert.are.equal(#known.agents, #items)
+    local seen_unavailable = false
+    for _, i in ipairs(items) do
+      if i.box == '[-]' then
+        seen_unavailable = true
+        assert.truthy(find(i.rest, 'not available: '), i.rest)
+      else
+        assert.is_false(seen_unavailable, i.name .. ' is available but listed after an unavailable agent')
+        assert.are.equal(vim.tbl_contains(H.agent_names, i.name) and '[x]' or '[ ]', i.box, i.name)
+      end
+    end
+    assert.are.equal(
+      'not available: ' .. require('hydra.ui').short_problem(unavailable.problem),
+      item(unavailable.name).rest
+    )
+
+    -- An agent that is not available cannot be picked: it says why.
+    press(unavailable.name, '<Space>')
+    local warning = H.wait_message(unavailable.name .. ' cannot race here', vim.log.levels.WARN)
+    assert.are.equal('hydra: ' .. unavailable.name .. ' cannot race here: ' .. unavailable.problem, warning)
+    assert.are.equal('[-]', item(unavailable.name).box)
+
+    -- Nothing picked: <CR> says so and the list stays.
+    for _, name in ipairs(H.agent_names) do
+      press(name, name == 'breaker' and 'x' or '<Space>')
+    end
+    assert.are.equal('[ ]', item('fixer').box)
+    press('fixer', '<CR>')
+    H.wait_message('pick at least one agent', vim.log.levels.WARN)
+    assert.are.equal(buf, vim.api.nvim_get_current_buf())
+
+    -- fixer, twice: picked, once more, once more, once fewer.
+    press('fixer', '<Space>')
+    press('fixer', '+')
+    press('fixer', '+')
+    assert.are.equal('[3]', item('fixer').box)
+    press('fixer', '-')
+    assert.are.equal('[2]', item('fixer').box)
+    press('fixer', '<CR>')
+    assert.is_nil(H.find_buffer(picker.key(root)), 'the list closes')
+
+    local r = next_race(root, previous)
+    assert.are.same({ 'fixer-1', 'fixer-2' }, r.order)
+    assert.are.equal('make add() add', r.task)
+    assert.are.same({ 'Task for the agents: ' }, H.inputs)
     H.wait_race(r.id)
   end)
 
-  it('reads the agents picked by number or name, once or more', function()
-    local agents = {
-      { name = 'fixer', available = true },
-      { name = 'breaker', available = true },
-      { name = 'claude', available = false, problem = "'claude' not found on PATH" },
-    }
-    local hydra = require('hydra')
-    assert.are.same({ 'fixer', 'breaker', 'fixer' }, hydra.parse_agent_choice('1, breaker 1', agents))
-    local names, problem = hydra.parse_agent_choice('3 7 codex', agents)
-    assert.is_nil(names)
+  it('says which agents it cannot race, and why, before anything starts', function()
+    local _, known = H.request(root, 'hydra/agents')
+    local unavailable
+    for _, a in ipairs(known.agents) do
+      if not a.available then
+        unavailable = unavailable or a
+      end
+    end
+    local short = require('hydra.ui').short_problem(unavailable.problem)
+    local _, before = H.request(root, 'hydra/races', { limit = 500 })
+    local tabs = vim.fn.tabpagenr('$')
+    H.answer_inputs({})
+    H.answer_selects({})
+    local function refusal(command)
+      vim.cmd(command)
+      H.wait(function()
+        return #H.messages(vim.log.levels.ERROR) > 0
+      end, 'the refusal of ' .. command)
+      local errors = H.take_errors()
+      assert.are.equal(1, #errors, table.concat(errors, '\n'))
+      return errors[1]
+    end
+
+    -- Without a task: before asking for one.
     assert.are.equal(
-      "claude is not available: 'claude' not found on PATH; no agent '7' in the list; no agent 'codex' in the list",
-      problem
+      "hydra: the race did not start: unknown agent 'fixr'; did you mean 'fixer'?; "
+        .. unavailable.name
+        .. ' cannot race here: '
+        .. short,
+      refusal('HydraRace fixr ' .. unavailable.name .. ' fixer')
     )
-    assert.are.same({ nil, 'no agent chosen' }, { hydra.parse_agent_choice(' , ', agents) })
+    assert.are.same({}, H.inputs, 'no task asked for')
+
+    -- With one: hydra refuses the race as a whole, and says it the same way
+    -- (its UnknownAgentName carries the suggestion, AgentUnavailable the problem).
+    local err = H.request(root, 'hydra/race', { task = 'x', agents = { 'fixer', 'brekaer' } })
+    assert.are.same({ -32012, 'breaker' }, { err.code, err.data.suggestion })
+    assert.are.equal(
+      "hydra: the race did not start: unknown agent 'brekaer'; did you mean 'breaker'?",
+      refusal('HydraRace fixer brekaer -- make add() add')
+    )
+    err = H.request(root, 'hydra/race', { task = 'x', agents = { 'fixer', unavailable.name } })
+    assert.are.same({ -32022, unavailable.problem }, { err.code, err.data.problem })
+    assert.are.equal(
+      'hydra: the race did not start: ' .. unavailable.name .. ' cannot race here: ' .. short,
+      refusal('HydraRace fixer ' .. unavailable.name .. ' -- make add() add')
+    )
+    -- A name like none hydra knows.
+    assert.are.equal(
+      "hydra: the race did not start: unknown agent 'zzzzzz': hydra.toml has no [agents.zzzzzz] and no adapter has that name (:HydraRace <Tab> lists the names)",
+      refusal('HydraRace zzzzzz')
+    )
+
+    -- Nothing started: no race, no window.
+    local _, after = H.request(root, 'hydra/races', { limit = 500 })
+    assert.are.equal(before.total, after.total)
+    assert.are.equal(tabs, vim.fn.tabpagenr('$'))
+    assert.are.same({}, H.inputs)
+  end)
+
+  it('suggests the agent a mistyped name looks like, by the rule hydra uses', function()
+    local names = { 'claude', 'codex', 'opencode', 'claude-acp' }
+    assert.are.equal('claude', race.closest_name('claud', names))
+    assert.are.equal('claude', race.closest_name('Cluade', names))
+    assert.are.equal('opencode', race.closest_name('open', names))
+    assert.are.equal('codex', race.closest_name('codx', names))
+    assert.is_nil(race.closest_name('gemini', names))
+    assert.is_nil(race.closest_name('cl', names))
   end)
 
   it(':HydraRace races the default agents of setup() without asking', function()
@@ -141,16 +228,7 @@ describe('commands', function()
   end)
 
   it("reports the server's errors through vim.notify with the server's message", function()
-    local err = H.request(root, 'hydra/race', { task = 'x', agents = { 'nobody' } })
-    assert.is_not_nil(err)
-    vim.cmd('HydraRace nobody -- do it')
-    H.wait(function()
-      return #H.messages(vim.log.levels.ERROR) > 0
-    end, 'the error')
-    local errors = H.take_errors()
-    assert.are.equal(1, #errors)
-    assert.truthy(find(errors[1], err.message), errors[1])
-
+    local errors
     local unknown = H.request(root, 'hydra/diff', { raceId = race.latest_id(root), agentId = 'nobody' })
     vim.cmd('HydraDiff nobody')
     H.wait(function()

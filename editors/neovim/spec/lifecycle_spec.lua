@@ -117,9 +117,18 @@ describe('hydra serve', function()
     assert.are.equal(vim.diagnostic.severity.ERROR, shown.severity)
     assert.truthy(find(shown.message, 'max_concurent_agents'), shown.message)
 
-    -- Every request that needs the file says so, with the same place.
+    -- Every request that needs the file says so, with the same place: the
+    -- error's data alone (file, line, column) puts the diagnostic back.
+    vim.diagnostic.reset(client.config_namespace, buf)
+    assert.are.same({}, problems())
     local err = H.request(root, 'hydra/agents')
-    assert.are.same({ err.data.line - 1, err.data.message }, { problems()[1].lnum, problems()[1].message })
+    assert.are.equal(-32019, err.code)
+    assert.are.equal(vim.fn.resolve(toml), vim.fn.resolve(err.data.file))
+    assert.are.equal(1, #problems())
+    assert.are.same(
+      { err.data.line - 1, math.max(err.data.column - 1, 0), err.data.message, 'hydra' },
+      { problems()[1].lnum, problems()[1].col, problems()[1].message, problems()[1].source }
+    )
     require('hydra').race({ root = root, agents = { 'fixer' }, task = 'anything' })
     H.wait(function()
       return #H.messages(vim.log.levels.ERROR) > 0
@@ -143,7 +152,21 @@ describe('hydra serve', function()
     H.wait(function()
       return #problems() == 0
     end, 'the diagnostic to go')
+
+    -- Broken and fixed outside Neovim: the next request that reads it shows
+    -- the problem, the next one that succeeds clears it.
     vim.cmd('bwipeout!')
+    buf = vim.fn.bufadd(toml)
+    H.write_file(toml, '[general]\nmax_concurrent_agents = "many"\n')
+    err = H.request(root, 'hydra/agents')
+    assert.are.equal(-32019, err.code)
+    assert.are.same({ { 1, math.max(err.data.column - 1, 0) } }, vim.tbl_map(function(d)
+      return { d.lnum, d.col }
+    end, problems()))
+    H.write_file(toml, '[general]\nmax_concurrent_agents = 2\n')
+    assert.is_nil((H.request(root, 'hydra/agents')))
+    assert.are.same({}, problems())
+    H.take_errors()
   end)
 
   it('shows the diagnostics hydra publishes for hydra.toml, and clears them', function()
@@ -154,6 +177,8 @@ describe('hydra serve', function()
     local publish = lsp.handlers['textDocument/publishDiagnostics']
     local ctx = { method = 'textDocument/publishDiagnostics', client_id = lsp.id }
     local uri = vim.uri_from_fname(toml)
+    -- Nothing has hydra.toml open: the diagnostics load a buffer for it.
+    assert.are.equal(0, vim.fn.bufexists(toml))
     publish(nil, {
       uri = uri,
       diagnostics = {
@@ -165,7 +190,8 @@ describe('hydra serve', function()
         },
       },
     }, ctx)
-    local buf = vim.uri_to_bufnr(uri)
+    local buf = vim.fn.bufnr(toml)
+    assert.is_true(buf > 0)
     local shown = vim.diagnostic.get(buf, { namespace = client.config_namespace })
     assert.are.equal(1, #shown)
     assert.are.same({ 3, 0, 3, 7 }, { shown[1].lnum, shown[1].col, shown[1].end_lnum, shown[1].end_col })

@@ -164,6 +164,60 @@ describe('racing from Neovim', function()
     assert.is_nil(H.find_buffer(key), 'q closes the scoreboard')
   end)
 
+  it("says why a check failed: under the agent's line, in its details and in its log", function()
+    local _, scores = H.request(root, 'hydra/scores', { raceId = r.id })
+    local breaker = race.ranking_of(scores, 'breaker')
+    local build = breaker.checks.build
+    assert.are.equal(2, build.exitCode)
+    local output = H.lines_of(build.output)
+    assert.truthy(find(output[1], 'lib.sh: 3: Syntax error'), build.output)
+    assert.is_true(breaker.checks.tests.skipped)
+
+    -- The scoreboard: the first line of what the build printed, under breaker's line.
+    local buf, win, agent_at = require('hydra').show_scores(r, race.score_model(r, scores))
+    local lines = H.buffer_lines(buf)
+    local note = index_of(lines, '      ✗ build failed (exit 2): ' .. output[1])
+    assert.is_not_nil(note, table.concat(lines, '\n'))
+    assert.are.equal('breaker', agent_at[note])
+    assert.are.equal('HydraScorePoor', H.highlight_at(buf, ui.ns, note - 1, 6))
+    assert.is_false(find(H.buffer_text(buf), '✗ tests'), 'the tests did not run: nothing failed')
+
+    -- <CR> there: its details list every check, and what the failed one printed.
+    vim.api.nvim_win_set_cursor(win, { note, 0 })
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+    local details = vim.api.nvim_get_current_buf()
+    assert.are.equal('hydradetails', vim.bo[details].filetype)
+    lines = H.buffer_lines(details)
+    local checks = index_of(lines, 'Checks')
+    assert.is_not_nil(checks, table.concat(lines, '\n'))
+    local expected = { '  ✗ build: failed (exit 2) · sh -n lib.sh' }
+    for _, l in ipairs(output) do
+      table.insert(expected, '      ' .. l)
+    end
+    table.insert(expected, '  – tests: skipped: the build failed · sh run-tests.sh')
+    assert.are.same(expected, vim.list_slice(lines, checks + 1, checks + #expected))
+    assert.are.equal('HydraScorePoor', H.highlight_at(details, ui.ns, checks, 2))
+
+    -- L from the details: its log ends with the same.
+    vim.api.nvim_feedkeys('L', 'x', false)
+    local hydra = require('hydra')
+    H.wait(function()
+      return vim.api.nvim_get_current_buf() == H.find_buffer(hydra.log_key(r.id, 'breaker'))
+    end, "breaker's log")
+    lines = H.buffer_lines(0)
+    local heading = index_of(lines, hydra.log_checks_heading)
+    assert.is_not_nil(heading, table.concat(lines, '\n'))
+    assert.truthy(index_of(lines, 'break: rewriting lib.sh') < heading)
+    expected = { '✗ build: failed (exit 2) · sh -n lib.sh' }
+    for _, l in ipairs(output) do
+      table.insert(expected, '    ' .. l)
+    end
+    table.insert(expected, '– tests: skipped: the build failed · sh run-tests.sh')
+    assert.are.same(expected, vim.list_slice(lines, heading + 1))
+    assert.are.equal('HydraScorePoor', H.highlight_at(0, ui.ns, heading, 0))
+    ui.close_window()
+  end)
+
   it(':HydraDiff lists the changed files and shows base and agent side by side', function()
     local tabs = vim.fn.tabpagenr('$')
     local files
@@ -188,10 +242,13 @@ describe('racing from Neovim', function()
     for i, item in ipairs(qf) do
       assert.are.equal(expected.files[i].path, item.module)
       assert.are.equal(H.find_buffer(diff.agent_key(r.id, 'fixer', expected.files[i].path)), item.bufnr)
-      -- What a tab label shows of it: the file, the agent and the race.
+      -- What a tab label shows of it (the name with every folder shortened
+      -- to a letter): whose version of which file.
+      local path = expected.files[i].path
+      assert.are.equal('fixer: ' .. path, vim.fn.pathshorten(vim.fn.bufname(item.bufnr)))
       assert.are.equal(
-        expected.files[i].path .. ' (fixer, race ' .. r.id .. ')',
-        vim.fn.pathshorten(vim.fn.bufname(item.bufnr))
+        'fixer: ' .. path .. ' (base)',
+        vim.fn.pathshorten(vim.fn.bufname(H.find_buffer(diff.base_key(r.id, 'fixer', path))))
       )
     end
     assert.truthy(find(vim.fn.getqflist({ title = 1 }).title, 'fixer changed 2 file(s)'))
@@ -263,6 +320,25 @@ describe('racing from Neovim', function()
     base_win, agent_win = check_pair('lib.sh', base_lib)
     assert.are.same({ changed = 1, filler = 0 }, H.diff_of(agent_win))
     assert.are.same({ changed = 1, filler = 0 }, H.diff_of(base_win))
+
+    -- <CR> on the first entry in the quickfix window: the same again.
+    vim.cmd('copen')
+    vim.api.nvim_win_set_cursor(0, { 1, 0 })
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+    changelog_base_win, changelog_agent_win = check_pair('CHANGELOG.md', { '' })
+    assert.are.equal(3, #vim.api.nvim_tabpage_list_wins(0))
+    assert.are.same(changelog.agent, H.diff_of(changelog_agent_win))
+    assert.are.same(changelog.base, H.diff_of(changelog_base_win))
+    -- The tab's label is the agent's version, whose buffer is current.
+    assert.are.equal(changelog_agent_win, vim.api.nvim_get_current_win())
+
+    -- A file of the same name in another folder, or of another race, gets
+    -- a name that tells them apart.
+    assert.are.same(
+      { 'careful: cart.py', 'careful: cart.py (in shop › api)', 'careful: cart.py (in shop › api, race R)' },
+      diff.agent_title('R', 'careful', 'shop/api/cart.py')
+    )
+    assert.are.same({ 'careful: lib.sh (base)', 'careful: lib.sh (base, race R)' }, diff.base_title('R', 'careful', 'lib.sh'))
   end)
 
   it(":HydraLog shows the agent's complete output", function()
@@ -289,8 +365,15 @@ describe('racing from Neovim', function()
       'fix: fixed add() in lib.sh',
       'fix: done',
     }
-    assert.are.same(vim.list_extend(vim.deepcopy(printed), { 'fix: a note on stderr' }), vim.list_slice(lines, 2))
-    assert.are.equal('HydraStderr', H.highlight_at(0, ui.ns, #lines - 1, 0))
+    -- Then the checks hydra ran on its work, all passed: one line each.
+    local heading = index_of(lines, hydra.log_checks_heading)
+    assert.is_not_nil(heading, table.concat(lines, '\n'))
+    assert.are.same(vim.list_extend(vim.deepcopy(printed), { 'fix: a note on stderr', '' }), vim.list_slice(lines, 2, heading - 1))
+    assert.are.equal('HydraStderr', H.highlight_at(0, ui.ns, heading - 3, 0))
+    assert.are.same({
+      '✓ build: passed · sh -n lib.sh',
+      '✓ tests: 4 passed, 0 failed · sh run-tests.sh',
+    }, vim.list_slice(lines, heading + 1))
 
     -- With raw, the log as printed: stdout, then stderr.
     vim.cmd('HydraLog fixer raw')
@@ -337,6 +420,7 @@ describe('racing from Neovim', function()
     H.wait_message('hydra: merge cancelled; nothing was changed')
     local ask = H.selects[1]
     assert.are.same({ 'Cancel', 'Merge anyway' }, ask.items)
+    assert.are.equal('hydra_merge_warning', ask.opts.kind)
     local prompt = ask.opts.prompt
     local _, scores = H.request(root, 'hydra/scores', { raceId = r.id })
     local breaker = scores.rankings[2]
@@ -365,6 +449,7 @@ describe('racing from Neovim', function()
     assert.truthy(find(prompt, 'Merge fixer (' .. r.agents.fixer.branch .. ') into main as a fast-forward'), prompt)
     assert.truthy(find(prompt, '2 file(s): CHANGELOG.md, lib.sh'), prompt)
     assert.are.same({ 'Merge', 'Cancel' }, H.selects[1].items)
+    assert.are.equal('hydra_merge', H.selects[1].opts.kind)
     assert.is_false(find(prompt, 'Warning'), 'the winner is merged without a warning')
     assert.are.equal(base_commit, H.git(root, 'rev-parse', 'HEAD')[1])
   end)

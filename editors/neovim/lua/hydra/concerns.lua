@@ -5,30 +5,12 @@
 -- nothing checked its work. :HydraMerge shows these before it asks, and then
 -- makes "Cancel" the first choice.
 
+local ui = require('hydra.ui')
+
 local M = {}
 
 local function present(v)
   return v ~= nil and v ~= vim.NIL
-end
-
--- Why a check failed, or nil when it passed, was skipped or is not configured.
-local function check_failure(check)
-  if type(check) ~= 'table' or check.skipped == true then
-    return nil
-  end
-  if check.timedOut == true then
-    return 'timed out'
-  end
-  if present(check.error) and check.error ~= '' then
-    return 'could not run: ' .. check.error
-  end
-  if present(check.exitCode) and check.exitCode ~= 0 then
-    return 'failed (exit ' .. check.exitCode .. ')'
-  end
-  if not present(check.exitCode) then
-    return 'failed (killed by signal ' .. (present(check.signal) and check.signal or '?') .. ')'
-  end
-  return nil
 end
 
 --- The concerns about merging `agent_id`, as phrases ("its build failed
@@ -72,7 +54,7 @@ function M.of(scores, agent_id)
     table.insert(out, 'the agent ended ' .. ranking.status .. ', not completed')
   end
   local checks = ranking.checks or {}
-  local build = check_failure(checks.build)
+  local build = ui.check_failure(checks.build)
   if build then
     table.insert(out, 'its build ' .. build)
   end
@@ -81,12 +63,11 @@ function M.of(scores, agent_id)
     local counts = tests.tests
     table.insert(out, string.format('%d of %d tests failed', counts.failed, counts.passed + counts.failed))
   else
-    local why = check_failure(tests)
+    local why = ui.check_failure(tests)
     if why then
       table.insert(out, 'its tests ' .. why)
     end
   end
-  local ui = require('hydra.ui')
   local changes = type(ranking.testChanges) == 'table' and ranking.testChanges or {}
   local broken = type(changes.broken) == 'table' and changes.broken or {}
   local removed = type(changes.removed) == 'table' and changes.removed or {}

@@ -28,14 +28,34 @@ function M.base_key(race_id, agent_id, path)
   return 'hydra://' .. race_id .. '/' .. agent_id .. '~base/' .. path
 end
 
---- Their names, which tab labels shorten the way they shorten paths (every
---- folder to one letter): the part after the file's name says whose it is.
+-- A name for people, "careful: cart.py": a tab label shortens every folder
+-- of a buffer's name to its first letter, so the names hold no '/'. When
+-- another buffer has it (the same file name in another folder, the same
+-- agent in another race), the folder, then the race, tell them apart.
+local function titles(race_id, agent_id, path, extra)
+  local file = vim.fn.fnamemodify(path, ':t')
+  local folder = vim.fn.fnamemodify(path, ':h')
+  local first = agent_id .. ': ' .. file
+  local notes = extra and { extra } or {}
+  local out = { first .. (#notes > 0 and (' (' .. table.concat(notes, ', ') .. ')') or '') }
+  if folder ~= '.' and folder ~= '' then
+    table.insert(notes, 'in ' .. (folder:gsub('/', ' › ')))
+    table.insert(out, first .. ' (' .. table.concat(notes, ', ') .. ')')
+  end
+  table.insert(notes, 'race ' .. race_id)
+  table.insert(out, first .. ' (' .. table.concat(notes, ', ') .. ')')
+  return out
+end
+
+--- The names of the buffers holding an agent's version and the base version
+--- of `path`, in the order they are tried (ui.scratch_buffer): "careful:
+--- cart.py" and "careful: cart.py (base)", what a tab label shows.
 function M.agent_title(race_id, agent_id, path)
-  return string.format('%s (%s, race %s)', path, agent_id, race_id)
+  return titles(race_id, agent_id, path, nil)
 end
 
 function M.base_title(race_id, agent_id, path)
-  return string.format('%s (base for %s, race %s)', path, agent_id, race_id)
+  return titles(race_id, agent_id, path, 'base')
 end
 
 local function version_buffer(key, name, path)

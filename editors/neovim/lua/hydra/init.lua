@@ -12,8 +12,6 @@ local ui = require('hydra.ui')
 
 local M = {}
 
--- The adapters hydra has built in: agents that can be raced without being in hydra.toml.
-
 ui.define_highlights()
 local group = vim.api.nvim_create_augroup('hydra', { clear = true })
 -- A colour scheme clears every group first; put the defaults back after it.
@@ -126,101 +124,57 @@ function M.parse_race_args(args)
   return vim.split(vim.trim(names), '%s+', { trimempty = true }), task
 end
 
--- One line of the agent list: its number, name, and version or why it cannot race.
--- Why an agent cannot race, in short: "'claude' not found on PATH (<the
--- whole PATH>)" says it in its first part.
-local function why_unavailable(agent)
-  return present(agent.problem) and (agent.problem:gsub(' %(.*$', '')) or nil
-end
-
-local function agent_line(i, agent, width)
-  local line = string.format('%3d  %s', i, agent.name .. string.rep(' ', width - #agent.name))
-  if not agent.available then
-    local why = why_unavailable(agent)
-    return line .. '  not available' .. (why and (': ' .. why) or '')
-  end
-  return line .. '  ' .. (present(agent.version) and agent.version or agent.adapter or '')
-end
-
---- Reads the answer to the agent question: numbers of the list or names,
---- separated by spaces or commas (one may repeat: the same agent races
---- twice). Returns the names, or nil and what is wrong.
-function M.parse_agent_choice(text, agents)
-  local by_name = {}
-  for _, a in ipairs(agents) do
-    by_name[a.name] = a
-  end
-  local names, problems = {}, {}
-  for word in (text or ''):gmatch('[^%s,]+') do
-    local agent = tonumber(word) and agents[tonumber(word)] or by_name[word]
-    if not agent then
-      table.insert(problems, "no agent '" .. word .. "' in the list")
-    elseif not agent.available then
-      local why = why_unavailable(agent)
-      table.insert(problems, agent.name .. ' is not available' .. (why and (': ' .. why) or ''))
-    else
-      table.insert(names, agent.name)
-    end
-  end
-  if #problems > 0 then
-    return nil, table.concat(problems, '; ')
-  end
-  if #names == 0 then
-    return nil, 'no agent chosen'
-  end
-  return names, nil
-end
-
--- Asks the user for the agents in one question: hydra/agents as a numbered
--- list (available ones first, the others marked), answered with numbers or
--- names; hydra.toml's available agents are the default answer.
+-- Asks the user for the agents in one step: the list of hydra/agents to
+-- pick from (hydra.picker). Calls fn(names) once they confirmed.
 local function pick_agents(root, fn)
   client.request(root, protocol.agents, vim.empty_dict(), function(err, result)
     if err then
       return client.notify_error(err, 'could not list the agents')
     end
-    local agents = {}
-    for i, a in ipairs(result.agents or {}) do
-      a.order = i
-      table.insert(agents, a)
+    require('hydra.picker').open(root, result.agents or {}, fn)
+  end)
+end
+
+-- Calls fn(names) when hydra can race every agent named; otherwise says
+-- which it cannot and why (race.unknown_agent_text, race.unavailable_text),
+-- and calls failed(err).
+local function check_agents(root, names, fn, failed)
+  client.request(root, protocol.agents, vim.empty_dict(), function(err, result)
+    if err then
+      client.notify_error(err, 'the race did not start')
+      return failed(err)
     end
-    table.sort(agents, function(a, b)
-      if a.available ~= b.available then
-        return a.available
-      end
-      return a.order < b.order
-    end)
-    local width = 0
-    for _, a in ipairs(agents) do
-      width = math.max(width, #a.name)
+    local by_name, known = {}, {}
+    for _, a in ipairs(result.agents or {}) do
+      by_name[a.name] = a
+      table.insert(known, a.name)
     end
-    local lines, defaults = { 'Agents hydra can race here:' }, {}
-    for i, a in ipairs(agents) do
-      table.insert(lines, agent_line(i, a, width))
-      if a.available and a.configured then
-        table.insert(defaults, tostring(i))
-      end
-    end
-    table.insert(lines, 'Agents to race (numbers or names; one may repeat): ')
-    local function ask(default)
-      vim.ui.input({ prompt = table.concat(lines, '\n'), default = default, kind = 'hydra_agents' }, function(input)
-        if input == nil or vim.trim(input) == '' then
-          return
+    local problems, seen = {}, {}
+    for _, name in ipairs(names) do
+      local agent = by_name[name]
+      if not seen[name] then
+        seen[name] = true
+        if not agent then
+          table.insert(problems, race.unknown_agent_text(name, race.closest_name(name, known)))
+        elseif not agent.available then
+          table.insert(problems, race.unavailable_text(name, agent.problem))
         end
-        local names, problem = M.parse_agent_choice(input, agents)
-        if not names then
-          vim.notify('hydra: ' .. problem, vim.log.levels.WARN)
-          return ask(input)
-        end
-        fn(names)
-      end)
+      end
     end
-    ask(table.concat(defaults, ' '))
+    if #problems > 0 then
+      local message = 'the race did not start: ' .. table.concat(problems, '; ')
+      vim.notify('hydra: ' .. message, vim.log.levels.ERROR)
+      return failed({ message = message })
+    end
+    fn(names)
   end)
 end
 
 --- Starts a race. `opts.agents` (names) and `opts.task` are asked for when
---- missing (the agents only when setup() gave no default ones).
+--- missing (the agents only when setup() gave no default ones): the agents
+--- first, then the task. Agents named without a task are checked before the
+--- task is asked for; with one, hydra checks them as the race starts.
+--- Either way, an unknown or unavailable agent starts nothing.
 --- opts.callback(err, race) runs once hydra answered.
 function M.race(opts)
   opts = opts or {}
@@ -228,17 +182,26 @@ function M.race(opts)
   if not root then
     return
   end
+  local has_task = opts.task ~= nil and vim.trim(opts.task) ~= ''
+  local failed = function(err)
+    if opts.callback then
+      opts.callback(err, nil)
+    end
+  end
   local function with_agents(fn)
-    if opts.agents and #opts.agents > 0 then
-      return fn(opts.agents)
+    local named = opts.agents and #opts.agents > 0 and opts.agents
+      or (#config.options.agents > 0 and config.options.agents)
+      or nil
+    if not named then
+      return pick_agents(root, fn)
     end
-    if #config.options.agents > 0 then
-      return fn(config.options.agents)
+    if has_task then
+      return fn(named)
     end
-    pick_agents(root, fn)
+    check_agents(root, named, fn, failed)
   end
   local function with_task(fn)
-    if opts.task and vim.trim(opts.task) ~= '' then
+    if has_task then
       return fn(opts.task)
     end
     vim.ui.input({ prompt = 'Task for the agents: ' }, function(input)
@@ -247,8 +210,8 @@ function M.race(opts)
       end
     end)
   end
-  with_task(function(task)
-    with_agents(function(agents)
+  with_agents(function(agents)
+    with_task(function(task)
       race.start(root, task, agents, opts.callback)
     end)
   end)
@@ -556,15 +519,17 @@ function M.merge(target)
         table.concat(dry.files, ', ')
       )
       with_merge_concerns(root, r, dry.agentId, function(concerns)
-        local items, prompt, confirm = { 'Merge', 'Cancel' }, question, 'Merge'
+        local items, prompt, confirm, kind = { 'Merge', 'Cancel' }, question, 'Merge', 'hydra_merge'
         if #concerns > 0 then
           -- Not the merge hydra would pick: say why, and put Cancel first,
-          -- where a quick <CR> or a picker's first entry lands.
+          -- where a quick <CR> or a picker's first entry lands. A kind of
+          -- its own lets a vim.ui.select replacement show it as a warning.
           confirm = 'Merge anyway'
           items = { 'Cancel', confirm }
+          kind = 'hydra_merge_warning'
           prompt = 'Warning: ' .. dry.agentId .. ' is not a safe pick: ' .. table.concat(concerns, '; ') .. '.\n' .. question
         end
-        vim.ui.select(items, { prompt = prompt, kind = 'hydra_merge' }, function(choice)
+        vim.ui.select(items, { prompt = prompt, kind = kind }, function(choice)
           if choice ~= confirm then
             vim.notify('hydra: merge cancelled; nothing was changed', vim.log.levels.INFO)
             return done(nil, nil)
@@ -605,9 +570,34 @@ function M.log_key(race_id, agent_id, raw)
   return 'hydra://' .. race_id .. '/' .. agent_id .. (raw and '~raw' or '~log')
 end
 
+--- The heading of the part of :HydraLog that shows the agent's checks.
+M.log_checks_heading = '── checks: what hydra ran to score it ──'
+
+-- Adds to `lines` and `highlights` the checks hydra ran on the agent's work
+-- (ui.add_checks: each failed one with its output), once the race is
+-- scored; then calls done().
+local function add_log_checks(root, race_id, agent_id, lines, highlights, done)
+  client.request(root, protocol.scores, { raceId = race_id }, function(err, scores)
+    -- A race still running, or cancelled before scoring, ran no checks.
+    local ranking = not err and race.ranking_of(scores, agent_id) or nil
+    if ranking and #ui.checks_of(ranking) > 0 then
+      local b = ui.builder()
+      b:line('')
+      b:line(M.log_checks_heading, 'HydraHeader')
+      ui.add_checks(b, ranking, '')
+      local offset = #lines
+      vim.list_extend(lines, b.lines)
+      for _, h in ipairs(b.highlights) do
+        table.insert(highlights, { h[1] + offset, h[2], h[3], h[4] })
+      end
+    end
+    done()
+  end)
+end
+
 -- Calls fn(lines, highlights) with what :HydraLog shows: the transcript of
--- what hydra recorded (transcript.read), or with `raw` the log as printed,
--- stdout then stderr.
+-- what hydra recorded (transcript.read) followed by the checks hydra ran on
+-- the agent's work, or with `raw` the log as printed, stdout then stderr.
 local function read_for_log(root, race_id, agent_id, raw, fn)
   if not raw then
     return transcript.read(root, race_id, agent_id, function(err, entries)
@@ -623,7 +613,9 @@ local function read_for_log(root, race_id, agent_id, raw, fn)
           end
         end
       end
-      fn(lines, highlights)
+      add_log_checks(root, race_id, agent_id, lines, highlights, function()
+        fn(lines, highlights)
+      end)
     end)
   end
   transcript.read_raw(root, race_id, agent_id, function(err, stdout, stderr)

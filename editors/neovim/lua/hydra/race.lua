@@ -539,11 +539,80 @@ function M.show(race, layout)
   vim.cmd('wincmd =')
 end
 
+local function edit_distance(a, b)
+  local previous = {}
+  for j = 0, #b do
+    previous[j] = j
+  end
+  for i = 1, #a do
+    local current = { [0] = i }
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      current[j] = math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+    end
+    previous = current
+  end
+  return previous[#b]
+end
+
+--- The name among `candidates` that `word` looks like a typo of, or nil:
+--- the rule hydra's UnknownAgentName error uses for its `suggestion` (a
+--- prefix of three letters or more, or at most one edit per three letters).
+function M.closest_name(word, candidates)
+  local typed = word:lower()
+  local best, best_distance
+  for _, candidate in ipairs(candidates) do
+    local wanted = candidate:lower()
+    local distance = (#typed >= 3 and vim.startswith(wanted, typed)) and 1 or edit_distance(typed, wanted)
+    local allowed = math.max(1, math.floor(#wanted / 3))
+    if distance <= allowed and (best_distance == nil or distance < best_distance) then
+      best, best_distance = candidate, distance
+    end
+  end
+  return best
+end
+
+--- Why hydra cannot race an agent of that name: "unknown agent 'claud'; did
+--- you mean 'claude'?".
+function M.unknown_agent_text(name, suggestion)
+  if present(suggestion) and suggestion ~= '' then
+    return string.format("unknown agent '%s'; did you mean '%s'?", name, suggestion)
+  end
+  return string.format(
+    "unknown agent '%s': hydra.toml has no [agents.%s] and no adapter has that name (:HydraRace <Tab> lists the names)",
+    name,
+    name
+  )
+end
+
+--- Why hydra cannot race an agent that is not installed: "claude cannot
+--- race here: 'claude' not found on PATH" (`problem` from hydra/agents, in
+--- short: ui.short_problem).
+function M.unavailable_text(name, problem)
+  local why = ui.short_problem(problem)
+  return string.format('%s cannot race here: %s', name, why or 'hydra cannot run it')
+end
+
+-- The words for hydra's refusal of a race: its own message, but for an
+-- agent name it does not know (with its suggestion) or an agent that is not
+-- installed, which are said the way the plugin says them before asking.
+local function refusal_text(err)
+  local data = type(err) == 'table' and type(err.data) == 'table' and err.data or nil
+  if data and type(data.agent) == 'string' then
+    if err.code == protocol.errors.unknown_agent_name then
+      return M.unknown_agent_text(data.agent, data.suggestion)
+    elseif err.code == protocol.errors.agent_unavailable then
+      return M.unavailable_text(data.agent, data.problem)
+    end
+  end
+  return type(err) == 'table' and err.message or tostring(err)
+end
+
 --- Starts a race in `root`; callback(err, race) once hydra answered.
 function M.start(root, task, agents, callback)
   client.request(root, protocol.race, { task = task, agents = agents }, function(err, result)
     if err then
-      client.notify_error(err, 'the race did not start')
+      vim.notify('hydra: the race did not start: ' .. refusal_text(err), vim.log.levels.ERROR)
       if callback then
         callback(err, nil)
       end

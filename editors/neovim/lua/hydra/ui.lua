@@ -160,19 +160,24 @@ end
 local keyed = {}
 
 --- A scratch buffer that is not a file: nothing to save, no swap file.
---- Found again with find_buffer(key) (default key: its name).
+--- `name` is its name, or a list of names to try in turn (the first that no
+--- other buffer has). Found again with find_buffer(key) (default key: its
+--- first name).
 function M.scratch_buffer(name, filetype, key)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
-  -- A name is for people: when another buffer has it, this one goes without.
-  if name then
-    pcall(vim.api.nvim_buf_set_name, buf, name)
+  local names = type(name) == 'table' and name or { name }
+  -- A name is for people: when other buffers have every one, this one goes without.
+  for _, candidate in ipairs(names) do
+    if pcall(vim.api.nvim_buf_set_name, buf, candidate) then
+      break
+    end
   end
   if filetype then
     vim.bo[buf].filetype = filetype
   end
-  key = key or name
+  key = key or names[1]
   if key then
     keyed[key] = buf
     vim.api.nvim_buf_set_var(buf, 'hydra_key', key)
@@ -305,6 +310,16 @@ function M.ineligible_label(ranking)
   return (present(ranking.ineligible) and ranking.ineligible or 'ineligible') .. ': cannot win'
 end
 
+--- Why an agent cannot race, in short: hydra/agents' `problem`, "'claude'
+--- not found on PATH (<the whole PATH>)", says it in its first part. nil
+--- when there is none.
+function M.short_problem(problem)
+  if not present(problem) or problem == '' then
+    return nil
+  end
+  return (problem:gsub(' %(.*$', ''))
+end
+
 --- Text from an agent (a test name, a warning) on one line: a buffer line
 --- cannot hold a line break.
 function M.one_line(text)
@@ -362,14 +377,165 @@ function M.protected_how(ranking)
     or 'its checks ran with its versions'
 end
 
---- The notes under an agent's line on the scoreboard: why hydra would not
---- merge it by itself, the protected files it changed, how its tests compare
+-- The checks a ranking holds (hydra/scores' `checks`), in the order they run.
+M.check_names = { 'build', 'tests', 'lint' }
+
+--- Why a check failed, as "failed (exit 2)", "timed out", "could not run:
+--- ..." or "failed (killed by signal 9)"; nil when it passed, was skipped
+--- (the build failed) or is not configured (null).
+function M.check_failure(check)
+  if type(check) ~= 'table' or check.skipped == true then
+    return nil
+  end
+  if check.timedOut == true then
+    return 'timed out'
+  end
+  if present(check.error) and check.error ~= '' then
+    return 'could not run: ' .. M.one_line(check.error)
+  end
+  if not present(check.exitCode) then
+    return 'failed (killed by signal ' .. (present(check.signal) and check.signal or '?') .. ')'
+  end
+  if check.exitCode ~= 0 then
+    return 'failed (exit ' .. check.exitCode .. ')'
+  end
+  return nil
+end
+
+-- "3 passed, 1 failed", "2 errors, 0 warnings": what the check's output said, when hydra read it.
+local function check_counts(check)
+  local parts = {}
+  if type(check.tests) == 'table' then
+    table.insert(parts, string.format('%d passed, %d failed', check.tests.passed or 0, check.tests.failed or 0))
+  end
+  if type(check.lint) == 'table' then
+    local errors, warnings = check.lint.errors or 0, check.lint.warnings or 0
+    table.insert(
+      parts,
+      string.format('%d error%s, %d warning%s', errors, errors == 1 and '' or 's', warnings, warnings == 1 and '' or 's')
+    )
+  end
+  return #parts > 0 and table.concat(parts, '; ') or nil
+end
+
+--- A check's verdict and its colour: "failed (exit 1): 3 passed, 1 failed",
+--- "passed", "4 passed, 0 failed" (it passed), "skipped: the build failed".
+function M.check_verdict(check)
+  if check.skipped == true then
+    return 'skipped: the build failed', 'HydraScoreNone'
+  end
+  local failure = M.check_failure(check)
+  local counts = check_counts(check)
+  if not failure then
+    return counts or 'passed', 'HydraScoreGood'
+  end
+  return failure .. (counts and (': ' .. counts) or ''), 'HydraScorePoor'
+end
+
+--- The lines of a check's output (its end, as hydra kept it), "[…]" first
+--- when hydra cut its beginning off, blank lines at either end dropped.
+function M.check_output(check)
+  local lines = M.text_lines(check.output)
+  while #lines > 0 and vim.trim(lines[#lines]) == '' do
+    table.remove(lines)
+  end
+  while #lines > 0 and vim.trim(lines[1]) == '' do
+    table.remove(lines, 1)
+  end
+  if check.outputTruncated == true and #lines > 0 then
+    table.insert(lines, 1, '[…]')
+  end
+  return lines
+end
+
+--- The checks of a ranking that are configured, in the order they run:
+--- { {name, check} }.
+function M.checks_of(ranking)
+  local checks = type(ranking) == 'table' and type(ranking.checks) == 'table' and ranking.checks or {}
+  local out = {}
+  for _, name in ipairs(M.check_names) do
+    if type(checks[name]) == 'table' then
+      table.insert(out, { name, checks[name] })
+    end
+  end
+  return out
+end
+
+--- Adds the checks of `ranking` to builder `b`, one line each,
+--- "✗ build: failed (exit 2) · sh -n lib.sh", each line starting with
+--- `indent`; under a check that failed, its output, indented further.
+function M.add_checks(b, ranking, indent)
+  for _, item in ipairs(M.checks_of(ranking)) do
+    local name, check = item[1], item[2]
+    local verdict, group = M.check_verdict(check)
+    local failed = M.check_failure(check) ~= nil
+    local mark = check.skipped == true and '–' or (failed and '✗' or '✓')
+    b:add(indent):add(mark .. ' ' .. name .. ': ' .. verdict, group)
+    if present(check.command) and check.command ~= '' then
+      b:add(' · ' .. M.one_line(check.command), 'HydraMuted')
+    end
+    b:newline()
+    if failed then
+      local output = M.check_output(check)
+      if #output == 0 then
+        b:line(indent .. '    (it printed nothing)', 'HydraMuted')
+      end
+      for _, l in ipairs(output) do
+        b:line(indent .. '    ' .. l)
+      end
+    end
+  end
+end
+
+--- The line of a failed check's output that says most about why: the
+--- first that speaks of an error or a failure, else the last one.
+function M.telling_line(lines)
+  local last
+  for _, l in ipairs(lines) do
+    if l ~= '[…]' and vim.trim(l) ~= '' then
+      local lower = l:lower()
+      if lower:find('error', 1, true) or lower:find('fail', 1, true) or lower:find('fatal', 1, true) then
+        return l
+      end
+      last = l
+    end
+  end
+  return last
+end
+
+-- A note for each failed check of `ranking`, for its line on the
+-- scoreboard: "✗ build failed (exit 2): " and the line of its output that
+-- tells why (M.telling_line), or the counts hydra read from it.
+local function failed_check_notes(ranking)
+  local notes = {}
+  for _, item in ipairs(M.checks_of(ranking)) do
+    local name, check = item[1], item[2]
+    local failure = M.check_failure(check)
+    if failure then
+      local note = { { '✗ ' .. name .. ' ' .. failure, 'HydraScorePoor' } }
+      local counts = check_counts(check)
+      local telling = M.telling_line(M.check_output(check))
+      if counts then
+        table.insert(note, { ': ' .. counts })
+      elseif telling then
+        table.insert(note, { ': ' .. first_line(vim.trim(telling), 80) })
+      end
+      table.insert(notes, note)
+    end
+  end
+  return notes
+end
+
+--- The notes under an agent's line on the scoreboard: the checks that
+--- failed (with the line of what each printed that tells why), why hydra
+--- would not merge it by itself, the protected files it changed, how its tests compare
 --- with the base's, and its warnings (at most `max` of each list).
 --- `agent` (optional) is what hydra/status or hydra/agentFinished said of it.
 --- Each note is a list of { text, group } pieces.
 function M.agent_notes(ranking, agent, max)
   agent = agent or {}
-  local notes = {}
+  -- Why it scored low first: the checks that failed, in their own words.
+  local notes = failed_check_notes(ranking)
   local not_auto = M.auto_merge_label(ranking)
   -- A hydra that sends no flags yet may still count the denials.
   local denied = not not_auto and M.denied_text(agent.deniedToolCalls)
@@ -564,7 +730,8 @@ M.scoreboard_names = 5
 M.details_names = 50
 
 --- An agent's details, opened from the scoreboard: its rank and total, why it
---- cannot win or be merged by itself, its protected changes, every kind of
+--- cannot win or be merged by itself, its checks (the output of each that
+--- failed: why the build or lint failed), its protected changes, every kind of
 --- test change one name a line (at most M.details_names each), its
 --- warnings, its error and the last lines of its stderr.
 --- `model` as for M.scoreboard. Returns lines and highlights.
@@ -606,6 +773,13 @@ function M.agent_details(model, agent_id)
     b:line('⚠ ' .. not_auto, 'HydraFlag')
   elseif denied then
     b:line('⚠ ' .. denied, 'HydraFlag')
+  end
+
+  -- What hydra ran to score it, and why what failed did.
+  if #M.checks_of(ranking) > 0 then
+    b:line('')
+    b:line('Checks', 'HydraTitle')
+    M.add_checks(b, ranking, '  ')
   end
 
   local function section(title, items, group)
