@@ -43,7 +43,11 @@ export function raceIsActive(state: RaceStateName): boolean {
   return state === 'running' || state === 'scoring';
 }
 
-/** An error from the server as a notification shows it: its message, and what its data names. */
+/**
+ * An error from the server as a notification shows it: its message, and what
+ * its data names that the message does not say already (hydra's messages
+ * often name the files, the known agents, the closest name and the problem).
+ */
 export function describeServerError(error: unknown): string {
   if (typeof error !== 'object' || error === null) return String(error);
   const e = error as { message?: unknown; data?: unknown };
@@ -51,14 +55,36 @@ export function describeServerError(error: unknown): string {
   const data = e.data as Record<string, unknown> | undefined | null;
   if (!data || typeof data !== 'object') return message;
   const extras: string[] = [];
-  if (Array.isArray(data.files) && data.files.length > 0) extras.push(`files: ${data.files.join(', ')}`);
-  if (Array.isArray(data.known) && data.known.length > 0) extras.push(`known agents: ${data.known.join(', ')}`);
+  // UnknownAgentName: the name it probably meant; AgentUnavailable: why it cannot run.
+  if (typeof data.suggestion === 'string' && data.suggestion && !message.includes(`'${data.suggestion}'`)) {
+    extras.push(`did you mean '${data.suggestion}'?`);
+  }
+  if (typeof data.problem === 'string' && data.problem && !message.includes(data.problem)) extras.push(data.problem);
+  const unsaid = (list: unknown) => Array.isArray(list) && list.length > 0 && !list.every((x) => message.includes(String(x)));
+  if (unsaid(data.files)) extras.push(`files: ${(data.files as unknown[]).join(', ')}`);
+  if (unsaid(data.known)) extras.push(`known agents: ${(data.known as unknown[]).join(', ')}`);
   if (typeof data.file === 'string' && typeof data.line === 'number' && data.line > 0) {
     const where = `${data.file}:${data.line}:${typeof data.column === 'number' ? data.column : 0}`;
     // hydra's ConfigError message usually names the place already.
     if (!message.includes(`${data.file}:${data.line}`)) extras.push(where);
   }
   return extras.length > 0 ? `${message} (${extras.join('; ')})` : message;
+}
+
+/**
+ * The agent a refused hydra/race names (UnknownAgentName, AgentUnavailable:
+ * `data.agent`), and the name hydra suggests instead (`data.suggestion`).
+ */
+export function refusedAgent(error: unknown): { agent: string; suggestion?: string } | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const data = (error as { data?: unknown }).data as Record<string, unknown> | undefined | null;
+  if (!data || typeof data !== 'object' || typeof data.agent !== 'string') return undefined;
+  return { agent: data.agent, suggestion: typeof data.suggestion === 'string' && data.suggestion ? data.suggestion : undefined };
+}
+
+/** `agents` with `name` replaced by `instead` wherever it appears. */
+export function replaceAgent(agents: string[], name: string, instead: string): string[] {
+  return agents.map((a) => (a === name ? instead : a));
 }
 
 /** What a dry-run merge would do, for the confirmation dialog. */
@@ -129,6 +155,24 @@ export function agentFinishedNotice(
   if (denied) parts.push(`had ${denied}, so it is not merged automatically`);
   if (warnings.length > 0) parts.push(`${denied ? 'and warned' : 'warned'}: ${warnings.join('; ')}`);
   return `Hydra: ${p.agentId} (race ${p.raceId}) ${parts.join(' ')}`;
+}
+
+/**
+ * hydra's reason an agent is not available, without the search path it
+ * quotes ("'aider' not found on PATH (/usr/bin:/bin)" -> "'aider' not found on
+ * PATH"): short enough for a title; the pick's row has it whole.
+ */
+export function briefProblem(problem: string): string {
+  return problem.replace(/ \([^()]*\/[^()]*\)$/, '');
+}
+
+/**
+ * What to tell the user of a race whose agents run unconfined; undefined when
+ * they are confined. The same words for every race (no race id), so that VS
+ * Code shows one notification however many races start.
+ */
+export function unconfinedNotice(p: { sandboxWarning?: string }): string | undefined {
+  return p.sandboxWarning ? `Hydra: races run their agents unconfined: ${oneLine(p.sandboxWarning)}` : undefined;
 }
 
 /** What to tell the user of an agent that got out of its worktree; undefined when it did not. */
@@ -361,6 +405,8 @@ export function mergeConcerns(scores: ScoresResult | undefined, agentId: string)
   const tests = ranking.checks.tests;
   if (tests?.tests && tests.tests.failed > 0) {
     out.push(`${tests.tests.failed} of ${tests.tests.passed + tests.tests.failed} tests failed`);
+  } else if (tests?.skipped) {
+    out.push('its tests did not run (skipped: the build failed)');
   } else {
     const why = checkFailure(tests);
     if (why) out.push(`its tests ${why}`);
@@ -375,6 +421,52 @@ export function mergeConcerns(scores: ScoresResult | undefined, agentId: string)
   // Flags do not stop a manual merge, but they are why hydra would not make it.
   if (ranking.flags?.length) out.push(`hydra would not merge it by itself: ${ranking.flags.map(oneLine).join('; ')}`);
   return out;
+}
+
+/**
+ * What the scoreboard says of the winner's merge. Only when hydra says
+ * `[scoring] auto_merge` is on (`autoMergeEnabled`) does it speak of merging
+ * automatically; otherwise, or from a hydra that does not say, it says what is
+ * true either way. `flagged`: the winner has flags, whose badge says why it is
+ * not merged automatically.
+ */
+export function winnerMergeNote(
+  scores: { autoMergeEligible: boolean; autoMergeEnabled?: boolean }, flagged: boolean,
+): string | undefined {
+  if (scores.autoMergeEnabled === true) {
+    if (scores.autoMergeEligible) return 'good enough to merge automatically (auto_merge is on)';
+    return flagged ? undefined : 'below auto_merge_minimum: not merged automatically';
+  }
+  return 'eligible to merge';
+}
+
+/** What to tell the user of what `[scoring] auto_merge` did when their race ended; undefined when it did nothing. */
+export function autoMergeNotice(p: RaceFinishedParams): { severity: 'info' | 'warning'; message: string } | undefined {
+  const m = p.autoMerge;
+  if (!m) return undefined;
+  const into = m.targetBranch ?? 'your branch';
+  switch (m.outcome) {
+    case 'fastForward':
+    case 'merged':
+      return {
+        severity: 'info',
+        message: `Hydra: auto_merge merged ${m.agentId}, the winner of race ${p.raceId}, into ${into}${
+          m.commit ? ` (now at ${m.commit.slice(0, 8)})` : ''}.`,
+      };
+    case 'upToDate':
+      return { severity: 'info', message: `Hydra: ${into} already contains ${m.agentId}, the winner of race ${p.raceId}: auto_merge had nothing to merge.` };
+    case 'conflict':
+      return {
+        severity: 'warning',
+        message: `Hydra: auto_merge did not merge ${m.agentId}, the winner of race ${p.raceId}: it conflicts in ${
+          cappedList(m.conflicts ?? [], 5) || 'some files'}; nothing was changed.`,
+      };
+    default:
+      return {
+        severity: 'warning',
+        message: `Hydra: auto_merge did not merge ${m.agentId}, the winner of race ${p.raceId}${m.error ? `: ${oneLine(m.error)}` : ''}.`,
+      };
+  }
 }
 
 /** What to tell the user when a race of theirs ends; undefined when the scoreboard says it all. */
@@ -394,16 +486,27 @@ export function raceOutcome(p: RaceFinishedParams): { severity: 'warning' | 'err
   return undefined;
 }
 
+/** A window/showMessage hydra sent, numbered in the order it came. */
+export interface HydraMessage {
+  type: number;
+  message: string;
+  seq: number;
+}
+
 /**
- * Whether a request's error says what one of `messages` (hydra's
- * window/showMessage sent while the request ran) already said: hydra's
- * messages repeat the error's message, sometimes with more after it.
+ * The latest of hydra's window/showMessage that said what a request's error
+ * says (hydra's messages repeat the error's message, sometimes with more after
+ * it); undefined when none did.
  */
-export function shownAlready(error: unknown, messages: string[]): boolean {
-  if (typeof error !== 'object' || error === null) return false;
+export function messageFor(error: unknown, messages: HydraMessage[]): HydraMessage | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
   const message = (error as { message?: unknown }).message;
-  if (typeof message !== 'string' || message === '') return false;
-  return messages.some((m) => m.startsWith(message) || message.startsWith(m));
+  if (typeof message !== 'string' || message === '') return undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i].message;
+    if (m.startsWith(message) || message.startsWith(m)) return messages[i];
+  }
+  return undefined;
 }
 
 /** Agent ids in rank order (unranked ones last, in the order given). */

@@ -17,17 +17,18 @@ async function scoresOf(session: HydraSession, raceId: string): Promise<proto.Sc
 }
 
 /**
- * Asks before a merge. The winner, with nothing against it, gets "Merge" as
- * the dialog's primary button. Any other merge says what speaks against it
- * (rank, failed checks...) and offers "Merge Anyway" only as a secondary
+ * Asks before a merge. The winner, with nothing against it, gets a plain
+ * question with "Merge" as its primary button. Any other agent gets a warning
+ * that says its rank and score and what speaks against it (failed checks,
+ * flags, every agent failed...), and offers "Merge Anyway" only as a secondary
  * button: the primary one, where Enter lands, shows the scoreboard instead.
  */
 async function confirm(session: HydraSession, raceId: string, preview: proto.MergeResult, plan: string): Promise<boolean> {
   const concerns = mergeConcerns(await scoresOf(session, raceId), preview.agentId);
   const after = "The race's worktrees and branches are removed afterwards.";
   if (concerns.length === 0) {
-    const choice = await vscode.window.showWarningMessage(
-      `Merge ${preview.agentId} into ${preview.targetBranch}?`, { modal: true, detail: `${plan}\n${after}` }, 'Merge');
+    const choice = await vscode.window.showInformationMessage(
+      `Merge ${preview.agentId}, the winner, into ${preview.targetBranch}?`, { modal: true, detail: `${plan}\n${after}` }, 'Merge');
     return choice === 'Merge';
   }
   const choice = await vscode.window.showWarningMessage(

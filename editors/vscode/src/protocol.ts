@@ -134,6 +134,8 @@ export interface ScoresResult {
   winner: string | null;
   baseline?: { commit: string; checks: CheckSet; fromCache: boolean };
   autoMergeEligible: boolean;
+  /** Whether [scoring] auto_merge was on when the race was scored; absent from a hydra that does not say. */
+  autoMergeEnabled?: boolean;
   /** No agent is eligible, or even the best one is below the fail threshold: then `winner` is null. */
   allFailed: boolean;
 }
@@ -216,13 +218,28 @@ export interface AgentFinishedParams {
   escapes?: string[];
 }
 export interface ScoringStartedParams { raceId: string }
+/** What [scoring] auto_merge did when the race finished. */
+export interface AutoMergeOutcome {
+  agentId: string;
+  outcome: 'fastForward' | 'merged' | 'upToDate' | 'conflict' | 'refused';
+  /** The branch it went into (absent when refused, or from a hydra that does not say). */
+  targetBranch?: string;
+  commit?: string;
+  conflicts?: string[];
+  /** Why it was refused. */
+  error?: string;
+}
 export interface RaceFinishedParams {
   raceId: string;
   status: RaceStateName;
   rankings: Ranking[];
   winner: string | null;
   autoMergeEligible: boolean;
+  /** Whether [scoring] auto_merge was on; absent from a hydra that does not say. */
+  autoMergeEnabled?: boolean;
   allFailed: boolean;
+  /** Present when auto_merge tried to merge the winner. */
+  autoMerge?: AutoMergeOutcome;
 }
 
 export const ping = new RequestType<PingParams, PingResult, void>('hydra/ping');

@@ -3,8 +3,11 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { ALL_FAILED, agentFinishedNotice, escapesMessage, raceIsActive, raceOutcome } from './format';
-import { firstLine, pickRace, targetOf } from './pick';
+import {
+  ALL_FAILED, agentFinishedNotice, autoMergeNotice, briefProblem, escapesMessage, raceIsActive, raceOutcome, refusedAgent, replaceAgent,
+  unconfinedNotice,
+} from './format';
+import { firstLine, pickAgent, pickRace, targetOf } from './pick';
 import { trackRaceProgress } from './progress';
 
 interface AgentPick extends vscode.QuickPickItem {
@@ -13,45 +16,63 @@ interface AgentPick extends vscode.QuickPickItem {
   problem?: string;
 }
 
-/** The agents to offer: available ones first, then configured ones; the ones in hydra.defaultAgents already picked. */
-function agentPicks(agents: proto.AgentInfo[], defaults: string[]): AgentPick[] {
-  const ordered = [...agents].sort((a, b) =>
-    Number(b.available) - Number(a.available) || Number(b.configured) - Number(a.configured) || a.name.localeCompare(b.name));
-  return ordered.map((a) => ({
+/**
+ * The agents to offer: available ones first (configured ones first), the ones
+ * in `picked` already ticked; then, under a "not available" separator, those
+ * that cannot run here, each with hydra's reason.
+ */
+function agentPicks(agents: proto.AgentInfo[], picked: string[]): Array<AgentPick | vscode.QuickPickItem> {
+  const ordered = [...agents].sort((a, b) => Number(b.configured) - Number(a.configured) || a.name.localeCompare(b.name));
+  const available = ordered.filter((a) => a.available).map((a): AgentPick => ({
     name: a.name,
-    available: a.available,
-    problem: a.problem,
-    label: a.available ? a.name : `$(circle-slash) ${a.name}`,
-    description: a.available ? `${a.adapter}${a.version ? ' · ' + a.version : ''}` : 'not available',
-    detail: a.available ? a.path : a.problem,
-    picked: a.available && defaults.includes(a.name),
+    available: true,
+    label: a.name,
+    description: `${a.adapter}${a.version ? ' · ' + a.version : ''}`,
+    detail: a.path,
+    picked: picked.includes(a.name),
   }));
+  const unavailable = ordered.filter((a) => !a.available).map((a): AgentPick => ({
+    name: a.name,
+    available: false,
+    problem: a.problem,
+    label: `$(circle-slash) ${a.name}`,
+    description: 'not available',
+    detail: a.problem,
+  }));
+  if (unavailable.length === 0) return available;
+  return [...available, { label: 'not available', kind: vscode.QuickPickItemKind.Separator }, ...unavailable];
+}
+
+function isAgentPick(item: vscode.QuickPickItem): item is AgentPick {
+  return typeof (item as Partial<AgentPick>).name === 'string';
 }
 
 /**
  * Asks for the agents to race. An agent that is not available cannot stay
- * ticked: ticking it unticks it again, and the title says why.
+ * ticked: ticking it unticks it again, and the title says why. `note` opens
+ * the title: what became of the agents asked for (hydra.defaultAgents, or a
+ * race hydra refused) that cannot be ticked.
  */
-function pickAgents(picks: AgentPick[]): Promise<string[] | undefined> {
-  const title = 'Hydra: agents to race';
-  const quickPick = vscode.window.createQuickPick<AgentPick>();
-  quickPick.title = title;
+function pickAgents(items: Array<AgentPick | vscode.QuickPickItem>, note: string | undefined): Promise<string[] | undefined> {
+  const quickPick = vscode.window.createQuickPick<AgentPick | vscode.QuickPickItem>();
+  quickPick.title = note ? `Hydra: agents to race (${note})` : 'Hydra: agents to race';
   quickPick.placeholder = 'Pick the agents that race on this task';
   quickPick.canSelectMany = true;
   quickPick.ignoreFocusOut = true;
-  quickPick.items = picks;
-  quickPick.selectedItems = picks.filter((p) => p.picked);
+  quickPick.items = items;
+  quickPick.selectedItems = items.filter((p) => p.picked);
   return new Promise((resolve) => {
     let answered = false;
     quickPick.onDidChangeSelection((selection) => {
-      const refused = selection.filter((p) => !p.available);
+      const refused = selection.filter((p) => !isAgentPick(p) || !p.available);
       if (refused.length === 0) return;
-      quickPick.selectedItems = selection.filter((p) => p.available);
-      quickPick.title = refused.map((p) => `${p.name} is not available${p.problem ? `: ${p.problem}` : ''}`).join('; ');
+      quickPick.selectedItems = selection.filter((p) => isAgentPick(p) && p.available);
+      quickPick.title = refused.filter(isAgentPick)
+        .map((p) => `${p.name} is not available${p.problem ? `: ${briefProblem(p.problem)}` : ''}`).join('; ');
     });
     quickPick.onDidAccept(() => {
       answered = true;
-      resolve(quickPick.selectedItems.filter((p) => p.available).map((p) => p.name));
+      resolve(quickPick.selectedItems.filter((p): p is AgentPick => isAgentPick(p) && p.available).map((p) => p.name));
       quickPick.hide();
     });
     quickPick.onDidHide(() => {
@@ -62,7 +83,24 @@ function pickAgents(picks: AgentPick[]): Promise<string[] | undefined> {
   });
 }
 
-async function startRace(session: HydraSession): Promise<void> {
+/** What the title says of the agents asked for that cannot be ticked: unknown to hydra, or not available. */
+function unpickable(asked: string[], agents: proto.AgentInfo[], what: string): string | undefined {
+  const notes = asked.flatMap((name) => {
+    const agent = agents.find((a) => a.name === name);
+    if (!agent) return [`${what} names '${name}', an agent hydra does not know`];
+    return agent.available ? [] : [`${what} names '${name}', which is not available`];
+  });
+  return notes.length > 0 ? notes.join('; ') : undefined;
+}
+
+/**
+ * Starts a race: asks for the task (unless given), then the agents (unless
+ * given), and hands it to hydra. A race hydra refuses for one of its agents
+ * (a name it does not know, an agent that cannot run here) says why and offers
+ * to pick the agents again for the same task, or to race with the name hydra
+ * suggests.
+ */
+async function startRace(session: HydraSession, again?: { task: string; agents?: string[]; picked?: string[]; note?: string }): Promise<void> {
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showWarningMessage(
       'Hydra: races run the commands in hydra.toml, so they start only in a trusted workspace.',
@@ -70,38 +108,75 @@ async function startRace(session: HydraSession): Promise<void> {
     ).then((c) => c && vscode.commands.executeCommand('workbench.trust.manage'));
     return;
   }
-  const task = await vscode.window.showInputBox({
+  const task = again?.task ?? await vscode.window.showInputBox({
     title: 'Hydra: Start Race',
     prompt: 'The task every agent gets',
     placeHolder: 'Fix the discount rounding in cart.py',
     validateInput: (v) => (v.trim() ? undefined : 'The task must not be blank.'),
   });
   if (!task) return;
-  const available = await session.request(proto.agents);
-  if (!available) return;
-  const defaults = vscode.workspace.getConfiguration('hydra').get<string[]>('defaultAgents', []);
-  const chosen = await pickAgents(agentPicks(available.agents, defaults));
+  let chosen = again?.agents;
+  if (!chosen) {
+    const available = await session.request(proto.agents);
+    if (!available) return;
+    const asked = again?.picked ?? vscode.workspace.getConfiguration('hydra').get<string[]>('defaultAgents', []);
+    const note = again?.note ?? unpickable(asked, available.agents, 'hydra.defaultAgents');
+    chosen = await pickAgents(agentPicks(available.agents, asked), note);
+  }
   if (!chosen || chosen.length === 0) return;
   const progress = await trackRaceProgress(session);
-  const result = await session.request(proto.race, { task, agents: chosen, workDoneToken: progress.token });
-  if (!result) {
+  const since = session.messagesSoFar;
+  let result: proto.RaceResult;
+  try {
+    result = await session.requestOrThrow(proto.race, { task, agents: chosen, workDoneToken: progress.token });
+  } catch (error) {
     progress.abandon();
+    await raceRefused(session, error, since, task, chosen);
     return;
   }
   session.store.raceStarted(task, result);
   void vscode.commands.executeCommand('hydra.races.focus');
   // Agents run with your permissions when bubblewrap cannot confine them: say so.
-  if (result.sandboxWarning) {
-    void vscode.window.showWarningMessage(`Hydra: race ${result.raceId} runs its agents unconfined: ${result.sandboxWarning}`);
-  }
+  const unconfined = unconfinedNotice(result);
+  if (unconfined) void vscode.window.showWarningMessage(unconfined);
   // The progress notification follows the race; a toast for its start
-  // would only pile up with the next race's.
+  // would only pile up with the next race's. The status bar shows one
+  // message at a time: the next race's replaces this one.
   vscode.window.setStatusBarMessage(
     `Hydra: race ${result.raceId} started with ${result.agents.map((a) => a.agentId).join(', ')}`, 10000);
 }
 
-/** Tells the user about a race of theirs that ended without a winner to review. */
+/** A race hydra refused: an agent it names hydra does not know or cannot run gets a way out, anything else its error. */
+async function raceRefused(session: HydraSession, error: unknown, since: number, task: string, agents: string[]): Promise<void> {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const refused = refusedAgent(error);
+  if (!refused || (code !== proto.ErrorCodes.UnknownAgentName && code !== proto.ErrorCodes.AgentUnavailable)) {
+    await session.showError(error, since);
+    return;
+  }
+  const instead = code === proto.ErrorCodes.UnknownAgentName ? refused.suggestion : undefined;
+  const raceWith = instead ? `Race with ${instead}` : undefined;
+  const pickAgain = 'Pick Agents Again';
+  const choice = await session.showError(error, since, [...(raceWith ? [raceWith] : []), pickAgain]);
+  if (raceWith && choice === raceWith && instead) {
+    await startRace(session, { task, agents: replaceAgent(agents, refused.agent, instead) });
+  } else if (choice === pickAgain) {
+    const why = code === proto.ErrorCodes.UnknownAgentName ? 'an agent hydra does not know' : 'which is not available';
+    await startRace(session, { task, picked: agents, note: `the race named '${refused.agent}', ${why}` });
+  }
+}
+
+/**
+ * Tells the user about a race of theirs that ended without a winner to review,
+ * and what [scoring] auto_merge did with the winner, if anything.
+ */
 async function raceFinished(p: proto.RaceFinishedParams): Promise<void> {
+  const merged = autoMergeNotice(p);
+  if (merged) {
+    const show = merged.severity === 'info' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    void show(merged.message, 'Show Scoreboard').then((choice) => choice &&
+      vscode.commands.executeCommand('hydra.showScoreboard', { raceId: p.raceId }));
+  }
   const outcome = raceOutcome(p);
   if (!outcome) return;
   const action = p.rankings.length > 0 ? 'Show Scoreboard' : 'Show Agent Output';
@@ -112,11 +187,33 @@ async function raceFinished(p: proto.RaceFinishedParams): Promise<void> {
 }
 
 async function cancelRace(session: HydraSession, arg: unknown): Promise<void> {
-  const target = targetOf(arg);
-  const raceId = target?.raceId ?? (await pickRace(session, 'The race to cancel', (r) => raceIsActive(r.state)))?.raceId;
+  const raceId = targetOf(arg)?.raceId ?? (await pickRace(session, 'The race to cancel', (r) => raceIsActive(r.state)))?.raceId;
   if (!raceId) return;
-  const result = await session.request(proto.cancel, { raceId, agentId: target?.agentId });
+  const result = await session.request(proto.cancel, { raceId });
   if (result && !result.cancelled) void vscode.window.showInformationMessage(`Hydra: race ${raceId} had already finished.`);
+}
+
+/** Cancels one agent (the row it was invoked on, or one picked among the agents still running); the others run on. */
+async function cancelAgent(session: HydraSession, arg: unknown): Promise<void> {
+  const target = targetOf(arg);
+  let raceId = target?.raceId;
+  let agentId = target?.agentId;
+  if (!raceId || !agentId) {
+    const race = (raceId ? session.store.get(raceId) : undefined) ??
+      (await pickRace(session, 'The race whose agent to cancel', (r) => raceIsActive(r.state)));
+    if (!race) return;
+    const running = race.agents.filter((a) => a.state === 'queued' || a.state === 'running');
+    if (running.length === 0) {
+      void vscode.window.showInformationMessage(`Hydra: no agent of race ${race.raceId} is still running.`);
+      return;
+    }
+    const agent = await pickAgent(session, race, 'The agent to cancel', running);
+    if (!agent) return;
+    raceId = race.raceId;
+    agentId = agent.agentId;
+  }
+  const result = await session.request(proto.cancel, { raceId, agentId });
+  if (result && !result.cancelled) void vscode.window.showInformationMessage(`Hydra: ${agentId} (race ${raceId}) had already finished.`);
 }
 
 async function showHistory(session: HydraSession): Promise<void> {
@@ -167,6 +264,7 @@ async function cleanUp(session: HydraSession, raceId: string | undefined): Promi
 export function activate(context: vscode.ExtensionContext, session: HydraSession): void {
   context.subscriptions.push(
     vscode.commands.registerCommand('hydra.startRace', () => startRace(session)),
+    vscode.commands.registerCommand('hydra.cancelAgent', (arg?: unknown) => cancelAgent(session, arg)),
     vscode.commands.registerCommand('hydra.cancelRace', (arg?: unknown) => cancelRace(session, arg)),
     vscode.commands.registerCommand('hydra.showRaceHistory', () => showHistory(session)),
     vscode.commands.registerCommand('hydra.cleanUp', () => cleanUp(session, undefined)),

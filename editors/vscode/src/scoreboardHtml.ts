@@ -9,7 +9,7 @@
 import type { AgentState, CheckResult, Ranking, ScoresResult } from './protocol';
 import {
   ALL_FAILED, TEST_CHANGE_KINDS, TEST_NAMES_SHOWN, allFailedReason, autoMergeLabel, capItems, deniedText, escapeHtml,
-  formatElapsed, ineligibleLabel, scoreBand, tailLines, testCaseCounts,
+  formatElapsed, ineligibleLabel, scoreBand, tailLines, testCaseCounts, winnerMergeNote,
 } from './format';
 
 // Each dimension, and the check it comes from (none for diff size and speed).
@@ -52,9 +52,9 @@ export function renderScoreboard(scores: ScoresResult, page: ScoreboardPage): st
   } else {
     const winner = scores.rankings.find((r) => r.agentId === scores.winner);
     const notAuto = autoMergeLabel(winner);
+    const note = winnerMergeNote(scores, notAuto !== undefined);
     summary = `<p class="summary">Winner: <strong>${escapeHtml(scores.winner)}</strong>${
-      // Whether auto_merge is on is hydra.toml's business: say only what the total reaches.
-      scores.autoMergeEligible ? ' &middot; its total reaches auto_merge_minimum' : ''}${
+      note ? ` &middot; <span class="merge-note">${escapeHtml(note)}</span>` : ''}${
       notAuto ? ` &middot; <span class="warn-text">&#9888; ${escapeHtml(notAuto)}</span>` : ''}</p>`;
   }
   return `<!DOCTYPE html>
@@ -92,7 +92,7 @@ function renderCard(r: Ranking, isWinner: boolean, notes: AgentNotes): string {
   return `<section class="${classes}" data-agent="${escapeHtml(r.agentId)}" data-rank="${r.rank}">
   <header>
     <span class="rank">#${r.rank}</span>
-    <span class="agent">${escapeHtml(r.agentId)}</span>
+    <span class="agent">${escapeHtml(r.agentId)}</span>${isWinner ? '\n    <span class="badge winner-badge">&#9733; winner</span>' : ''}
     <span class="status">${escapeHtml(r.status)}</span>
     <span class="total ${scoreBand(r.total)}" data-total="${r.total}">${r.total.toFixed(1)}</span>
   </header>
@@ -232,6 +232,7 @@ header { display: flex; gap: 8px; align-items: baseline; }
 .card.flagged { border-color: var(--vscode-editorWarning-foreground, #bf8803); }
 .flags, .protected, .test-change { margin: 4px 0; }
 .badge { font-weight: bold; color: var(--vscode-editorWarning-foreground, #bf8803); border: 1px solid currentColor; border-radius: 3px; padding: 0 4px; }
+.winner-badge { color: var(--vscode-charts-yellow, #cca700); }
 .test-change code, .protected code { overflow-wrap: anywhere; }
 .warnings { margin: 4px 0; padding-left: 0; list-style: none; color: var(--vscode-editorWarning-foreground, #bf8803); white-space: pre-wrap; }
 .meta { color: var(--vscode-descriptionForeground); }

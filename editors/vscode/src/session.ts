@@ -10,7 +10,7 @@ import {
   WorkDoneProgressEnd, WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
 import * as proto from './protocol';
-import { describeServerError, shownAlready } from './format';
+import { type HydraMessage, describeServerError, messageFor } from './format';
 import { RaceStore } from './raceStore';
 
 export class HydraSession implements vscode.Disposable {
@@ -21,8 +21,9 @@ export class HydraSession implements vscode.Disposable {
   readonly onRaceFinished = new vscode.EventEmitter<proto.RaceFinishedParams>();
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient | undefined> | undefined;
-  // What hydra's window/showMessage said lately.
-  private readonly recentMessages: string[] = [];
+  // What hydra's window/showMessage said lately, numbered in order.
+  private readonly recentMessages: HydraMessage[] = [];
+  private messageCount = 0;
 
   constructor(private readonly log: vscode.OutputChannel) {}
 
@@ -36,7 +37,7 @@ export class HydraSession implements vscode.Disposable {
 
   /**
    * Sends a hydra/* request. A server error becomes an error notification
-   * carrying the server's message; the caller then gets undefined.
+   * carrying the server's message (see showError); the caller then gets undefined.
    */
   async request<P, R>(type: RequestType<P, R, void> | RequestType0<R, void>, params?: P): Promise<R | undefined> {
     if (!vscode.workspace.isTrusted) {
@@ -45,16 +46,13 @@ export class HydraSession implements vscode.Disposable {
     }
     const client = await this.ensureStarted();
     if (!client) return undefined;
+    const since = this.messageCount;
     try {
       // A RequestType0 sends no params at all: hydra refuses params on methods that take none.
       if (type instanceof RequestType0) return await client.sendRequest(type);
       return await client.sendRequest(type, params as P);
     } catch (error) {
-      // hydra shows some errors itself (a broken hydra.toml, a refused
-      // merge) with window/showMessage before it answers, and a broken
-      // hydra.toml only once however many requests it refuses (an earlier
-      // request may have been the one to show it): once is enough.
-      if (!shownAlready(error, this.recentMessages)) void vscode.window.showErrorMessage(`Hydra: ${describeServerError(error)}`);
+      this.showError(error, since);
       return undefined;
     }
   }
@@ -64,6 +62,28 @@ export class HydraSession implements vscode.Disposable {
     const client = await this.ensureStarted();
     if (!client) throw new Error('hydra is not running');
     return client.sendRequest(type, params);
+  }
+
+  /** How many window/showMessage hydra has sent: a request notes it before it goes, for showError. */
+  get messagesSoFar(): number {
+    return this.messageCount;
+  }
+
+  /**
+   * Shows a request's error once. hydra shows some errors itself with
+   * window/showMessage before it answers (a broken hydra.toml, a refused
+   * merge), and a broken hydra.toml only once however many requests it
+   * refuses: an error hydra said while the request ran is on screen already;
+   * one it said earlier is shown again in hydra's own words, which VS Code
+   * folds into the notification still open, if any, so there is never a
+   * second one, nor silence once the first was closed. `since`:
+   * messagesSoFar when the request was sent.
+   */
+  showError(error: unknown, since: number, actions: string[] = []): Thenable<string | undefined> {
+    const said = messageFor(error, this.recentMessages);
+    if (said && said.seq >= since && actions.length === 0) return Promise.resolve(undefined);
+    if (said && actions.length === 0) return this.notify(said);
+    return vscode.window.showErrorMessage(`Hydra: ${describeServerError(error)}`, ...actions);
   }
 
   /** Listens to work-done progress on a token of ours; undefined when hydra is not running. */
@@ -105,12 +125,17 @@ export class HydraSession implements vscode.Disposable {
 
   /** hydra's window/showMessage, as a notification of this extension. */
   private showMessage(p: ShowMessageParams): void {
-    this.recentMessages.push(p.message);
+    const said = { type: p.type, message: p.message, seq: this.messageCount++ };
+    this.recentMessages.push(said);
     if (this.recentMessages.length > 20) this.recentMessages.shift();
-    const text = `Hydra: ${p.message}`;
-    if (p.type === MessageType.Error) void vscode.window.showErrorMessage(text);
-    else if (p.type === MessageType.Warning) void vscode.window.showWarningMessage(text);
-    else void vscode.window.showInformationMessage(text);
+    void this.notify(said);
+  }
+
+  private notify(said: HydraMessage): Thenable<string | undefined> {
+    const text = `Hydra: ${said.message}`;
+    if (said.type === MessageType.Error) return vscode.window.showErrorMessage(text);
+    if (said.type === MessageType.Warning) return vscode.window.showWarningMessage(text);
+    return vscode.window.showInformationMessage(text);
   }
 
   private async start(): Promise<LanguageClient | undefined> {

@@ -1,6 +1,6 @@
-// The "Hydra" view: races -> agents (state icon, elapsed time, score) ->
-// changed files. A file opens VS Code's diff editor; inline actions diff,
-// merge and show output.
+// The "Hydra" view: races -> agents by rank (state icon, elapsed time, rank
+// and score, a star for the winner) -> changed files. A file opens VS Code's
+// diff editor; inline actions diff, merge, show output and cancel.
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
@@ -25,8 +25,11 @@ class FileNode implements Target {
 }
 
 class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
-  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  private readonly changed = new vscode.EventEmitter<Node | Node[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  // One node per race, agent and file, kept across refreshes: an inline
+  // button hands its command the node of its row, which must still be there.
+  private readonly nodes = new Map<string, Node>();
   // Changed files of finished agents: a result commit never changes.
   private readonly files = new Map<string, proto.FileChange[]>();
   // Races whose scores were asked for, so that a race hydra cannot score is asked once.
@@ -38,19 +41,44 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
     this.changed.fire(undefined);
   }
 
+  /**
+   * Redraws the rows of the agents still running (their elapsed time), and
+   * only them: refreshing the whole tree every second would drop and remake
+   * every row, and a button clicked meanwhile would reach its command
+   * without its row.
+   */
+  tick(): void {
+    const rows = this.session.store.running().flatMap((r) => r.agents
+      .filter((a) => a.state === 'running')
+      .map((a) => this.nodes.get(`agent:${r.raceId}/${a.agentId}`))
+      .filter((n): n is Node => n !== undefined));
+    if (rows.length > 0) this.changed.fire(rows);
+  }
+
   async getChildren(node?: Node): Promise<Node[]> {
     const store = this.session.store;
-    if (!node) return store.list().map((r) => new RaceNode(r.raceId));
+    if (!node) return store.list().map((r) => this.node(`race:${r.raceId}`, () => new RaceNode(r.raceId)));
     if (node.kind === 'race') {
       await this.ensureRankings(node.raceId);
       const ids = (store.get(node.raceId)?.agents ?? []).map((a) => a.agentId);
-      return rankOrder(ids, (id) => store.rankingOf(node.raceId, id)?.rank).map((id) => new AgentNode(node.raceId, id));
+      return rankOrder(ids, (id) => store.rankingOf(node.raceId, id)?.rank)
+        .map((id) => this.node(`agent:${node.raceId}/${id}`, () => new AgentNode(node.raceId, id)));
     }
     if (node.kind === 'agent') {
       const changes = await this.changesOf(node.raceId, node.agentId);
-      return changes.map((c) => new FileNode(node.raceId, node.agentId, c.path, c));
+      return changes.map((c) =>
+        this.node(`file:${node.raceId}/${node.agentId}/${c.path}`, () => new FileNode(node.raceId, node.agentId, c.path, c)));
     }
     return [];
+  }
+
+  private node<T extends Node>(key: string, make: () => T): T {
+    let node = this.nodes.get(key) as T | undefined;
+    if (!node) {
+      node = make();
+      this.nodes.set(key, node);
+    }
+    return node;
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -84,15 +112,19 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
     item.id = `${node.raceId}/${node.agentId}`;
     const ranking = store.rankingOf(node.raceId, node.agentId);
     const cannotWin = ineligibleLabel(ranking);
+    const isWinner = ranking !== undefined && store.winnerOf(node.raceId) === node.agentId;
     const parts: string[] = [state, formatElapsed(store.elapsedMs(node.raceId, node.agentId))];
-    if (ranking) parts.push(`#${ranking.rank} · ${ranking.total.toFixed(1)}${store.winnerOf(node.raceId) === node.agentId ? ' · winner' : ''}`);
+    if (ranking) parts.push(`#${ranking.rank} · ${ranking.total.toFixed(1)}${isWinner ? ' · winner' : ''}`);
     if (cannotWin) parts.push(cannotWin);
     // Flagged: it may win, but hydra would not merge it by itself (the tooltip says why).
     // Before the race is scored, its denied tool calls are what will flag it.
     else if (autoMergeLabel(ranking) || (!ranking && deniedText(agent?.deniedToolCalls))) parts.push('⚠ not for auto-merge');
     item.description = parts.join(' · ');
     item.tooltip = agentTooltip(agent, ranking);
-    item.iconPath = new vscode.ThemeIcon(agentStateIcon(state));
+    // The winner wears a star instead of its state's icon (it completed).
+    item.iconPath = isWinner
+      ? new vscode.ThemeIcon('star-full', new vscode.ThemeColor('charts.yellow'))
+      : new vscode.ThemeIcon(agentStateIcon(state));
     // An agent that cannot win is never offered for merging.
     item.contextValue = !finished ? 'agent.running' : cannotWin ? 'agent.ineligible' : 'agent';
     return item;
@@ -144,9 +176,7 @@ export function activate(context: vscode.ExtensionContext, session: HydraSession
   const provider = new RaceTreeProvider(session);
   const view = vscode.window.createTreeView('hydra.races', { treeDataProvider: provider, showCollapseAll: true });
   // Elapsed times tick while a race runs.
-  const ticker = setInterval(() => {
-    if (session.store.running().length > 0) provider.refresh();
-  }, 1000);
+  const ticker = setInterval(() => provider.tick(), 1000);
   context.subscriptions.push(
     view,
     { dispose: () => clearInterval(ticker) },

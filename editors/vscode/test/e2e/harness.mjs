@@ -173,6 +173,55 @@ export class Workbench {
     await button.click();
   }
 
+  /** Clicks the button `label` of the Hydra view's title bar (it shows when the pointer is on the view). */
+  async viewTitleAction(label) {
+    const sidebar = await this.hydraView();
+    await sidebar.hover();
+    const button = sidebar.locator(`.title-actions .action-label[aria-label="${label}"], .actions .action-label[aria-label="${label}"]`).first();
+    await button.waitFor({ state: 'visible', timeout: 10000 });
+    await button.click();
+  }
+
+  /**
+   * The modal dialog on screen: its text, its severity (the icon's codicon:
+   * info, warning, error), its buttons and the primary one (where Enter lands).
+   */
+  async dialog() {
+    const box = this.page.locator('.monaco-dialog-box');
+    await box.waitFor({ timeout: 20000 });
+    const icon = await box.locator('.dialog-icon').first().getAttribute('class');
+    const buttons = (await box.locator('.dialog-buttons .monaco-button').allInnerTexts()).map((t) => t.trim());
+    const primary = (await box.locator('.dialog-buttons .monaco-button:not(.secondary)').allInnerTexts()).map((t) => t.trim());
+    return {
+      box,
+      text: (await box.innerText()).replace(/\n+/g, ' | '),
+      severity: /codicon-(?:dialog-)?(info|warning|error)\b/.exec(icon ?? '')?.[1] ?? icon,
+      buttons,
+      primary,
+      /** Clicks the button `label` and waits for the dialog to go. */
+      press: async (label) => {
+        await box.locator('.dialog-buttons .monaco-button', { hasText: new RegExp(`^${label}$`) }).click();
+        await box.waitFor({ state: 'hidden', timeout: 10000 });
+      },
+    };
+  }
+
+  /**
+   * Runs `label` from a tree row's context menu: a right click, then the
+   * keyboard (VS Code's menus take the keys as a user gives them; a synthetic
+   * click on an item does not reach them).
+   */
+  async contextMenu(row, label) {
+    await row.click({ button: 'right' });
+    const menu = this.page.locator('.context-view .monaco-menu').first();
+    await menu.locator('.action-label', { hasText: label }).first().waitFor({ state: 'visible', timeout: 10000 });
+    for (let i = 0; i < 10; i++) {
+      await this.page.keyboard.press('ArrowDown');
+      if ((await menu.locator('.action-item.focused').innerText().catch(() => '')).trim() === label) break;
+    }
+    await this.page.keyboard.press('Enter');
+  }
+
   /** The title of the active editor tab. */
   async activeTab() {
     return (await this.page.locator('.tabs-container .tab.active').first().innerText()).trim();

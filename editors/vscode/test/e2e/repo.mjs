@@ -2,7 +2,9 @@
 // a hydra.toml with scripted agents (fixer, breaker, and crasher, which
 // fails) that think for `agentDelaySeconds` before they edit, narrator (a
 // stand-in for the claude CLI, read by hydra's claude adapter), real scoring
-// commands, and one commit on branch main.
+// commands, and one commit on branch main. `extraAgents` adds agents of the
+// same script ({name, mode, delaySeconds, binary}: binary defaults to the
+// script); `autoMerge` turns [scoring] auto_merge on.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +15,7 @@ export function git(dir, ...args) {
   return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
 }
 
-export function makeRepo(dir, { agentDelaySeconds = 0 } = {}) {
+export function makeRepo(dir, { agentDelaySeconds = 0, extraAgents = [], autoMerge = false } = {}) {
   fs.mkdirSync(dir, { recursive: true });
   fs.cpSync(path.join(fixtures, 'project'), dir, { recursive: true });
   const agent = path.join(fixtures, 'agent.sh');
@@ -43,7 +45,16 @@ export function makeRepo(dir, { agentDelaySeconds = 0 } = {}) {
     'adapter = "claude"',
     `binary = "${path.join(fixtures, 'narrator.sh')}"`,
     '',
+    ...extraAgents.flatMap((a) => [
+      `[agents.${a.name}]`,
+      'adapter = "command"',
+      `binary = "${a.binary ?? agent}"`,
+      `args = ["${a.mode}"]`,
+      `env = { AGENT_DELAY = "${a.delaySeconds ?? agentDelaySeconds}" }`,
+      '',
+    ]),
     '[scoring]',
+    ...(autoMerge ? ['auto_merge = true'] : []),
     'build_command = "sh -n lib.sh"',
     'test_command = "sh run-tests.sh"',
     'test_format = "pytest"',

@@ -5,14 +5,19 @@
 //     is checked: the agent pick, the agents' output channels, the scoreboard
 //     (against hydra/scores asked directly), the view's rows and each of their
 //     inline buttons (diffs, output, scoreboard, merges, with a warning for
-//     the agent that lost), a race every agent fails, a cancelled race, Show
-//     Race History, Clean Up, and a broken hydra.toml reported once.
+//     the agent that lost, cancels), a race every agent fails, races
+//     cancelled, the view's title buttons (Start Race, Show Race History,
+//     Clean Up), Clean Up Race, and a broken hydra.toml reported once.
 //  2. history: races this VS Code never watched (raced through another hydra
 //     serve before it opened): an agent's output as a transcript of what
 //     hydra stored, its raw log, an agent that failed marked as unable to
 //     win (no Merge anywhere, its error shown), and a race every agent
 //     failed said to have no winner.
-//  3. untrusted: the same kind of repository in an untrusted workspace: no
+//  3. agents: races hydra refuses for an agent (its binary went away after
+//     the pick listed it; renamed in hydra.toml meanwhile), what the user is
+//     told (hydra's problem, its "did you mean") and offered (pick again,
+//     race with the suggested name), and auto_merge merging the winner.
+//  4. untrusted: the same kind of repository in an untrusted workspace: no
 //     race starts and hydra is never even started.
 // Screenshots of every step go to $HYDRA_E2E_SHOTS.
 //
@@ -73,12 +78,29 @@ async function scenarioFailed(wb, scenario, e) {
   try { await wb?.shot('error'); } catch { /* the page is gone */ }
 }
 
+/** The agent pick's rows on screen, in order: each agent's name and whether it is marked not available. */
+async function agentRows(page) {
+  const rows = await page.locator('.quick-input-list .monaco-list-row').evaluateAll((els) => els
+    .filter((r) => !r.querySelector('.quick-input-list-separator-as-item'))
+    .map((r) => ({
+      index: Number(r.getAttribute('data-index')),
+      name: (r.querySelector('.label-name')?.textContent ?? '').trim(),
+      unavailable: /not available/.test(r.querySelector('.label-description')?.textContent ?? ''),
+      detail: (r.querySelector('.quick-input-list-label-meta')?.textContent ?? '').trim(),
+    })));
+  return rows.sort((a, b) => a.index - b.index);
+}
+
 const checkedRows = (page) => page.locator('.quick-input-list .monaco-list-row input[type=checkbox]:checked, .quick-input-list .monaco-list-row .monaco-custom-toggle.checked');
 
 async function raceScenario() {
   const run = runFolder('race');
-  // The agents think for 3 s: long enough to see the race run.
-  const repo = makeRepo(path.join(run, 'calc'), { agentDelaySeconds: 3 });
+  // The agents think for 3 s: long enough to see the race run. sleeper and
+  // dozer think for a minute: the races that are cancelled race them.
+  const repo = makeRepo(path.join(run, 'calc'), {
+    agentDelaySeconds: 3,
+    extraAgents: [{ name: 'sleeper', mode: 'fix', delaySeconds: 60 }, { name: 'dozer', mode: 'fix', delaySeconds: 60 }],
+  });
   const settings = { 'hydra.serverPath': hydra, 'hydra.defaultAgents': ['fixer', 'breaker'], 'hydra.logLevel': 'debug' };
   let wb;
   let rpc;
@@ -109,6 +131,11 @@ async function raceScenario() {
     const { raceId, text: startedText } = await startFromTaskBox(wb, 'Make add() add its arguments', async () => {
       const checked = await checkedRows(page).count();
       check(checked === 2, `the agent pick lists hydra/agents with hydra.defaultAgents picked (${checked} checked)`);
+      const order = await agentRows(page);
+      const firstUnavailable = order.findIndex((r) => r.unavailable);
+      check(firstUnavailable > 0 && order.slice(firstUnavailable).every((r) => r.unavailable) &&
+        await page.locator('.quick-input-list .quick-input-list-separator', { hasText: 'not available' }).first().isVisible(),
+      `the agents that are not available are listed apart, under "not available": ${order.map((r) => r.name).join(', ')}`);
       const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'not available' }).first();
       unavailable = (await row.locator('.label-name').first().innerText()).trim();
       await row.click();
@@ -117,7 +144,8 @@ async function raceScenario() {
         return /is not available/.test(t) ? t : undefined;
       }, 10000, 'the reason in the title');
       const after = await checkedRows(page).count();
-      check(after === 2 && title.includes(`${unavailable} is not available`),
+      // hydra's reason, without the search path it quotes (the row has it whole).
+      check(after === 2 && title.includes(`${unavailable} is not available: `) && !/\(\/[^)]*:/.test(title),
         `ticking ${unavailable}, not available, leaves it unticked and says why: ${title}`);
       await wb.shot('agents');
     });
@@ -150,8 +178,10 @@ async function raceScenario() {
     check(skippedTests === '--' && scores.rankings[1].checks.tests.skipped,
       `tests skipped because the build failed show "--", as the CLI does: ${skippedTests}`);
     const summary = await frame.locator('p.summary').innerText();
-    check(!/merge automatically/.test(summary) && (!scores.autoMergeEligible || /reaches auto_merge_minimum/.test(summary)),
-      `with auto_merge off, nothing promises a merge: ${summary}`);
+    check(scores.autoMergeEnabled !== true && !/automatic|auto_merge/.test(summary) && /eligible to merge/.test(summary),
+      `with auto_merge off, nothing speaks of merging automatically (autoMergeEnabled: ${scores.autoMergeEnabled}): ${summary}`);
+    const badges = await frame.locator('section.card .winner-badge').evaluateAll((els) => els.map((e) => e.closest('section').dataset.agent));
+    check(badges.join() === 'fixer', `the winner's card, and only it, wears a winner badge: ${badges.join(', ')}`);
     await frame.locator('section.card[data-agent="breaker"] details[data-check="build"] summary').click();
     const buildOutput = await frame.locator('section.card[data-agent="breaker"] details[data-check="build"] pre').innerText();
     check(/Syntax error|unexpected|expecting/i.test(buildOutput), `the raw build output expands: ${buildOutput.trim()}`);
@@ -160,13 +190,10 @@ async function raceScenario() {
     // The card's Merge button asks first; Cancel leaves the repository alone.
     const headAtScore = git(repo, 'rev-parse', 'HEAD');
     await frame.locator('section.card[data-agent="fixer"] button.merge').click();
-    const ask = page.locator('.monaco-dialog-box');
-    await ask.waitFor({ timeout: 20000 });
-    const asked = await ask.innerText();
-    await ask.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
-    await ask.waitFor({ state: 'hidden', timeout: 10000 });
-    check(/Merge fixer into main\?/.test(asked) && git(repo, 'rev-parse', 'HEAD') === headAtScore,
-      'the scoreboard\'s Merge button shows the dry run, and Cancel changes nothing');
+    const ask = await wb.dialog();
+    await ask.press('Cancel');
+    check(/Merge fixer, the winner, into main\?/.test(ask.text) && git(repo, 'rev-parse', 'HEAD') === headAtScore,
+      `the scoreboard's Merge button shows the dry run, and Cancel changes nothing: ${ask.text}`);
 
     // The agent's output channel, filled from hydra/agentOutput.
     await wb.palette('Hydra: Show Agent Output');
@@ -195,8 +222,10 @@ async function raceScenario() {
     const fileRow = sidebar.locator('.monaco-list-row', { hasText: 'lib.sh' }).first();
     await fileRow.waitFor({ timeout: 20000 });
     const agentLabel = await agentRow.innerText();
-    check(/completed/.test(agentLabel) && /#1/.test(agentLabel) && /winner/.test(agentLabel),
-      `the view shows the agent's state, score and that it won: ${agentLabel.replace(/\n/g, ' ')}`);
+    const star = await agentRow.locator('.codicon-star-full').count();
+    const breakerStar = await breakerRow.locator('.codicon-star-full').count();
+    check(/completed/.test(agentLabel) && /#1/.test(agentLabel) && /winner/.test(agentLabel) && star === 1 && breakerStar === 0,
+      `the view shows the agent's state, score and that it won, with a star: ${agentLabel.replace(/\n/g, ' ')}`);
     await fileRow.click();
     const diffEditor = page.locator('.monaco-diff-editor').first();
     await diffEditor.waitFor({ timeout: 20000 });
@@ -227,30 +256,29 @@ async function raceScenario() {
     // pick, and its primary button (where Enter lands) does not merge.
     const headBeforeBreaker = git(repo, 'rev-parse', 'HEAD');
     await wb.inline(breakerRow, 'Merge Agent');
-    const warning = page.locator('.monaco-dialog-box');
-    await warning.waitFor({ timeout: 20000 });
-    const warned = (await warning.innerText()).replace(/\n+/g, ' | ');
-    const primary = (await warning.locator('.dialog-buttons .monaco-button:not(.secondary)').allInnerTexts()).map((t) => t.trim());
+    const warning = await wb.dialog();
     await wb.shot('merge-loser');
-    check(/breaker is not a safe pick/.test(warned) && /It ranked #2 of 2/.test(warned) && /Its build failed \(exit 2\)/.test(warned),
-      `merging the last-ranked agent warns why: ${warned}`);
-    check(primary.length === 1 && primary[0] === 'Show Scoreboard',
-      `and "Merge Anyway" is not the primary button (primary: ${primary.join(', ')})`);
-    await warning.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
-    await warning.waitFor({ state: 'hidden', timeout: 10000 });
+    const breakerTotal = scores.rankings.find((r) => r.agentId === 'breaker').total.toFixed(1);
+    check(warning.severity === 'warning' && /breaker is not a safe pick/.test(warning.text) &&
+      warning.text.includes(`It ranked #2 of 2 (${breakerTotal} / 100`) && /Its build failed \(exit 2\)/.test(warning.text) &&
+      /Its tests did not run \(skipped: the build failed\)/.test(warning.text),
+    `merging the last-ranked agent is a warning with its rank, score and why: ${warning.text}`);
+    check(warning.buttons.includes('Merge Anyway') && warning.buttons.includes('Cancel') && !warning.buttons.includes('Merge') &&
+      warning.primary.length === 1 && warning.primary[0] === 'Show Scoreboard',
+    `its merge button says "Merge Anyway", and is not where Enter lands (buttons: ${warning.buttons.join(', ')}; primary: ${warning.primary.join(', ')})`);
+    await warning.press('Cancel');
     check(git(repo, 'rev-parse', 'HEAD') === headBeforeBreaker, 'Cancel merged nothing');
 
     // Merge the winner from the race's inline button: the dry run in a modal confirmation, then the merge.
     const headBefore = git(repo, 'rev-parse', 'HEAD');
     await wb.inline(raceRow, 'Merge Winner');
-    const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ timeout: 20000 });
-    const plan = await dialog.innerText();
-    check(/Fast-forward main/.test(plan) && /lib\.sh/.test(plan) && !/not a safe pick/.test(plan),
-      `the dry run is shown first, with no warning for the winner: ${plan.replace(/\n+/g, ' | ')}`);
+    const dialog = await wb.dialog();
+    check(dialog.severity === 'info' && /Merge fixer, the winner, into main\?/.test(dialog.text) && /Fast-forward main/.test(dialog.text) &&
+      /lib\.sh/.test(dialog.text) && !/not a safe pick/.test(dialog.text) && dialog.primary.join() === 'Merge' && !dialog.buttons.includes('Merge Anyway'),
+    `the winner's dialog is a plain question, not the warning, with the dry run and a "Merge" button: ${dialog.text} (${dialog.severity})`);
     check(git(repo, 'rev-parse', 'HEAD') === headBefore, 'the dry run changed nothing');
     await wb.shot('merge-confirm');
-    await dialog.locator('.monaco-button', { hasText: /^Merge$/ }).click();
+    await dialog.press('Merge');
     const merged = await wb.toast('merged fixer into main');
     await wb.shot('merged');
     const headAfter = git(repo, 'rev-parse', 'HEAD');
@@ -259,8 +287,8 @@ async function raceScenario() {
       `merging changed the repository (${merged}; HEAD ${headBefore.slice(0, 8)} -> ${headAfter.slice(0, 8)})`);
     check(git(repo, 'status', '--porcelain') === '', 'the working tree is clean after the merge');
 
-    // A race where every agent fails is said so.
-    await wb.palette('Hydra: Start Race');
+    // A race where every agent fails is said so. It starts from the view's title button.
+    await wb.viewTitleAction('Start Race');
     const lost = await startFromTaskBox(wb, 'A race nobody wins', async () => {
       await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixer' }).first().click();
     });
@@ -270,11 +298,30 @@ async function raceScenario() {
     await wb.waitActiveTab(new RegExp(`Hydra scoreboard ${lost.raceId}`), "the lost race's scoreboard");
     await wb.shot('all-failed');
 
-    // A second race, cancelled from its progress notification.
+    // A race of sleeper and dozer: dozer cancelled from its row's inline
+    // Cancel Agent (sleeper runs on), then the race from its progress
+    // notification's Cancel.
+    const sleepers = async () => {
+      for (const name of ['fixer', 'breaker', 'sleeper', 'dozer']) {
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+      }
+    };
     await wb.palette('Hydra: Start Race');
-    const { raceId: second } = await startFromTaskBox(wb, 'A race to cancel');
-    const progressToast = page.locator('.notification-toast', { hasText: 'A race to cancel' }).first();
-    await progressToast.waitFor({ timeout: 20000 });
+    const { raceId: second } = await startFromTaskBox(wb, 'A race to cancel', sleepers);
+    // Its message moves on as agents end ("dozer finished (cancelled)"): the title stays.
+    const progressToast = page.locator('.notification-toast', { hasText: 'Racing 2 agents' }).first();
+    await page.locator('.notification-toast', { hasText: 'A race to cancel' }).first().waitFor({ timeout: 20000 });
+    sidebar = await wb.hydraView();
+    const dozerRow = sidebar.locator('.monaco-list-row[aria-level="2"]', { hasText: 'dozer' }).first();
+    await waitFor(async () => /running/.test(await dozerRow.innerText()), 20000, 'dozer to run');
+    await wb.inline(dozerRow, 'Cancel Agent');
+    const oneCancelled = await waitFor(async () => {
+      const { races: [r] } = await rpc.request('hydra/status', { raceId: second });
+      return r.agents.find((a) => a.agentId === 'dozer').state === 'cancelled' ? r : undefined;
+    }, 30000, 'dozer to be cancelled');
+    check(oneCancelled.state === 'running' && oneCancelled.agents.find((a) => a.agentId === 'sleeper').state === 'running',
+      `an agent's inline Cancel Agent cancels that agent, and the race runs on: ${
+        oneCancelled.agents.map((a) => `${a.agentId} ${a.state}`).join(', ')} (race ${oneCancelled.state})`);
     await progressToast.locator('.monaco-button', { hasText: 'Cancel' }).click();
     const cancelled = await waitFor(async () => {
       const { races } = await rpc.request('hydra/status', { raceId: second });
@@ -286,26 +333,50 @@ async function raceScenario() {
       10000, 'the view to show the cancelled race');
     await wb.shot('cancelled');
 
-    // Show Race History: every race, then what to do with the one picked.
-    await wb.palette('Hydra: Show Race History');
+    // Another, cancelled from its row's inline Cancel Race.
+    await wb.palette('Hydra: Start Race');
+    const { raceId: third } = await startFromTaskBox(wb, 'Another race to cancel', sleepers);
+    sidebar = await wb.hydraView();
+    const thirdRow = sidebar.locator('.monaco-list-row[aria-level="1"]', { hasText: 'Another race to cancel' }).first();
+    await wb.inline(thirdRow, 'Cancel Race');
+    const thirdCancelled = await waitFor(async () => {
+      const { races } = await rpc.request('hydra/status', { raceId: third });
+      return races[0].state === 'cancelled' ? races[0] : undefined;
+    }, 30000, 'the race to be cancelled from its row');
+    check(thirdCancelled.agents.every((a) => a.state === 'cancelled'),
+      `a race's inline Cancel Race cancels it: ${thirdCancelled.agents.map((a) => `${a.agentId} ${a.state}`).join(', ')}`);
+
+    // Show Race History, from the view's title: every race, then what to do with the one picked.
+    await wb.viewTitleAction('Show Race History');
     await wb.pick(raceId);
     await wb.pick('Show Scoreboard');
     const historyBoard = await wb.waitActiveTab(new RegExp(`Hydra scoreboard ${raceId}`), "the first race's scoreboard");
-    check(true, `Show Race History opens a past race's scoreboard: ${historyBoard}`);
+    check(true, `the view's Show Race History opens a past race's scoreboard: ${historyBoard}`);
     await wb.shot('history');
 
-    // Clean Up, from the view's title: the finished races' worktrees and branches go.
+    // Clean Up Race, from a race's context menu: that race's worktrees and branches go, no other's.
+    const worktreesOf = async (id) => (await rpc.request('hydra/status', { raceId: id })).races[0].agents.map((a) => a.worktree);
+    const lostTrees = await worktreesOf(lost.raceId);
+    const otherTrees = [...await worktreesOf(second), ...await worktreesOf(third)];
+    sidebar = await wb.hydraView();
+    const lostRow = sidebar.locator('.monaco-list-row[aria-level="1"]', { hasText: 'A race nobody wins' }).first();
+    await wb.contextMenu(lostRow, 'Clean Up Race');
+    const cleanOne = await wb.dialog();
+    check(cleanOne.text.includes(`race ${lost.raceId}`), `Clean Up Race asks first: ${cleanOne.text}`);
+    await cleanOne.press('Remove');
+    await wb.toast('worktree(s)');
+    check(lostTrees.length > 0 && lostTrees.every((t) => !fs.existsSync(t)) && otherTrees.every((t) => fs.existsSync(t)) &&
+      !git(repo, 'branch', '--list', 'hydra/*').includes(lost.raceId),
+    `Clean Up Race removes that race's worktrees and branches (${lostTrees.length}), and only its`);
+
+    // Clean Up, from the view's title: every finished race's worktrees and branches go.
     const workspaces = path.join(repo, '.hydra-workspaces');
     const before = fs.existsSync(workspaces) ? fs.readdirSync(workspaces).length : 0;
-    sidebar = await wb.hydraView();
-    await sidebar.hover();
-    await sidebar.locator('.title-actions .action-label[aria-label="Clean Up"], .actions .action-label[aria-label="Clean Up"]').first().click();
-    const cleanup = page.locator('.monaco-dialog-box');
-    await cleanup.waitFor({ timeout: 20000 });
-    const cleanupAsk = (await cleanup.innerText()).replace(/\n+/g, ' | ');
-    check(/every finished race/.test(cleanupAsk), `Clean Up asks first: ${cleanupAsk}`);
-    await cleanup.locator('.monaco-button', { hasText: /^Remove$/ }).click();
-    const removed = await wb.toast('worktree(s)');
+    await wb.viewTitleAction('Clean Up');
+    const cleanup = await wb.dialog();
+    check(/every finished race/.test(cleanup.text), `Clean Up asks first: ${cleanup.text}`);
+    await cleanup.press('Remove');
+    const removed = await wb.toast(`removed ${before} worktree(s)`);
     const left_ = fs.existsSync(workspaces) ? fs.readdirSync(workspaces).length : 0;
     check(before > 0 && left_ === 0 && git(repo, 'branch', '--list', 'hydra/*') === '',
       `Clean Up removes the worktrees (${before} -> ${left_}) and branches: ${removed}`);
@@ -313,19 +384,27 @@ async function raceScenario() {
 
     // A server error reaches the user once, with the server's message: hydra.toml broken, then a new race.
     fs.writeFileSync(path.join(repo, 'hydra.toml'), '[general]\nmax_concurrent_agents = \n');
-    await wb.palette('Hydra: Start Race');
-    await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
-    await page.keyboard.type('Another task');
-    await page.keyboard.press('Enter');
-    const error = await wb.toast('hydra.toml');
-    check(/hydra\.toml:2/.test(error), `a ConfigError is shown with the server's message: ${error}`);
-    // Anything hydra answers later comes after that error was handled.
-    await wb.palette('Hydra: Show Race History');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: raceId }).first().waitFor({ timeout: 20000 });
-    await page.keyboard.press('Escape');
-    const errorToasts = await wb.toastCount('hydra.toml is broken');
-    check(errorToasts === 1, `one broken hydra.toml, one error toast (${errorToasts})`);
+    const brokenRace = async () => {
+      await wb.palette('Hydra: Start Race');
+      await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
+      await page.keyboard.type('Another task');
+      await page.keyboard.press('Enter');
+      const error = await wb.toast('hydra.toml');
+      // Anything hydra answers later comes after that error was handled.
+      await wb.palette('Hydra: Show Race History');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: raceId }).first().waitFor({ timeout: 20000 });
+      await page.keyboard.press('Escape');
+      return { error, toasts: await wb.toastCount('hydra.toml is broken') };
+    };
+    const broken = await brokenRace();
+    check(/hydra\.toml:2/.test(broken.error), `a ConfigError is shown with the server's message: ${broken.error}`);
+    check(broken.toasts === 1, `one broken hydra.toml, one error toast (${broken.toasts})`);
     await wb.shot('server-error');
+    // The user closes it and tries again: hydra does not say it twice, the extension does, once.
+    await wb.palette('Notifications: Clear All Notifications');
+    await waitFor(async () => (await wb.toastCount('hydra.toml is broken')) === 0, 10000, 'the notification to close');
+    const again = await brokenRace();
+    check(again.toasts === 1, `once closed, the next race refused for it says so again, once (${again.toasts})`);
   } catch (e) {
     await scenarioFailed(wb, 'race', e);
   } finally {
@@ -491,6 +570,121 @@ async function historyScenario() {
   return run;
 }
 
+/**
+ * The agents a race names, as hydra refuses them: one whose binary went
+ * away after the pick listed it, then one renamed in hydra.toml meanwhile.
+ * hydra.toml turns auto_merge on, so that the race finally raced merges its
+ * winner by itself.
+ */
+async function agentsScenario() {
+  const run = runFolder('agents');
+  // vanisher's binary is a copy of the scripted agent that the test deletes while the pick is open.
+  const vanisher = path.join(run, 'vanisher.sh');
+  fs.copyFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'agent.sh'), vanisher);
+  fs.chmodSync(vanisher, 0o755);
+  const repo = makeRepo(path.join(run, 'calc'), { extraAgents: [{ name: 'vanisher', mode: 'fix', binary: vanisher }], autoMerge: true });
+  // 'ghost' names no agent at all.
+  const settings = { 'hydra.serverPath': hydra, 'hydra.defaultAgents': ['fixer', 'breaker', 'ghost'] };
+  let wb;
+  let rpc;
+  try {
+    wb = await Workbench.open({ run, folder: repo, settings, vsix, port: await port(2), trust: true, prefix: 'agents' });
+    const page = wb.page;
+    await page.locator('.activitybar [aria-label^="Hydra"]').first().waitFor({ timeout: 30000 });
+    rpc = new HydraRpc(hydra, repo);
+    await rpc.initialize();
+    const title = () => page.locator('.quick-input-title').innerText();
+
+    // An agent that goes away between the pick and the race: hydra refuses it, and says why.
+    await wb.viewTitleAction('Start Race');
+    const task = 'Make add() add, whoever is left';
+    await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
+    await page.keyboard.type(task);
+    await page.keyboard.press('Enter');
+    const vanisherRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'vanisher' }).first();
+    await vanisherRow.waitFor({ timeout: 30000 });
+    const defaultsNote = await title();
+    check(/hydra\.defaultAgents names 'ghost', an agent hydra does not know/.test(defaultsNote),
+      `the pick says a default agent hydra does not know was left out: ${defaultsNote}`);
+    await vanisherRow.click();
+    check(await checkedRows(page).count() === 3, 'vanisher, available when the pick opened, is ticked with the defaults');
+    fs.rmSync(vanisher);
+    await page.keyboard.press('Enter');
+    const gone = page.locator('.notification-toast', { hasText: "'vanisher' cannot run here" }).first();
+    await gone.waitFor({ timeout: 30000 });
+    const goneText = (await gone.locator('.notification-list-item-message').innerText()).trim();
+    const goneButtons = (await gone.locator('.monaco-button').allInnerTexts()).map((t) => t.trim());
+    await page.waitForTimeout(400); // the toast slides in: let it settle for the screenshot
+    await wb.shot('agent-unavailable');
+    check(goneText.includes(vanisher) && goneButtons.includes('Pick Agents Again'),
+      `AgentUnavailable says which agent and why (data.problem), with a way back to the pick: ${goneText} [${goneButtons.join(', ')}]`);
+    check(!fs.existsSync(path.join(repo, '.hydra-workspaces')) || fs.readdirSync(path.join(repo, '.hydra-workspaces')).length === 0,
+      'nothing started');
+
+    // Pick Agents Again: the same task, the agents as they are now; vanisher is listed apart, with hydra's reason.
+    await gone.locator('.monaco-button', { hasText: 'Pick Agents Again' }).click();
+    await waitFor(async () => /vanisher/.test(await title()), 20000, 'the pick to open again');
+    const againTitle = await title();
+    const rows = await agentRows(page);
+    const vanished = rows.find((r) => r.name.includes('vanisher'));
+    const ticked = await checkedRows(page).count();
+    await wb.shot('pick-again');
+    check(vanished?.unavailable && vanished.detail.includes(vanisher) && ticked === 2 &&
+      rows.findIndex((r) => r.unavailable) > rows.findIndex((r) => r.name === 'fixer'),
+    `the pick opens again for the same task, vanisher under "not available" with its problem (${vanished?.detail}), the others still ticked (${ticked}): ${againTitle}`);
+
+    // An agent renamed in hydra.toml while the pick is open: hydra does not know it, and suggests the new name.
+    const toml = path.join(repo, 'hydra.toml');
+    fs.writeFileSync(toml, fs.readFileSync(toml, 'utf8').replace('[agents.breaker]', '[agents.breakr]'));
+    await page.keyboard.press('Enter');
+    const unknown = page.locator('.notification-toast', { hasText: "unknown agent 'breaker'" }).first();
+    await unknown.waitFor({ timeout: 30000 });
+    const unknownText = (await unknown.locator('.notification-list-item-message').innerText()).trim();
+    const unknownButtons = (await unknown.locator('.monaco-button').allInnerTexts()).map((t) => t.trim());
+    await page.waitForTimeout(400);
+    await wb.shot('unknown-agent');
+    check(/did you mean 'breakr'\?/.test(unknownText) && (unknownText.match(/\bknown\b/g) ?? []).length === 1 &&
+      unknownButtons.includes('Race with breakr') && unknownButtons.includes('Pick Agents Again'),
+    `UnknownAgentName shows hydra's suggestion (data.suggestion), the known agents once, and offers to race with it: ${
+      unknownText} [${unknownButtons.join(', ')}]`);
+
+    // Race with breakr: the same task, breakr instead of breaker.
+    const headBefore = git(repo, 'rev-parse', 'HEAD');
+    await unknown.locator('.monaco-button', { hasText: 'Race with breakr' }).click();
+    const started = await waitFor(async () => {
+      const t = await page.locator('.statusbar-item', { hasText: 'started with' }).allInnerTexts();
+      return t.find((x) => RACE_ID.test(x));
+    }, 30000, 'the race with breakr to start');
+    const raceId = RACE_ID.exec(started)[1];
+    const racedWith = /started with (.*)$/.exec(started.trim())[1].split(', ').sort().join();
+    check(racedWith === 'breakr,fixer', `Race with breakr races the same agents, breakr for breaker: ${started.trim()}`);
+    const { races: [raced] } = await rpc.request('hydra/status', { raceId });
+    check(raced.task === task, `for the same task: ${raced.task}`);
+
+    // auto_merge is on: hydra merges the winner by itself, and the extension says so.
+    const merged = await wb.toast('auto_merge merged fixer', 90000);
+    const headAfter = git(repo, 'rev-parse', 'HEAD');
+    // A hydra that does not name the branch (targetBranch) gets "your branch".
+    check(merged.includes(raceId) && /into (main|your branch)/.test(merged) && headAfter !== headBefore &&
+      /\$1 \+ \$2/.test(fs.readFileSync(path.join(repo, 'lib.sh'), 'utf8')),
+    `what auto_merge did is said: ${merged} (HEAD ${headBefore.slice(0, 8)} -> ${headAfter.slice(0, 8)})`);
+    const scores = await rpc.request('hydra/scores', { raceId });
+    const frame = await waitFor(() => scoreboardFrame(page), 30000, 'the scoreboard');
+    const summary = await frame.locator('p.summary').innerText();
+    // Only a hydra that says auto_merge is on (autoMergeEnabled) gets words about merging automatically.
+    const expected = scores.autoMergeEnabled === true ? /good enough to merge automatically \(auto_merge is on\)/ : /eligible to merge/;
+    check(expected.test(summary) && (scores.autoMergeEnabled === true || !/automatic/.test(summary)),
+      `the scoreboard speaks of auto_merge as hydra does (autoMergeEnabled: ${scores.autoMergeEnabled}): ${summary}`);
+    await wb.shot('auto-merged');
+  } catch (e) {
+    await scenarioFailed(wb, 'agents', e);
+  } finally {
+    await rpc?.close().catch(() => undefined);
+    await wb?.close();
+  }
+  return run;
+}
+
 async function untrustedScenario() {
   const run = runFolder('untrusted');
   const repo = makeRepo(path.join(run, 'calc'));
@@ -502,7 +696,7 @@ async function untrustedScenario() {
   try {
     wb = await Workbench.open({
       run, folder: repo, settings: { 'hydra.serverPath': wrapper, 'hydra.defaultAgents': ['fixer'] },
-      vsix, port: await port(2), trust: false, prefix: 'untrusted',
+      vsix, port: await port(3), trust: false, prefix: 'untrusted',
     });
     const page = wb.page;
     // VS Code asks whether to trust the folder's authors: the user says no.
@@ -529,7 +723,7 @@ async function untrustedScenario() {
 
 fs.mkdirSync(shots, { recursive: true });
 for (const f of fs.readdirSync(shots)) if (f.endsWith('.png')) fs.rmSync(path.join(shots, f));
-const runs = [await raceScenario(), await historyScenario(), await untrustedScenario()];
+const runs = [await raceScenario(), await historyScenario(), await agentsScenario(), await untrustedScenario()];
 const passed = results.filter(Boolean).length;
 const failed = results.length - passed;
 console.log(`${passed} passed, ${failed} failed`);

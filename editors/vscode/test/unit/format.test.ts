@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  agentFinishedNotice, agentTooltip, autoMergeLabel, cappedList, deniedText, describeDryRun, describeServerError, escapeHtml,
-  escapesMessage, finishedDetails, finishedNote, formatElapsed, ineligibleLabel, mergeConcerns, oneLine, outputText,
-  protectedText, raceOutcome, rankOrder, scoreBand, shownAlready, tailLines, testCaseCounts, testChangeLines, transcriptText,
-  usageText,
+  agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
+  escapeHtml, escapesMessage, finishedDetails, finishedNote, formatElapsed, ineligibleLabel, mergeConcerns, messageFor, oneLine,
+  outputText, protectedText, raceOutcome, rankOrder, refusedAgent, replaceAgent, scoreBand, tailLines, testCaseCounts,
+  testChangeLines, transcriptText, unconfinedNotice, usageText, winnerMergeNote,
 } from '../../src/format';
 import type { AgentEvent, Ranking, ScoresResult } from '../../src/protocol';
 
@@ -44,6 +44,41 @@ test('describeServerError keeps the server message and names what data lists', (
   assert.equal(describeServerError(new Error('pipe closed')), 'pipe closed');
 });
 
+// hydra/race's refusals as the real hydra words them (recorded from hydra serve).
+const known = ['breaker', 'crasher', 'fixer', 'narrator', 'claude', 'codex', 'cursor', 'gemini', 'opencode', 'aider'];
+const unknownAgent = {
+  code: -32012,
+  message: `unknown agent 'breakr'; did you mean 'breaker'? (known: ${known.join(', ')}; add an [agents.breakr] table to hydra.toml to define it)`,
+  data: { agent: 'breakr', known, suggestion: 'breaker' },
+};
+const unavailableAgent = {
+  code: -32022,
+  message: "agent 'aider' cannot run here: 'aider' not found on PATH (/usr/bin:/bin)",
+  data: { agent: 'aider', problem: "'aider' not found on PATH (/usr/bin:/bin)" },
+};
+
+test('describeServerError says what the data adds to the message, never twice', () => {
+  // hydra names the known agents and the suggestion itself: nothing is repeated.
+  assert.equal(describeServerError(unknownAgent), unknownAgent.message);
+  assert.equal(describeServerError(unavailableAgent), unavailableAgent.message);
+  // A message that leaves them out gets them from the data.
+  assert.equal(describeServerError({ code: -32012, message: "unknown agent 'breakr'", data: unknownAgent.data }),
+    `unknown agent 'breakr' (did you mean 'breaker'?; known agents: ${known.join(', ')})`);
+  assert.equal(describeServerError({ code: -32022, message: "agent 'aider' cannot run here", data: unavailableAgent.data }),
+    "agent 'aider' cannot run here ('aider' not found on PATH (/usr/bin:/bin))");
+  assert.equal(
+    describeServerError({ code: -32014, message: 'merge refused: would overwrite a.txt, b.txt', data: { reason: 'dirty', files: ['a.txt', 'b.txt'] } }),
+    'merge refused: would overwrite a.txt, b.txt');
+});
+
+test('refusedAgent names the agent hydra refused and the name it suggests', () => {
+  assert.deepEqual(refusedAgent(unknownAgent), { agent: 'breakr', suggestion: 'breaker' });
+  assert.deepEqual(refusedAgent(unavailableAgent), { agent: 'aider', suggestion: undefined });
+  assert.equal(refusedAgent({ code: -32019, message: 'hydra.toml is broken', data: { file: 'hydra.toml' } }), undefined);
+  assert.equal(refusedAgent(new Error('pipe closed')), undefined);
+  assert.deepEqual(replaceAgent(['fixer', 'breakr', 'breakr'], 'breakr', 'breaker'), ['fixer', 'breaker', 'breaker']);
+});
+
 test('describeDryRun says what the merge would do', () => {
   const base = { agentId: 'fixer', branch: 'hydra/fixer-1', targetBranch: 'main', dryRun: true, conflicts: [], cleanedUp: false };
   assert.equal(describeDryRun({ ...base, outcome: 'fastForward', files: ['lib.sh', 'CHANGELOG.md'] }),
@@ -71,6 +106,7 @@ test('mergeConcerns: none for the winner, rank and failed checks for the others'
   assert.deepEqual(mergeConcerns(scores, 'breaker'), [
     `it ranked #2 of 2 (${breaker.total.toFixed(1)} / 100; the winner, fixer, has ${winner.total.toFixed(1)})`,
     'its build failed (exit 2)',
+    'its tests did not run (skipped: the build failed)',
   ]);
   // Every agent failed: even the winner is not a safe pick.
   assert.deepEqual(mergeConcerns({ ...scores, allFailed: true }, 'fixer'),
@@ -108,13 +144,20 @@ test('raceOutcome speaks up when every agent failed or the race broke, not when 
   assert.equal(raceOutcome({ ...finished, status: 'cancelled', rankings: [], winner: null }), undefined);
 });
 
-test('shownAlready knows an error hydra already showed with window/showMessage', () => {
+test('messageFor finds what hydra already said with window/showMessage, the latest first', () => {
   const error = { code: -32019, message: 'hydra.toml is broken: /r/hydra.toml:2:25: expected value' };
-  assert.ok(shownAlready(error, ['hydra.toml is broken: /r/hydra.toml:2:25: expected value']));
-  assert.ok(shownAlready(error, ['hydra.toml is broken: /r/hydra.toml:2:25: expected value (races cannot start until it is fixed)']));
-  assert.ok(!shownAlready(error, []));
-  assert.ok(!shownAlready(error, ['hydra.toml is broken: /r/hydra.toml:9:1: another problem']));
-  assert.ok(!shownAlready(new Error(''), ['anything']));
+  const said = (message: string, seq: number) => ({ type: 1, message, seq });
+  assert.deepEqual(messageFor(error, [said('hydra.toml is broken: /r/hydra.toml:2:25: expected value', 0)]),
+    said('hydra.toml is broken: /r/hydra.toml:2:25: expected value', 0));
+  const twice = [
+    said('hydra.toml is broken: /r/hydra.toml:2:25: expected value (races cannot start until it is fixed)', 3),
+    said('merging hydra/fixer-1 into main conflicts in 1 file(s): lib.sh; nothing was changed', 4),
+    said('hydra.toml is broken: /r/hydra.toml:2:25: expected value (races cannot start until it is fixed)', 7),
+  ];
+  assert.equal(messageFor(error, twice)?.seq, 7);
+  assert.equal(messageFor(error, []), undefined);
+  assert.equal(messageFor(error, [said('hydra.toml is broken: /r/hydra.toml:9:1: another problem', 1)]), undefined);
+  assert.equal(messageFor(new Error(''), [said('anything', 1)]), undefined);
 });
 
 test('rankOrder puts agents by rank, unranked ones last in their order', () => {
@@ -308,4 +351,51 @@ test('mergeConcerns names broken and removed tests and the flags that keep hydra
   ]);
   // Fixed tests are no concern.
   assert.deepEqual(mergeConcerns({ ...scores, rankings: [{ ...winner, testChanges: { fixed: ['t'], broken: [], removed: [] } }, breaker] }, 'fixer'), []);
+});
+
+test('winnerMergeNote speaks of merging automatically only when hydra says auto_merge is on', () => {
+  // auto_merge on: whether the winner is good enough for it.
+  assert.equal(winnerMergeNote({ autoMergeEligible: true, autoMergeEnabled: true }, false),
+    'good enough to merge automatically (auto_merge is on)');
+  assert.equal(winnerMergeNote({ autoMergeEligible: false, autoMergeEnabled: true }, false),
+    'below auto_merge_minimum: not merged automatically');
+  // Its flags' badge says why already.
+  assert.equal(winnerMergeNote({ autoMergeEligible: false, autoMergeEnabled: true }, true), undefined);
+  // auto_merge off, or a hydra that does not say: what is true either way.
+  for (const autoMergeEnabled of [false, undefined]) {
+    for (const autoMergeEligible of [true, false]) {
+      assert.equal(winnerMergeNote({ autoMergeEligible, autoMergeEnabled }, false), 'eligible to merge');
+    }
+  }
+});
+
+test('autoMergeNotice says what auto_merge did with the winner, and nothing when it did nothing', () => {
+  const finished = { raceId: 'r1', status: 'completed' as const, rankings: [], winner: 'fixer', autoMergeEligible: true, allFailed: false };
+  assert.equal(autoMergeNotice(finished), undefined);
+  assert.deepEqual(autoMergeNotice({ ...finished, autoMerge: { agentId: 'fixer', outcome: 'fastForward', targetBranch: 'main', commit: '7132d0db1234abcd' } }),
+    { severity: 'info', message: 'Hydra: auto_merge merged fixer, the winner of race r1, into main (now at 7132d0db).' });
+  // A hydra that does not name the branch.
+  assert.equal(autoMergeNotice({ ...finished, autoMerge: { agentId: 'fixer', outcome: 'merged' } })?.message,
+    'Hydra: auto_merge merged fixer, the winner of race r1, into your branch.');
+  assert.equal(autoMergeNotice({ ...finished, autoMerge: { agentId: 'fixer', outcome: 'upToDate', targetBranch: 'main' } })?.message,
+    'Hydra: main already contains fixer, the winner of race r1: auto_merge had nothing to merge.');
+  assert.deepEqual(autoMergeNotice({ ...finished, autoMerge: { agentId: 'fixer', outcome: 'conflict', conflicts: ['lib.sh'] } }),
+    { severity: 'warning', message: 'Hydra: auto_merge did not merge fixer, the winner of race r1: it conflicts in lib.sh; nothing was changed.' });
+  assert.deepEqual(autoMergeNotice({ ...finished, autoMerge: { agentId: 'fixer', outcome: 'refused', error: 'merge refused: HEAD is detached' } }),
+    { severity: 'warning', message: 'Hydra: auto_merge did not merge fixer, the winner of race r1: merge refused: HEAD is detached.' });
+});
+
+test('unconfinedNotice says the same words for every race, so that its notifications do not pile up', () => {
+  const warning = 'bubblewrap cannot create a user namespace here\n(kernel.unprivileged_userns_clone = 0)';
+  const first = unconfinedNotice({ sandboxWarning: warning });
+  assert.equal(first, 'Hydra: races run their agents unconfined: bubblewrap cannot create a user namespace here (kernel.unprivileged_userns_clone = 0)');
+  assert.equal(unconfinedNotice({ raceId: '20261125-230122-9bb5', sandboxWarning: warning } as { sandboxWarning: string }), first);
+  assert.equal(unconfinedNotice({}), undefined);
+  assert.equal(unconfinedNotice({ sandboxWarning: '' }), undefined);
+});
+
+test('briefProblem leaves out the search path hydra quotes, and nothing else', () => {
+  assert.equal(briefProblem("'aider' not found on PATH (/root/.cargo/bin:/usr/local/bin:/usr/bin:/bin)"), "'aider' not found on PATH");
+  assert.equal(briefProblem("'/r/vanisher.sh' does not exist or is not executable"), "'/r/vanisher.sh' does not exist or is not executable");
+  assert.equal(briefProblem('the binary answered --version with exit 1 (no licence)'), 'the binary answered --version with exit 1 (no licence)');
 });

@@ -61,12 +61,23 @@ test('a dimension whose check was skipped shows --, as the CLI does, not 0', () 
   assert.match(card, /data-dimension="Build">[\s\S]*?<span class="fill poor" data-value="0">[\s\S]*?<span class="value">0<\/span>/);
 });
 
-test('the summary says the total reaches the auto-merge minimum, never that it merges by itself', () => {
+test('the summary speaks of merging automatically only when hydra says auto_merge is on', () => {
   assert.ok(scores.autoMergeEligible);
+  const summary = (s: ScoresResult) => /<p class="summary">([\s\S]*?)<\/p>/.exec(renderScoreboard(s, page))?.[1] ?? '';
+  // The recorded answer predates autoMergeEnabled: neutral words, true either way.
+  assert.equal(scores.autoMergeEnabled, undefined);
+  assert.equal(summary(scores), 'Winner: <strong>fixer</strong> &middot; <span class="merge-note">eligible to merge</span>');
+  assert.doesNotMatch(summary({ ...scores, autoMergeEnabled: false }), /automatic|auto_merge/);
+  assert.match(summary({ ...scores, autoMergeEnabled: true }), /good enough to merge automatically \(auto_merge is on\)/);
+  assert.match(summary({ ...scores, autoMergeEnabled: true, autoMergeEligible: false }), /below auto_merge_minimum: not merged automatically/);
+});
+
+test('the winner\'s card, and only it, wears a winner badge', () => {
   const html = renderScoreboard(scores, page);
-  assert.match(html, /its total reaches auto_merge_minimum/);
-  assert.doesNotMatch(html, /merge automatically|eligible for auto-merge/);
-  assert.doesNotMatch(renderScoreboard({ ...scores, autoMergeEligible: false }, page), /auto_merge_minimum/);
+  assert.equal([...html.matchAll(/class="badge winner-badge"/g)].length, 1);
+  const winnerCard = html.slice(html.indexOf('data-agent="fixer"'), html.indexOf('data-agent="breaker"'));
+  assert.match(winnerCard, /<span class="agent">fixer<\/span>\s*<span class="badge winner-badge">&#9733; winner<\/span>/);
+  assert.doesNotMatch(renderScoreboard({ ...scores, winner: null, allFailed: true }, page), /class="badge winner-badge"/);
 });
 
 test('an agent that cannot win is marked, shows its error and has no Merge button', () => {
@@ -150,7 +161,7 @@ test("a flagged agent keeps its Merge button but is marked not for auto-merge, w
   assert.match(card, /<p class="protected" data-mode="restore">Changed protected files: <code>tests\/conftest.py<\/code>, <code>&lt;img[^<]*&gt;<\/code> &middot; its checks ran with the base versions put back<\/p>/);
   assert.match(card, /button class="merge"/, 'a flagged agent may still be merged by hand');
   // The summary names the winner, and why hydra would not merge it by itself.
-  assert.match(html, /Winner: <strong>fixer<\/strong> &middot; <span class="warn-text">&#9888; not for auto-merge: 2 tool calls denied; changed protected files/);
+  assert.match(html, /Winner: <strong>fixer<\/strong> &middot; <span class="merge-note">eligible to merge<\/span> &middot; <span class="warn-text">&#9888; not for auto-merge: 2 tool calls denied; changed protected files/);
   assert.doesNotMatch(html, /<img/);
   const unflagged = cardOf(html, loser.agentId);
   assert.doesNotMatch(unflagged, /not for auto-merge|class="protected"/);
