@@ -201,8 +201,22 @@ void CheckSetRun::run(Step step, const std::string& command) {
             r.format = parsed->format;
           }
         }
+        if (step == Step::Build || step == Step::Lint) r.findings = findingsIn(text, spec.checkout);
         self->finished(step, std::move(r));
       });
+}
+
+std::vector<scoring::Finding> CheckSetRun::findingsIn(const std::string& output, const fs::path& checkout) {
+  std::vector<scoring::Finding> findings = scoring::parseFindings(output);
+  // A tool names files relative to where it ran (the checkout) or absolutely:
+  // one inside the checkout is named relative to it, as the editors expect.
+  for (auto& f : findings) {
+    fs::path p(f.path);
+    if (!p.is_absolute()) continue;
+    fs::path relative = p.lexically_normal().lexically_relative(checkout);
+    if (!relative.empty() && *relative.begin() != "..") f.path = relative.generic_string();
+  }
+  return findings;
 }
 
 void CheckSetRun::finished(Step step, scoring::CheckResult result) {

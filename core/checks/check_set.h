@@ -62,6 +62,8 @@ class CheckSetRun : public std::enable_shared_from_this<CheckSetRun> {
   enum class Step { Build, Tests, Lint, Done };
   void next(Step step);
   void run(Step step, const std::string& command);
+  // The problems a build or lint output names at a place in a file.
+  static std::vector<scoring::Finding> findingsIn(const std::string& output, const std::filesystem::path& checkout);
   void finished(Step step, scoring::CheckResult result);
 
   boost::asio::io_context& io_;

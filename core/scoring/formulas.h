@@ -28,6 +28,16 @@ struct LintCounts {
   bool operator==(const LintCounts&) const = default;
 };
 
+// One problem a build or lint check reported at a place in a file.
+struct Finding {
+  std::string path;  // as the tool printed it: relative to where the check ran, or absolute
+  int line = 0;      // 1-based
+  int column = 0;    // 1-based; 0 when the tool gave none
+  std::string severity;  // "error" or "warning"
+  std::string message;
+  bool operator==(const Finding&) const = default;
+};
+
 struct DiffStats {
   int linesAdded = 0;
   int linesRemoved = 0;

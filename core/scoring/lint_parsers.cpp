@@ -15,6 +15,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/scoring/parsers.h"
@@ -691,7 +692,120 @@ std::optional<LintParse> detect(const Input& in) {
   return std::nullopt;
 }
 
+// ---------------------------------------------------------------------------
+// Findings: the diagnostics above that name a place.
+
+// "path:12:5" or "path:12" (the location of splitLocation or a rust arrow).
+std::optional<std::tuple<std::string_view, int, int>> placeOf(std::string_view location) {
+  // The last one or two numbers; the path may hold colons of its own.
+  std::size_t end = location.size();
+  auto numberBefore = [&](std::size_t at) -> std::optional<std::pair<int, std::size_t>> {
+    std::size_t start = at;
+    while (start > 0 && isDigit(location[start - 1])) --start;
+    if (start == at || start == 0 || location[start - 1] != ':') return std::nullopt;
+    std::string_view digits = location.substr(start, at - start);
+    auto n = takeNumber(digits);
+    if (!n) return std::nullopt;
+    return std::pair{*n, start - 1};
+  };
+  auto last = numberBefore(end);
+  if (!last) return std::nullopt;
+  if (auto before = numberBefore(last->second)) {
+    if (before->second == 0) return std::nullopt;  // ":3:4": no path
+    return std::tuple{location.substr(0, before->second), before->first, last->first};
+  }
+  if (last->second == 0) return std::nullopt;
+  return std::tuple{location.substr(0, last->second), last->first, 0};
+}
+
+class Findings {
+ public:
+  void add(std::string_view path, int line, int column, Severity severity, std::string_view message) {
+    if (severity == Severity::other || line <= 0 || path.empty() || out_.size() >= kMaxFindings) return;
+    std::string text(trim(message));
+    if (text.size() > kMaxFindingMessageBytes) {
+      std::size_t cut = kMaxFindingMessageBytes;
+      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+      text.resize(cut);
+    }
+    Finding f{std::string(path), line, column, severity == Severity::error ? "error" : "warning", std::move(text)};
+    if (!seen_.insert(f.path + ":" + std::to_string(line) + ":" + std::to_string(column) + ":" + f.message).second) return;
+    out_.push_back(std::move(f));
+  }
+  std::vector<Finding> take() { return std::move(out_); }
+
+ private:
+  std::set<std::string> seen_;
+  std::vector<Finding> out_;
+};
+
+// "error: message", "error[E0425]: message", "warning: message" -> message.
+std::string_view afterSeverity(std::string_view rest) {
+  const std::size_t colon = rest.find(": ");
+  return colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 2);
+}
+
+std::vector<Finding> findingsIn(const Lines& lines) {
+  Findings found;
+  std::string_view eslintFile;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
+    // A rustc block: its header, then its arrow.
+    if (const Severity header = rustHeader(line); header != Severity::other) {
+      for (std::size_t j = i + 1; j < lines.size() && j <= i + 3 && !isBlank(lines[j]); ++j) {
+        if (const auto arrow = rustArrow(lines[j])) {
+          if (const auto place = placeOf(*arrow)) {
+            found.add(std::get<0>(*place), std::get<1>(*place), std::get<2>(*place), header, afterSeverity(trim(line)));
+          }
+          break;
+        }
+      }
+      continue;
+    }
+    if (const auto located = splitLocation(line)) {
+      eslintFile = {};
+      const auto place = placeOf(located->location);
+      if (!place) continue;
+      Severity severity = severityAtFront(located->rest, /*allowCode=*/true);
+      std::string_view message = afterSeverity(located->rest);
+      if (severity == Severity::other) {
+        severity = pythonSeverity(located->rest);
+        message = located->rest;
+      }
+      found.add(std::get<0>(*place), std::get<1>(*place), std::get<2>(*place), severity, message);
+      continue;
+    }
+    // eslint: a file's path alone on its line, then its problems, indented.
+    if (const Severity severity = eslintProblem(line); severity != Severity::other && !eslintFile.empty()) {
+      std::string_view rest = trimLeft(line);
+      const int at = takeNumber(rest).value_or(0);
+      rest.remove_prefix(1);  // ':'
+      const int column = takeNumber(rest).value_or(0);
+      rest = trimLeft(trimLeft(rest).substr(severity == Severity::error ? 5 : 7));
+      found.add(eslintFile, at, column, severity, rest);
+      continue;
+    }
+    const std::string_view trimmed = trim(line);
+    if (!trimmed.empty() && !isSpace(line.front()) && trimmed.find(' ') == std::string_view::npos &&
+        (trimmed.front() == '/' || trimmed.find('.') != std::string_view::npos)) {
+      eslintFile = trimmed;
+    } else if (!isBlank(line) && !isSpace(line.front())) {
+      eslintFile = {};
+    }
+  }
+  return found.take();
+}
+
 }  // namespace
+
+std::vector<Finding> parseFindings(std::string_view output) {
+  try {
+    const std::string text = stripAnsi(output);
+    return findingsIn(splitLines(text));
+  } catch (const std::exception&) {
+    return {};  // only allocation can fail; findings are an extra
+  }
+}
 
 std::span<const std::string_view> lintFormatNames() {
   static const std::vector<std::string_view> names = [] {

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/scoring/formulas.h"
 
@@ -54,5 +55,17 @@ struct LintParse {
 };
 
 std::optional<LintParse> parseLintOutput(std::string_view output, std::optional<std::string_view> format = std::nullopt);
+
+// The problems a build or lint output names with a file and a line, in the
+// shapes of the lint parsers above: `path:line[:col]: error|warning: message`
+// (gcc, clang, clang-tidy, rustc's short form), rustc/clippy blocks (a
+// severity header, then ` --> path:line:col`), flake8/ruff `path:line:col:
+// CODE message`, and eslint's stylish blocks (a path line, then `line:col
+// severity message rule`). Each is listed once; notes and lines without a
+// severity (go vet's, pytest's tracebacks) are not. At most kMaxFindings, each
+// message one line of at most kMaxFindingMessageBytes, valid UTF-8.
+inline constexpr std::size_t kMaxFindings = 500;
+inline constexpr std::size_t kMaxFindingMessageBytes = 500;
+std::vector<Finding> parseFindings(std::string_view output);
 
 }  // namespace hydra::core::scoring

@@ -147,6 +147,11 @@ CheckResult readCheck(const JsonFields& r) {
   x.tests = r.optionalObject<TestCounts>("tests", readTestCounts);
   x.testCases = readTestCases(r);
   x.lint = r.optionalObject<LintCounts>("lint", readLintCounts);
+  x.findings = r.array<Finding>("findings", [](const json::value& v, const std::string& path) {
+    JsonFields f(v, path);
+    return Finding{f.string("path"), f.number<int>("line"), f.optionalNumber<int>("column").value_or(0),
+                   f.string("severity"), f.string("message")};
+  });
   x.format = r.optionalString("format").value_or("");
   return x;
 }
@@ -346,6 +351,18 @@ void tag_invoke(json::value_from_tag, json::value& v, const CheckResult& x) {
     o["testCases"] = std::move(cases);
   }
   o["lint"] = x.lint ? countsJson(*x.lint) : json::value(nullptr);
+  if (!x.findings.empty()) {
+    json::array findings;
+    findings.reserve(x.findings.size());
+    for (const auto& f : x.findings) {
+      json::object one{{"path", f.path}, {"line", f.line}};
+      if (f.column > 0) one["column"] = f.column;
+      one["severity"] = f.severity;
+      one["message"] = f.message;
+      findings.push_back(std::move(one));
+    }
+    o["findings"] = std::move(findings);
+  }
   o["format"] = x.format;
   v = std::move(o);
 }

@@ -36,6 +36,9 @@ struct CheckResult {
   // Tests only: each test the output or report named, with its verdict.
   std::map<std::string, TestOutcome> testCases;
   std::optional<LintCounts> lint;   // lint only
+  // Build and lint: the problems its output names at a file and line
+  // (parseFindings), paths relative to the checkout when they lie in it.
+  std::vector<Finding> findings;
   std::string format;               // the parser that read the counts
 
   bool passed() const { return !skipped && exitCode && *exitCode == 0; }

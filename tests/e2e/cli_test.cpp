@@ -451,7 +451,7 @@ TEST_F(CliTest, ReviewCommandsTakeTheLatestRaceAndAMergedRaceSaysSo) {
                                       "1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n11\\n12"}) +
               scriptedAgent("breaker", {"write", "broken.txt", "oops"}) +
               "[scoring]\nbuild_command = \"if [ -e broken.txt ]; then echo 'build broke: broken.txt is in the way'; "
-              "exit 3; fi\"\n");
+              "echo $PWD/broken.txt:1:2: error: oops is not code; exit 3; fi\"\n");
   ASSERT_EQ(hydra({"race", "First", "--agents", "fixer"}).code, 0);
   Outcome r = hydra({"race", "Fix it", "--agents", "fixer,breaker"});
   ASSERT_EQ(r.code, 0) << r;
@@ -464,6 +464,12 @@ TEST_F(CliTest, ReviewCommandsTakeTheLatestRaceAndAMergedRaceSaysSo) {
   EXPECT_THAT(scores.out, HasSubstr("      build failed (exit 3): if [ -e broken.txt ]")) << scores.out;
   EXPECT_THAT(scores.out, HasSubstr("        build broke: broken.txt is in the way\n")) << scores.out;
   EXPECT_EQ(hydra({"scores", "latest"}).out, scores.out);
+  // What the build named at a place is a finding, its path relative to the checkout.
+  const json::value ranked = json::parse(hydra({"scores", "--json"}).out);
+  const json::value& breaker = ranked.at("rankings").at(1);
+  ASSERT_EQ(breaker.at("agentId"), json::value("breaker"));
+  EXPECT_EQ(breaker.at("checks").at("build").at("findings"),
+            json::parse(R"([{"path":"broken.txt","line":1,"column":2,"severity":"error","message":"oops is not code"}])"));
   EXPECT_EQ(hydra({"scores", id}).out, scores.out);
 
   // --stat: status, insertions and deletions in aligned columns.

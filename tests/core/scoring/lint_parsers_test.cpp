@@ -389,3 +389,82 @@ TEST(LintParsersTest, LineNumberTooLargeStillLocatesDiagnostic) {
 
 }  // namespace
 }  // namespace hydra::core::scoring
+
+// --- findings: the problems an output names at a place ------------------------------------
+
+namespace hydra::core::scoring {
+namespace {
+
+TEST(FindingsTest, CompilerLinterAndRustDiagnosticsGiveFileLineColumnSeverityAndMessage) {
+  const std::string output =
+      "src/cart.c: In function 'total':\n"
+      "src/cart.c:12:5: warning: unused variable 'x' [-Wunused-variable]\n"
+      "   12 |     int x;\n"
+      "      |     ^\n"
+      "src/cart.c:20:1: error: expected ';' before '}' token\n"
+      "src/cart.c:20:1: note: to match this '{'\n"
+      "In file included from src/main.c:2:\n"
+      "/usr/include/stdio.h:5:10: fatal error: nothere.h: No such file or directory\n"
+      "warning: unused variable: `y`\n"
+      " --> src/lib.rs:4:9\n"
+      "  |\n"
+      "error[E0425]: cannot find value `z` in this scope\n"
+      "  --> src/lib.rs:9:13\n"
+      "shop/views.py:3:1: F401 'os' imported but unused\n"
+      "shop/views.py:7:5: E999 SyntaxError: invalid syntax\n"
+      "tests/test_cart.py:14: in test_total\n"
+      "cmd/main.go:8:2: fmt.Printf format %d has arg s of wrong type string\n"
+      "\x1b[1msrc/cart.c:30:2: \x1b[35mwarning: \x1b[0mcoloured [-Wall]\n";
+  std::vector<Finding> found = parseFindings(output);
+  ASSERT_EQ(found.size(), 8u);
+  EXPECT_EQ(found[0], (Finding{"src/cart.c", 12, 5, "warning", "unused variable 'x' [-Wunused-variable]"}));
+  EXPECT_EQ(found[1], (Finding{"src/cart.c", 20, 1, "error", "expected ';' before '}' token"}));
+  EXPECT_EQ(found[2], (Finding{"/usr/include/stdio.h", 5, 10, "error", "nothere.h: No such file or directory"}));
+  EXPECT_EQ(found[3], (Finding{"src/lib.rs", 4, 9, "warning", "unused variable: `y`"}));
+  EXPECT_EQ(found[4], (Finding{"src/lib.rs", 9, 13, "error", "cannot find value `z` in this scope"}));
+  EXPECT_EQ(found[5], (Finding{"shop/views.py", 3, 1, "warning", "F401 'os' imported but unused"}));
+  EXPECT_EQ(found[6], (Finding{"shop/views.py", 7, 5, "error", "E999 SyntaxError: invalid syntax"}));
+  EXPECT_EQ(found[7], (Finding{"src/cart.c", 30, 2, "warning", "coloured [-Wall]"}));
+}
+
+TEST(FindingsTest, EslintStylishBlocksNameTheirFile) {
+  const std::string output =
+      "\n/work/shop/src/cart.js\n"
+      "   3:9   error    'x' is assigned a value but never used  no-unused-vars\n"
+      "  10:1   warning  Unexpected console statement            no-console\n"
+      "\n"
+      "src/util.js\n"
+      "  1:15  error  Missing semicolon  semi\n"
+      "\n"
+      "✖ 3 problems (2 errors, 1 warning)\n";
+  std::vector<Finding> found = parseFindings(output);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0], (Finding{"/work/shop/src/cart.js", 3, 9, "error",
+                               "'x' is assigned a value but never used  no-unused-vars"}));
+  EXPECT_EQ(found[1], (Finding{"/work/shop/src/cart.js", 10, 1, "warning",
+                               "Unexpected console statement            no-console"}));
+  EXPECT_EQ(found[2], (Finding{"src/util.js", 1, 15, "error", "Missing semicolon  semi"}));
+}
+
+TEST(FindingsTest, HostileOutputIsBoundedAndRepeatsAreListedOnce) {
+  std::string output;
+  for (int i = 0; i < 3; ++i) output += "a.c:1:1: error: the same one\n";
+  for (std::size_t i = 0; i < kMaxFindings + 50; ++i) output += "b.c:" + std::to_string(i + 1) + ": warning: w\n";
+  std::vector<Finding> found = parseFindings(output);
+  ASSERT_EQ(found.size(), kMaxFindings);
+  EXPECT_EQ(found[0], (Finding{"a.c", 1, 1, "error", "the same one"}));
+  EXPECT_EQ(found[1], (Finding{"b.c", 1, 0, "warning", "w"}));
+
+  // A long message is cut at a character, never inside one.
+  std::string message;
+  while (message.size() < 2 * kMaxFindingMessageBytes) message += "é";
+  std::vector<Finding> cut = parseFindings("x.c:2:3: warning: a" + message + "\n");
+  ASSERT_EQ(cut.size(), 1u);
+  EXPECT_LE(cut[0].message.size(), kMaxFindingMessageBytes);
+  EXPECT_EQ(cut[0].message.size() % 2, 1u) << "'a' then whole two-byte characters";
+  // Lines that only look like places give nothing.
+  EXPECT_TRUE(parseFindings("note: see x.c:3\n:3:4: error: no path\nx.c:0:1: error: line 0\n").empty());
+}
+
+}  // namespace
+}  // namespace hydra::core::scoring
