@@ -4,6 +4,8 @@
 
 #include <boost/asio/io_context.hpp>
 #include <cstdlib>
+#include <exception>
+#include <map>
 
 #include "core/adapter/adapter.h"
 #include "core/process/process.h"
@@ -32,11 +34,22 @@ std::optional<fs::path> locateAgentBinary(const AgentConfig& agent, const fs::pa
 }
 
 std::optional<std::string> agentProblem(const AgentConfig& agent, const fs::path& repoRoot) {
-  if (locateAgentBinary(agent, repoRoot)) return std::nullopt;
-  if (agent.binary.find('/') != std::string::npos) {
-    return "'" + agent.binary + "' does not exist or is not executable";
+  if (!locateAgentBinary(agent, repoRoot)) {
+    if (agent.binary.find('/') != std::string::npos) {
+      return "'" + agent.binary + "' does not exist or is not executable";
+    }
+    return "'" + agent.binary + "' not found on PATH (" + pathVariable() + ")";
   }
-  return "'" + agent.binary + "' not found on PATH (" + pathVariable() + ")";
+  // What else its adapter needs in its environment (claude-acp: an installed claude).
+  if (const Adapter* adapter = findAdapter(agent.adapter)) {
+    std::map<std::string, std::string> env(agent.env.begin(), agent.env.end());
+    try {
+      adapter->completeEnvironment(env);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<AgentInfo> probeAgents(const Config& config, const std::vector<std::string>& names,
@@ -52,8 +65,8 @@ std::vector<AgentInfo> probeAgents(const Config& config, const std::vector<std::
     info.binary = agent->binary;
     info.configured = config.agents.contains(name);
     auto found = locateAgentBinary(*agent, repoRoot);
-    if (!found) {
-      info.problem = agentProblem(*agent, repoRoot);
+    if (auto problem = agentProblem(*agent, repoRoot)) {
+      info.problem = std::move(problem);
       infos.push_back(std::move(info));
       continue;
     }

@@ -334,6 +334,28 @@ TEST_F(WorkspaceRaceTest, AnAgentWhoseBinaryIsMissingIsRefusedBeforeTheRaceStart
   EXPECT_EQ(git("branch --list 'hydra/*'"), "");
 }
 
+// An agent whose adapter needs more than its binary (claude-acp drives the
+// installed claude): refused before anything starts, and listed as unavailable.
+TEST_F(WorkspaceRaceTest, AnAgentMissingWhatItsAdapterNeedsIsRefusedBeforeTheRaceStarts) {
+  AgentDef claudeAcp{"claude-acp", kScriptedAgent.string(), {}, std::nullopt, "claude-acp",
+                     "env = { PATH = \"" + outside("no-claude-here").string() + "\" }"};
+  open({claudeAcp, scripted("fine", {"write", "ok.txt", "ok"})});
+  try {
+    start({"claude-acp", "fine"});
+    FAIL() << "no WorkspaceError";
+  } catch (const WorkspaceError& e) {
+    EXPECT_EQ(e.kind(), WorkspaceError::Kind::AgentUnavailable);
+    EXPECT_THAT(e.what(), HasSubstr("`claude` is not on PATH"));
+    EXPECT_EQ(e.data().at("agent").as_string(), "claude-acp");
+  }
+  EXPECT_TRUE(ws_->races(0, 10).races.empty());
+  auto agents = ws_->agents();
+  auto info = std::find_if(agents.begin(), agents.end(), [](const AgentInfo& a) { return a.name == "claude-acp"; });
+  ASSERT_NE(info, agents.end());
+  EXPECT_FALSE(info->available);
+  EXPECT_THAT(info->problem.value_or(""), HasSubstr("CLAUDE_CODE_EXECUTABLE"));
+}
+
 // 8. A flood of output.
 TEST_F(WorkspaceRaceTest, FloodOfOutputIsLoggedCompletelyWhileMemoryStaysBounded) {
   constexpr long long kBytes = 200LL * 1024 * 1024;
