@@ -13,6 +13,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/process/process.h"
 #include "core/race/store.h"
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
@@ -68,6 +69,13 @@ class Pager {
     if (!chosen) chosen = std::getenv("PAGER");
     std::string command = chosen ? chosen : "less";
     if (command.empty() || command == "cat") return;
+    // A pager that is not installed would swallow the diff: print it instead.
+    const std::string program = command.substr(0, command.find_first_of(" \t"));
+    const char* path = std::getenv("PATH");
+    if (!core::findExecutable(program, path ? path : "")) {
+      if (chosen) std::cerr << "hydra: pager '" << program << "' not found; printing the diff instead\n";
+      return;
+    }
     if (!std::getenv("LESS")) ::setenv("LESS", "FRX", 1);
     // A pager the user quits early closes the pipe: that is not an error.
     ::signal(SIGPIPE, SIG_IGN);

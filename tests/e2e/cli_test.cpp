@@ -508,6 +508,11 @@ TEST_F(CliTest, ReviewCommandsTakeTheLatestRaceAndAMergedRaceSaysSo) {
   EXPECT_THAT(direct.out, HasSubstr("\033[32m+the fix\033[0m")) << direct.out;
   Outcome cat = onTerminal(repo_, {"diff", "fixer", "fixed.txt"}, env({"HYDRA_PAGER=cat", "PAGER=" + pager.string()}));
   EXPECT_THAT(cat.out, HasSubstr("\033[32m+the fix\033[0m")) << cat.out;
+  // A pager that is not installed loses nothing: the diff is printed, and the user told.
+  Outcome missing = onTerminal(repo_, {"diff", "fixer", "fixed.txt"}, env({"PAGER=hydra-no-such-pager -R"}));
+  EXPECT_EQ(missing.code, 0) << missing;
+  EXPECT_THAT(missing.out, HasSubstr("pager 'hydra-no-such-pager' not found")) << missing.out;
+  EXPECT_THAT(missing.out, HasSubstr("\033[32m+the fix\033[0m")) << missing.out;
   // --color colours a pipe too.
   EXPECT_THAT(hydra({"diff", "fixer", "fixed.txt", "--color"}).out, HasSubstr("\033[32m+the fix\033[0m"));
 
