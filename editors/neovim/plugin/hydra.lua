@@ -36,11 +36,10 @@ command('HydraStatus', function()
   hydra().status()
 end, { nargs = 0, desc = "The repository's races" })
 
-local function race_agent_command(name, fn, desc)
-  command(name, function(opts)
-    hydra()[fn](agent_target(opts))
-  end, {
-    nargs = '?',
+-- A command about agents of the current race: one (nargs '?') or more.
+local function race_agent_command(name, run, desc, nargs)
+  command(name, run, {
+    nargs = nargs or '?',
     desc = desc,
     complete = function(arglead)
       return hydra().complete_race_agents(arglead)
@@ -48,9 +47,15 @@ local function race_agent_command(name, fn, desc)
   })
 end
 
-race_agent_command('HydraCancel', 'cancel', 'Cancel the current race, or one of its agents')
-race_agent_command('HydraDiff', 'diff', "Review an agent's changes side by side")
-race_agent_command('HydraMerge', 'merge', "Merge an agent's branch (default: the winner)")
+race_agent_command('HydraCancel', function(opts)
+  hydra().cancel(agent_target(opts))
+end, 'Cancel the current race, or one of its agents')
+race_agent_command('HydraMerge', function(opts)
+  hydra().merge(agent_target(opts))
+end, "Merge an agent's branch (default: the winner)")
+race_agent_command('HydraDiff', function(opts)
+  hydra().diff_command(opts.args)
+end, "Review an agent's changes against your files, or compare two agents: :HydraDiff [agent [agent]]", '*')
 
 command('HydraLog', function(opts)
   hydra().log_command(opts.args)

@@ -5,35 +5,18 @@
 -- answers and notifications shaped as docs/protocol.md documents them: no
 -- server.
 
+local H = require('helpers')
+local S = require('scores_by_hand')
 local concerns = require('hydra.concerns')
 local hydra = require('hydra')
 local race = require('hydra.race')
 local ui = require('hydra.ui')
 
+local names, ranking = S.names, S.ranking
+local line_with, no_line_with, group_at, no_line_breaks = H.line_with, H.no_line_with, H.group_at, H.no_line_breaks
+
 -- An agent's output is untrusted: a test name may hold anything, line breaks too.
 local HOSTILE = '<img src=x onerror=alert(1)>\ninjected line'
-
-local function names(prefix, n)
-  local out = {}
-  for i = 1, n do
-    out[i] = prefix .. i
-  end
-  return out
-end
-
-local function ranking(rank, agent, total, extra)
-  return vim.tbl_extend('force', {
-    rank = rank,
-    agentId = agent,
-    agent = agent,
-    status = 'completed',
-    total = total,
-    eligible = true,
-    breakdown = { build = 100, tests = 100, lint = vim.NIL, diffSize = 90, speed = 70 },
-    checks = { build = vim.NIL, tests = vim.NIL, lint = vim.NIL },
-    diff = { linesAdded = 1, linesRemoved = 1, filesChanged = 1 },
-  }, extra or {})
-end
 
 local function model()
   return {
@@ -69,35 +52,22 @@ local function model()
   }
 end
 
-local function line_with(lines, text)
-  for i, l in ipairs(lines) do
-    if l:find(text, 1, true) then
-      return i
-    end
-  end
-  error('no line with "' .. text .. '" in:\n' .. table.concat(lines, '\n'), 2)
+-- The scoreboard of `m`, checked for line breaks: { lines, highlights, agent_at }.
+local function scoreboard(m)
+  local lines, highlights, agent_at = ui.scoreboard(m)
+  no_line_breaks(lines)
+  return { lines = lines, highlights = highlights, agent_at = agent_at }
 end
 
-local function no_line_with(lines, text)
-  for _, l in ipairs(lines) do
-    assert.is_nil(l:find(text, 1, true), 'unexpected "' .. text .. '" in: ' .. l)
+-- The line of `board` holding `text`, which must belong to `agent`'s notes
+-- and, when `group` is given, start at byte `col` in that group.
+local function note(board, text, agent, group, col)
+  local at = line_with(board.lines, text)
+  assert.are.equal(agent, board.agent_at[at], text)
+  if group then
+    assert.are.equal(group, group_at(board.highlights, at, col), text)
   end
-end
-
--- The highlight group at a line (1-based) and byte column (0-based).
-local function group_at(highlights, line, col)
-  for _, h in ipairs(highlights) do
-    if h[1] == line - 1 and col >= h[2] and col < h[3] then
-      return h[4]
-    end
-  end
-  return nil
-end
-
-local function no_line_breaks(lines)
-  for _, l in ipairs(lines) do
-    assert.is_nil(l:find('\n', 1, true), 'a line holds a line break: ' .. vim.inspect(l))
-  end
+  return at
 end
 
 describe('agent notes', function()
@@ -125,10 +95,10 @@ describe('agent notes', function()
   it('list flags, protected files, test changes and warnings, in that order', function()
     local m = model()
     local function texts(notes)
-      return vim.tbl_map(function(note)
+      return vim.tbl_map(function(pieces)
         return table.concat(vim.tbl_map(function(piece)
           return piece[1]
-        end, note))
+        end, pieces))
       end, notes)
     end
     assert.are.same({
@@ -160,20 +130,14 @@ describe('agent notes', function()
   end)
 
   it('go under each agent on the scoreboard, coloured, and belong to its line', function()
-    local lines, highlights, agent_at = ui.scoreboard(model())
-    no_line_breaks(lines)
-    local flag = line_with(lines, '      ⚠ not for auto-merge: 2 tool calls denied')
-    assert.are.equal('careful', agent_at[flag])
-    assert.are.equal('HydraFlag', group_at(highlights, flag, 8))
-    local fixed = line_with(lines, '      2 fixed (fail → pass): tests/test_login.py::test_flaky, <img src=x onerror=alert(1)> injected line')
-    assert.are.equal('careful', agent_at[fixed])
-    assert.are.equal('HydraScoreGood', group_at(highlights, fixed, 6))
-    local broken = line_with(lines, '8 broken (pass → fail): tests/test_cart.py::test_1, ')
+    local board = scoreboard(model())
+    local lines = board.lines
+    note(board, '      ⚠ not for auto-merge: 2 tool calls denied', 'careful', 'HydraFlag', 8)
+    note(board, '      2 fixed (fail → pass): tests/test_login.py::test_flaky, <img src=x onerror=alert(1)> injected line', 'careful', 'HydraScoreGood', 6)
+    local broken = note(board, '8 broken (pass → fail): tests/test_cart.py::test_1, ', 'sprawler', 'HydraScorePoor', 6)
     assert.truthy(lines[broken]:find('tests/test_cart.py::test_5 and 3 more$'))
-    assert.are.equal('sprawler', agent_at[broken])
-    assert.are.equal('HydraScorePoor', group_at(highlights, broken, 6))
-    assert.are.equal('sprawler', agent_at[line_with(lines, '⚠ left a process running: sleep 100 (ended by hydra)')])
-    assert.are.equal('HydraScoreFair', group_at(highlights, line_with(lines, '1 removed (ran at the base, not now)'), 6))
+    note(board, '⚠ left a process running: sleep 100 (ended by hydra)', 'sprawler')
+    note(board, '1 removed (ran at the base, not now)', 'sprawler', 'HydraScoreFair', 6)
     line_with(lines, 'protected files changed: tests/conftest.py (its checks ran with the base versions put back)')
     -- The winner itself is flagged: the summary says it is not for auto-merge.
     line_with(lines, '⚠ the winner is not for auto-merge: 2 tool calls denied')
@@ -251,20 +215,7 @@ describe('agent details', function()
 end)
 
 describe('failed checks', function()
-  local function check(fields)
-    return vim.tbl_extend('force', {
-      command = 'make',
-      skipped = false,
-      exitCode = 0,
-      timedOut = false,
-      durationMs = 10,
-      output = '',
-      outputTruncated = false,
-      tests = vim.NIL,
-      lint = vim.NIL,
-      format = '',
-    }, fields)
-  end
+  local check = S.check
 
   local function failing()
     local m = model()
@@ -286,14 +237,12 @@ describe('failed checks', function()
   end
 
   it('say why under the agent line on the scoreboard: the line of their output that tells', function()
-    local lines, highlights, agent_at = ui.scoreboard(failing())
-    no_line_breaks(lines)
-    local build = line_with(lines, '      ✗ build failed (exit 2): cart.c:3: error: expected ;')
-    assert.are.equal('sprawler', agent_at[build])
-    assert.are.equal('HydraScorePoor', group_at(highlights, build, 6))
+    local board = scoreboard(failing())
+    local lines = board.lines
+    note(board, '      ✗ build failed (exit 2): cart.c:3: error: expected ;', 'sprawler', 'HydraScorePoor', 6)
     -- The counts hydra read say more than a line of output.
-    assert.are.equal('sprawler', agent_at[line_with(lines, '      ✗ lint failed (exit 1): 1 error, 0 warnings')])
-    assert.are.equal('quiet', agent_at[line_with(lines, '      ✗ tests timed out')])
+    note(board, '      ✗ lint failed (exit 1): 1 error, 0 warnings', 'sprawler')
+    note(board, '      ✗ tests timed out', 'quiet')
     -- Skipped (the build failed) or passed: nothing to say.
     no_line_with(lines, '✗ tests failed')
     no_line_with(lines, '✗ build failed (exit 0')
@@ -334,6 +283,29 @@ describe('failed checks', function()
   end)
 end)
 
+-- A race this editor watches, with agent fixer running and its output
+-- buffer open; forget() wipes both.
+local function watched_race(id)
+  local r = { id = id, root = vim.fn.getcwd(), state = 'running', started_here = true, agents = {}, order = {} }
+  race.races[id] = r
+  r.agents.fixer = { id = 'fixer', name = 'fixer', state = 'running', branch = 'hydra/fixer', pending = { lines = {}, groups = {} } }
+  table.insert(r.order, 'fixer')
+  local buf = race.output_buffer(r, r.agents.fixer)
+  local function forget()
+    vim.api.nvim_buf_delete(buf, { force = true })
+    race.races[id] = nil
+  end
+  return r, buf, forget
+end
+
+-- hydra/agentFinished of fixer in race `r`: completed, with `fields` changed.
+local function finished(r, fields)
+  race.on_agent_finished(
+    vim.tbl_extend('force', { raceId = r.id, agentId = 'fixer', status = 'completed', exitCode = 0, durationMs = 10 }, fields),
+    r.root
+  )
+end
+
 describe('an agent that finished with denials or warnings', function()
   local notified, real_notify
   before_each(function()
@@ -364,21 +336,12 @@ describe('an agent that finished with denials or warnings', function()
 
   it('ends its output buffer with them, and its header marks it until the scores say more', function()
     local id = '20261121-101500-beef'
-    local r = { id = id, root = vim.fn.getcwd(), state = 'running', started_here = true, agents = {}, order = {} }
-    race.races[id] = r
-    r.agents.fixer = { id = 'fixer', name = 'fixer', state = 'running', branch = 'hydra/fixer', pending = { lines = {}, groups = {} } }
-    table.insert(r.order, 'fixer')
-    local buf = race.output_buffer(r, r.agents.fixer)
-    race.on_agent_finished({
-      raceId = id,
-      agentId = 'fixer',
-      status = 'completed',
-      exitCode = 0,
-      durationMs = 1200,
+    local r, buf, forget = watched_race(id)
+    finished(r, {
       deniedToolCalls = 2,
       warnings = { 'permission denied: Write /etc/passwd', 'two\nlines' },
       stderrTail = 'denied\n',
-    }, r.root)
+    })
     race.flush()
     local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
     assert.truthy(lines[1]:find('⚠ not for auto-merge', 1, true))
@@ -393,17 +356,12 @@ describe('an agent that finished with denials or warnings', function()
     local details = ui.agent_details(race.score_model(r, { rankings = { ranking(1, 'fixer', 90) }, winner = 'fixer' }), 'fixer')
     assert.are.equal('  denied', details[line_with(details, 'stderr (last lines)') + 1])
     line_with(details, '⚠ 2 tool calls denied')
-    vim.api.nvim_buf_delete(buf, { force = true })
-    race.races[id] = nil
+    forget()
   end)
 
   it('does not repeat the warnings its summary showed', function()
     local id = '20261121-101500-cafe'
-    local r = { id = id, root = vim.fn.getcwd(), state = 'running', started_here = true, agents = {}, order = {} }
-    race.races[id] = r
-    r.agents.fixer = { id = 'fixer', name = 'fixer', state = 'running', branch = 'b', pending = { lines = {}, groups = {} } }
-    table.insert(r.order, 'fixer')
-    local buf = race.output_buffer(r, r.agents.fixer)
+    local r, buf, forget = watched_race(id)
     -- hydra/agentOutput's summary event, then hydra/agentFinished with the same warning and one more.
     race.on_agent_output({
       raceId = id,
@@ -412,14 +370,7 @@ describe('an agent that finished with denials or warnings', function()
       lines = {},
       events = { { kind = 'summary', isError = false, turns = 2, warnings = { 'permission denied: Write /etc/passwd' } } },
     }, r.root)
-    race.on_agent_finished({
-      raceId = id,
-      agentId = 'fixer',
-      status = 'completed',
-      exitCode = 0,
-      durationMs = 10,
-      warnings = { 'permission denied: Write /etc/passwd', 'left a process running' },
-    }, r.root)
+    finished(r, { warnings = { 'permission denied: Write /etc/passwd', 'left a process running' } })
     race.flush()
     local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
     local count = 0
@@ -430,8 +381,7 @@ describe('an agent that finished with denials or warnings', function()
     end
     assert.are.equal(1, count)
     line_with(lines, '⚠ left a process running')
-    vim.api.nvim_buf_delete(buf, { force = true })
-    race.races[id] = nil
+    forget()
   end)
 end)
 

@@ -43,14 +43,7 @@ describe('commands', function()
   end)
 
   it(':HydraRace lets the user pick the agents in one list, then asks for the task', function()
-    local _, known = H.request(root, 'hydra/agents')
-    local unavailable
-    for _, a in ipairs(known.agents) do
-      if not a.available then
-        unavailable = unavailable or a
-      end
-    end
-    assert.is_not_nil(unavailable, 'hydra/agents lists an agent that is not installed here')
+    local unavailable, known = H.unavailable_agent(root)
     local picker = require('hydra.picker')
     H.answer_inputs({ 'make add() add' })
     H.answer_selects({})
@@ -142,13 +135,7 @@ describe('commands', function()
   end)
 
   it('says which agents it cannot race, and why, before anything starts', function()
-    local _, known = H.request(root, 'hydra/agents')
-    local unavailable
-    for _, a in ipairs(known.agents) do
-      if not a.available then
-        unavailable = unavailable or a
-      end
-    end
+    local unavailable = H.unavailable_agent(root)
     local short = require('hydra.ui').short_problem(unavailable.problem)
     local _, before = H.request(root, 'hydra/races', { limit = 500 })
     local tabs = vim.fn.tabpagenr('$')
@@ -274,11 +261,7 @@ describe('commands', function()
 
   it(':HydraStatus lists the races and their agents', function()
     local _, status = H.request(root, 'hydra/status')
-    vim.cmd('HydraStatus')
-    H.wait(function()
-      local buf = H.find_buffer('hydra://' .. root .. '/status')
-      return buf ~= nil and vim.api.nvim_get_current_buf() == buf
-    end, 'the race list')
+    H.open_status(root)
     local text = H.buffer_text(0)
     assert.is_true(#status.races >= 3)
     for _, summary in ipairs(status.races) do

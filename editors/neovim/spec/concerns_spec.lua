@@ -2,33 +2,12 @@
 -- docs/protocol.md documents them.
 
 local concerns = require('hydra.concerns')
+local S = require('scores_by_hand')
 
-local function check(fields)
-  return vim.tbl_extend('force', {
-    command = 'make',
-    skipped = false,
-    exitCode = 0,
-    timedOut = false,
-    durationMs = 10,
-    output = '',
-    outputTruncated = false,
-    tests = vim.NIL,
-    lint = vim.NIL,
-    format = '',
-  }, fields or {})
-end
+local check = S.check
 
 local function ranking(rank, agent, total, checks, status)
-  return {
-    rank = rank,
-    agentId = agent,
-    agent = agent,
-    status = status or 'completed',
-    total = total,
-    breakdown = {},
-    checks = vim.tbl_extend('force', { build = check(), tests = check(), lint = vim.NIL }, checks or {}),
-    diff = { linesAdded = 1, linesRemoved = 1, filesChanged = 1 },
-  }
+  return S.ranking(rank, agent, total, { checks = S.checks(checks), status = status or 'completed' })
 end
 
 describe('merge concerns', function()

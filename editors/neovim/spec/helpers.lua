@@ -47,6 +47,57 @@ function H.find(haystack, needle)
   return haystack:find(needle, 1, true) ~= nil
 end
 
+--- The index of the first line holding `text` (plain); fails the spec when none does.
+function H.line_with(lines, text)
+  for i, l in ipairs(lines) do
+    if l:find(text, 1, true) then
+      return i
+    end
+  end
+  error('no line with "' .. text .. '" in:\n' .. table.concat(lines, '\n'), 2)
+end
+
+--- Fails the spec when a line holds `text` (plain).
+function H.no_line_with(lines, text)
+  for _, l in ipairs(lines) do
+    if l:find(text, 1, true) then
+      error('unexpected "' .. text .. '" in: ' .. l, 2)
+    end
+  end
+end
+
+--- Fails the spec when a line holds a line break (a buffer line cannot).
+function H.no_line_breaks(lines)
+  for _, l in ipairs(lines) do
+    if l:find('\n', 1, true) then
+      error('a line holds a line break: ' .. vim.inspect(l), 2)
+    end
+  end
+end
+
+--- The highlight group of `highlights` ({line0, col_start, col_end, group},
+--- as ui.builder makes them) at a line (1-based) and byte column (0-based).
+function H.group_at(highlights, line, col)
+  for _, h in ipairs(highlights) do
+    if h[1] == line - 1 and col >= h[2] and col < h[3] then
+      return h[4]
+    end
+  end
+  return nil
+end
+
+--- The first agent hydra/agents lists as not available here, and the whole
+--- answer.
+function H.unavailable_agent(root)
+  local _, known = H.request(root, 'hydra/agents')
+  for _, a in ipairs(known.agents) do
+    if not a.available then
+      return a, known
+    end
+  end
+  error('hydra/agents lists no agent that is not installed here', 2)
+end
+
 --- The index of the line that is exactly `wanted`, or nil.
 function H.index_of(lines, wanted)
   for i, l in ipairs(lines) do
@@ -66,14 +117,16 @@ local agent_specs = {
   fixer = { adapter = 'command', binary = H.agent_script, args = { 'fix' } },
   replay = { adapter = 'claude', binary = H.fixtures .. '/claude-replay.sh' },
   sleeper = { adapter = 'command', binary = H.agent_script, args = { 'sleep' } },
+  tidier = { adapter = 'command', binary = H.agent_script, args = { 'tidy' } },
 }
-H.agent_names = { 'breaker', 'chatty', 'crasher', 'fixer', 'replay', 'sleeper' }
+H.agent_names = { 'breaker', 'chatty', 'crasher', 'fixer', 'replay', 'sleeper', 'tidier' }
 
 --- A fresh git repository on branch main holding the fixture project, a
 --- hydra.toml with the scripted agents, and one commit. `env` adds
---- variables to every agent (SPEC_GATE, SPEC_PIDS, SPEC_LINES).
+--- variables to every agent (SPEC_GATE, SPEC_PIDS, SPEC_LINES); `scoring`,
+--- lines for hydra.toml's [scoring] ("auto_merge = true").
 --- Returns its root (symbolic links resolved, as git reports it).
-function H.make_repo(env)
+function H.make_repo(env, scoring)
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir, 'p')
   dir = vim.fn.resolve(dir)
@@ -113,6 +166,7 @@ function H.make_repo(env)
     'test_format = "pytest"',
     'timeout_per_check_seconds = 30',
   })
+  vim.list_extend(toml, scoring or {})
   H.write_file(dir .. '/hydra.toml', table.concat(toml, '\n') .. '\n')
   H.run({ 'git', 'init', '-q', '-b', 'main', dir })
   H.git(dir, 'config', 'user.name', 'Spec Runner')
@@ -338,6 +392,61 @@ function H.start_race(root, agents, task)
   return started
 end
 
+--- What a spec file that races needs first: notifications recorded, a fresh
+--- repository (H.make_repo(env, scoring)) as the current directory, and the
+--- plugin set up to start the hydra under test, with `window` options.
+--- Returns the repository's root.
+function H.prepare(window, env, scoring)
+  H.capture_notifications()
+  local root = H.make_repo(env, scoring)
+  require('hydra').setup({ server = { cmd = { H.hydra_bin, 'serve' } }, window = window })
+  vim.cmd('cd ' .. vim.fn.fnameescape(root))
+  return root
+end
+
+--- Opens the scoreboard of a race, as :HydraScores does; returns its buffer.
+function H.open_scores(race_id)
+  local buf
+  require('hydra').scores({
+    race = race_id,
+    callback = function(b)
+      buf = b
+    end,
+  })
+  H.wait(function()
+    return buf ~= nil
+  end, 'the scoreboard')
+  return buf
+end
+
+--- Runs :HydraStatus and waits for its race list; returns its buffer.
+function H.open_status(root)
+  vim.cmd('HydraStatus')
+  local buf
+  H.wait(function()
+    buf = H.find_buffer('hydra://' .. root .. '/status')
+    return buf ~= nil and vim.api.nvim_get_current_buf() == buf
+  end, 'the race list')
+  return buf
+end
+
+--- Merges as :HydraMerge does (`target`: race, agent) where hydra must
+--- refuse, answering no question (one asked fails the spec); returns the
+--- error the merge ended with.
+function H.refused_merge(target)
+  H.answer_selects({})
+  local done, merge_err
+  require('hydra').merge(vim.tbl_extend('force', target, {
+    callback = function(err)
+      done, merge_err = true, err
+    end,
+  }))
+  H.wait(function()
+    return done
+  end, 'the merge to be refused')
+  return merge_err
+end
+
 --- Closes every tab and window but one and wipes the plugin's buffers.
 function H.reset_windows()
   vim.cmd('silent! tabonly!')
@@ -362,6 +471,13 @@ function H.stop_servers()
   H.wait(function()
     return #client.roots() == 0
   end, 'the hydra servers to stop', 15000)
+end
+
+--- What every spec that races checks after it: no error reported, and the
+--- questions it answered put back.
+function H.checked()
+  H.assert_no_errors()
+  H.restore_ui()
 end
 
 --- What a spec file that raced leaves behind, undone: servers, windows,

@@ -8,16 +8,7 @@ local H = require('helpers')
 local race = require('hydra.race')
 local ui = require('hydra.ui')
 
-local find, index_of = H.find, H.index_of
-
-local function line_with(lines, text)
-  for i, l in ipairs(lines) do
-    if find(l, text) then
-      return i
-    end
-  end
-  error('no line with "' .. text .. '" in:\n' .. table.concat(lines, '\n'), 2)
-end
+local find, index_of, line_with, open_scores = H.find, H.index_of, H.line_with, H.open_scores
 
 -- Starts the races in another Neovim, waits until hydra has scored them
 -- there, and quits it. Returns the race ids by task.
@@ -67,29 +58,11 @@ local function race_elsewhere(root, races)
   return ids
 end
 
--- Opens the scoreboard of a race, as :HydraScores does; returns its buffer.
-local function open_scores(race_id)
-  local buf
-  require('hydra').scores({
-    race = race_id,
-    callback = function(b)
-      buf = b
-    end,
-  })
-  H.wait(function()
-    return buf ~= nil
-  end, 'the scoreboard')
-  return buf
-end
-
 describe('races from before a restart', function()
   local root, raced, crashed
 
   setup(function()
-    H.capture_notifications()
-    root = H.make_repo()
-    require('hydra').setup({ server = { cmd = { H.hydra_bin, 'serve' } }, window = { scores_on_finish = false } })
-    vim.cmd('cd ' .. vim.fn.fnameescape(root))
+    root = H.prepare({ scores_on_finish = false })
     local ids = race_elsewhere(root, {
       ['make add() add'] = { 'fixer', 'replay', 'crasher' },
       ['crash'] = { 'crasher' },
@@ -101,11 +74,7 @@ describe('races from before a restart', function()
   end)
 
   teardown(H.clean_up)
-
-  after_each(function()
-    H.assert_no_errors()
-    H.restore_ui()
-  end)
+  after_each(H.checked)
 
   it(':HydraLog shows what the agent did, read from the events hydra stored', function()
     vim.cmd('HydraLog ' .. raced .. ' replay')
@@ -217,18 +186,7 @@ describe('races from before a restart', function()
 
   it(":HydraMerge of an agent that failed shows hydra's refusal and changes nothing", function()
     local head = H.git(root, 'rev-parse', 'HEAD')[1]
-    H.answer_selects({})
-    local done, merge_err
-    require('hydra').merge({
-      race = raced,
-      agent = 'crasher',
-      callback = function(err)
-        done, merge_err = true, err
-      end,
-    })
-    H.wait(function()
-      return done
-    end, 'the merge to be refused')
+    local merge_err = H.refused_merge({ race = raced, agent = 'crasher' })
     assert.are.same({ -32015, 'ineligible', 'failed' }, { merge_err.code, merge_err.data.reason, merge_err.data.ineligible })
     local errors = H.take_errors()
     assert.are.equal(1, #errors, table.concat(errors, '\n'))
@@ -252,11 +210,7 @@ describe('races from before a restart', function()
     H.wait_message('hydra: race ' .. crashed .. ': All agents failed: no winner to merge', vim.log.levels.WARN)
     assert.are.equal(head, H.git(root, 'rev-parse', 'HEAD')[1])
 
-    vim.cmd('HydraStatus')
-    H.wait(function()
-      local status = H.find_buffer('hydra://' .. root .. '/status')
-      return status ~= nil and vim.api.nvim_get_current_buf() == status
-    end, 'the race list')
+    H.open_status(root)
     local row = H.buffer_lines(0)[line_with(H.buffer_lines(0), crashed)]
     assert.truthy(find(row, 'All agents failed: no winner'), row)
     vim.api.nvim_feedkeys('q', 'x', false)

@@ -10,16 +10,24 @@ local ui = require('hydra.ui')
 
 local find, index_of = H.find, H.index_of
 
+-- What the fixer prints on stdout after its first line, in order.
+local function fixer_printed()
+  return {
+    'fix: task: make add() add',
+    'fix: waiting for the gate',
+    'fix: reading lib.sh (9 lines)',
+    'fix: fixed add() in lib.sh',
+    'fix: done',
+  }
+end
+
 describe('racing from Neovim', function()
   local root, gate, r, base_commit
 
   setup(function()
-    H.capture_notifications()
     gate = vim.fn.tempname()
-    root = H.make_repo({ SPEC_GATE = gate })
+    root = H.prepare({}, { SPEC_GATE = gate })
     base_commit = H.git(root, 'rev-parse', 'HEAD')[1]
-    require('hydra').setup({ server = { cmd = { H.hydra_bin, 'serve' } } })
-    vim.cmd('cd ' .. vim.fn.fnameescape(root))
   end)
 
   teardown(H.clean_up)
@@ -65,13 +73,7 @@ describe('racing from Neovim', function()
     assert.truthy(find(lines[1], 'fixer · completed · race completed'))
     assert.are.equal('task: make add() add', lines[2])
     -- Every line the agent printed, in order.
-    local printed = {
-      'fix: task: make add() add',
-      'fix: waiting for the gate',
-      'fix: reading lib.sh (9 lines)',
-      'fix: fixed add() in lib.sh',
-      'fix: done',
-    }
+    local printed = fixer_printed()
     local last = 0
     for _, l in ipairs(printed) do
       local at = index_of(lines, l)
@@ -153,10 +155,13 @@ describe('racing from Neovim', function()
     assert.is_true(scores.rankings[1].total > 80)
     assert.is_true(scores.rankings[2].total < 50)
     assert.is_not_nil(index_of(lines, 'Winner: fixer (branch: ' .. r.agents.fixer.branch .. ')'))
-    -- The spec's hydra.toml leaves auto_merge off: nothing says it will be merged.
+    -- The spec's hydra.toml leaves auto_merge off: however high the
+    -- winner's total, nothing speaks of merging it by itself.
     assert.is_true(scores.autoMergeEligible)
-    assert.is_not_nil(index_of(lines, '(its total reaches auto_merge_minimum)'))
-    assert.is_false(find(H.buffer_text(buf), 'eligible for auto-merge'))
+    assert.is_false(scores.autoMergeEnabled)
+    for _, words in ipairs({ 'auto_merge', 'automatically', 'eligible for auto-merge' }) do
+      assert.is_false(find(H.buffer_text(buf), words), words)
+    end
     -- The cursor starts on the winner's line.
     assert.truthy(vim.api.nvim_get_current_line():find('#1  fixer', 1, true))
 
@@ -218,7 +223,7 @@ describe('racing from Neovim', function()
     ui.close_window()
   end)
 
-  it(':HydraDiff lists the changed files and shows base and agent side by side', function()
+  it(':HydraDiff lists the changed files and shows your file and the agent version side by side', function()
     local tabs = vim.fn.tabpagenr('$')
     local files
     require('hydra').diff({
@@ -244,91 +249,98 @@ describe('racing from Neovim', function()
       assert.are.equal(H.find_buffer(diff.agent_key(r.id, 'fixer', expected.files[i].path)), item.bufnr)
       -- What a tab label shows of it (the name with every folder shortened
       -- to a letter): whose version of which file.
-      local path = expected.files[i].path
-      assert.are.equal('fixer: ' .. path, vim.fn.pathshorten(vim.fn.bufname(item.bufnr)))
-      assert.are.equal(
-        'fixer: ' .. path .. ' (base)',
-        vim.fn.pathshorten(vim.fn.bufname(H.find_buffer(diff.base_key(r.id, 'fixer', path))))
-      )
+      assert.are.equal('fixer: ' .. expected.files[i].path, vim.fn.pathshorten(vim.fn.bufname(item.bufnr)))
     end
     assert.truthy(find(vim.fn.getqflist({ title = 1 }).title, 'fixer changed 2 file(s)'))
 
-    -- Shows the pair of the current file: base left, agent right, in diff mode.
+    -- The pair of a file: your file in the working tree on the left, the
+    -- agent's version on the right, in diff mode.
     local function shown_pair(path)
-      local base_buf, agent_buf = H.find_buffer(diff.base_key(r.id, 'fixer', path)), H.find_buffer(diff.agent_key(r.id, 'fixer', path))
-      local base_win, agent_win
+      local agent_buf = H.find_buffer(diff.agent_key(r.id, 'fixer', path))
+      local file_win, agent_win
       for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
         local buf = vim.api.nvim_win_get_buf(win)
-        if buf == base_buf then
-          base_win = win
-        elseif buf == agent_buf then
+        if buf == agent_buf then
           agent_win = win
+        elseif vim.api.nvim_buf_get_name(buf) == root .. '/' .. path then
+          file_win = win
         end
       end
-      return base_win, agent_win
+      return file_win, agent_win
     end
-    local function check_pair(path, base_lines)
-      local base_win, agent_win
+    local function check_pair(path, file_lines)
+      local file_win, agent_win
       H.wait(function()
-        base_win, agent_win = shown_pair(path)
-        return base_win ~= nil and agent_win ~= nil
+        file_win, agent_win = shown_pair(path)
+        return file_win ~= nil and agent_win ~= nil
       end, 'the pair of ' .. path)
-      assert.is_true(vim.wo[base_win].diff)
+      assert.is_true(vim.wo[file_win].diff)
       assert.is_true(vim.wo[agent_win].diff)
-      local base_pos = vim.api.nvim_win_get_position(base_win)
+      local file_pos = vim.api.nvim_win_get_position(file_win)
       local agent_pos = vim.api.nvim_win_get_position(agent_win)
-      assert.is_true(base_pos[2] < agent_pos[2], 'base on the left')
+      assert.is_true(file_pos[2] < agent_pos[2], 'your file on the left')
+      -- Yours is the file itself, to edit; the agent's version is read-only.
+      local file_buf, agent_buf = vim.api.nvim_win_get_buf(file_win), vim.api.nvim_win_get_buf(agent_win)
+      assert.are.same({ '', true }, { vim.bo[file_buf].buftype, vim.bo[file_buf].modifiable })
+      assert.is_false(vim.bo[agent_buf].modifiable)
       local _, versions = H.request(root, 'hydra/diff', { raceId = r.id, agentId = 'fixer', path = path })
-      local agent_buf = vim.api.nvim_win_get_buf(agent_win)
       H.wait(function()
         return vim.deep_equal(H.buffer_lines(agent_buf), H.lines_of(versions.agent))
       end, 'the agent version of ' .. path)
-      assert.are.same(base_lines, H.buffer_lines(vim.api.nvim_win_get_buf(base_win)))
-      return base_win, agent_win
+      assert.are.same(file_lines, H.buffer_lines(file_buf))
+      return file_win, agent_win
     end
 
-    -- The first file was added: its base is empty.
-    local changelog_base_win, changelog_agent_win = check_pair('CHANGELOG.md', { '' })
+    -- The first file was added: you have none yet.
+    local changelog_file_win, changelog_agent_win = check_pair('CHANGELOG.md', { '' })
     -- What Neovim itself computes for the pair: the agent's three lines,
-    -- two of them added (the blank one matches the empty base).
+    -- two of them added (the blank one matches the empty file).
     local changelog = {
-      base = H.diff_of(changelog_base_win),
+      file = H.diff_of(changelog_file_win),
       agent = H.diff_of(changelog_agent_win),
     }
     assert.are.same({ changed = 2, filler = 0 }, changelog.agent)
-    assert.are.same({ changed = 0, filler = 2 }, changelog.base)
+    assert.are.same({ changed = 0, filler = 2 }, changelog.file)
 
     vim.cmd('cnext')
-    local base_lib = H.lines_of(table.concat(H.git(root, 'show', base_commit .. ':lib.sh'), '\n') .. '\n')
-    local base_win, agent_win = check_pair('lib.sh', base_lib)
+    local lib = H.lines_of(H.read_file(root .. '/lib.sh'))
+    local file_win, agent_win = check_pair('lib.sh', lib)
     local agent_lib = H.buffer_text(vim.api.nvim_get_current_buf())
     assert.truthy(find(agent_lib, 'echo $(( $1 + $2 ))'))
-    -- Only the pair and the list: the previous pair's windows are gone.
+    -- Only the pair and the panel of files: the previous pair's windows are gone.
     assert.are.equal(3, #vim.api.nvim_tabpage_list_wins(0))
     -- And so is the previous pair from the diff: fixer changed one line of
     -- lib.sh, so one line differs on each side and nothing is filler.
     assert.are.same({ changed = 1, filler = 0 }, H.diff_of(agent_win))
-    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(base_win))
+    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(file_win))
     assert.are.same({ '  echo $(( $1 + $2 ))' }, H.changed_lines(agent_win))
 
     -- Back to the first file with :cc: its diff is what it was.
     vim.cmd('cc 1')
-    changelog_base_win, changelog_agent_win = check_pair('CHANGELOG.md', { '' })
+    changelog_file_win, changelog_agent_win = check_pair('CHANGELOG.md', { '' })
     assert.are.same(changelog.agent, H.diff_of(changelog_agent_win))
-    assert.are.same(changelog.base, H.diff_of(changelog_base_win))
+    assert.are.same(changelog.file, H.diff_of(changelog_file_win))
     vim.cmd('cc 2')
-    base_win, agent_win = check_pair('lib.sh', base_lib)
+    file_win, agent_win = check_pair('lib.sh', lib)
     assert.are.same({ changed = 1, filler = 0 }, H.diff_of(agent_win))
-    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(base_win))
+    assert.are.same({ changed = 1, filler = 0 }, H.diff_of(file_win))
+    -- Your lib.sh left the diff with the pair: no diff mode in another window.
+    vim.cmd('cc 1')
+    check_pair('CHANGELOG.md', { '' })
+    vim.cmd('tabnew')
+    vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/lib.sh'))
+    assert.is_false(vim.wo.diff)
+    vim.cmd('tabclose')
 
     -- <CR> on the first entry in the quickfix window: the same again.
     vim.cmd('copen')
     vim.api.nvim_win_set_cursor(0, { 1, 0 })
     vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
-    changelog_base_win, changelog_agent_win = check_pair('CHANGELOG.md', { '' })
-    assert.are.equal(3, #vim.api.nvim_tabpage_list_wins(0))
+    changelog_file_win, changelog_agent_win = check_pair('CHANGELOG.md', { '' })
+    -- The panel, the pair and the quickfix list.
+    assert.are.equal(4, #vim.api.nvim_tabpage_list_wins(0))
     assert.are.same(changelog.agent, H.diff_of(changelog_agent_win))
-    assert.are.same(changelog.base, H.diff_of(changelog_base_win))
+    assert.are.same(changelog.file, H.diff_of(changelog_file_win))
     -- The tab's label is the agent's version, whose buffer is current.
     assert.are.equal(changelog_agent_win, vim.api.nvim_get_current_win())
 
@@ -338,7 +350,10 @@ describe('racing from Neovim', function()
       { 'careful: cart.py', 'careful: cart.py (in shop › api)', 'careful: cart.py (in shop › api, race R)' },
       diff.agent_title('R', 'careful', 'shop/api/cart.py')
     )
-    assert.are.same({ 'careful: lib.sh (base)', 'careful: lib.sh (base, race R)' }, diff.base_title('R', 'careful', 'lib.sh'))
+    assert.are.same(
+      { 'careful: lib.sh (vs sprawler)', 'careful: lib.sh (vs sprawler, race R)' },
+      diff.compare_title('R', 'careful', 'sprawler', 'lib.sh')
+    )
   end)
 
   it(":HydraLog shows the agent's complete output", function()
@@ -358,13 +373,7 @@ describe('racing from Neovim', function()
     -- recorded of it is its log, stderr marked.
     local lines = H.buffer_lines(0)
     assert.truthy(lines[1]:find('^fix: starting in fixer%-'))
-    local printed = {
-      'fix: task: make add() add',
-      'fix: waiting for the gate',
-      'fix: reading lib.sh (9 lines)',
-      'fix: fixed add() in lib.sh',
-      'fix: done',
-    }
+    local printed = fixer_printed()
     -- Then the checks hydra ran on its work, all passed: one line each.
     local heading = index_of(lines, hydra.log_checks_heading)
     assert.is_not_nil(heading, table.concat(lines, '\n'))

@@ -1,8 +1,15 @@
--- Reviewing an agent's changes: its changed files in the quickfix list, and a
--- tab with the base and agent versions of one file side by side in diff mode.
--- The versions come from hydra/diff (git's objects, never a worktree on
--- disk), fetched when a file is first shown. Going to another quickfix entry
--- (:cnext, <CR> in the list) shows that file's pair in the same tab.
+-- Reviewing an agent's changes, diffview-like: a tab with a narrow panel of
+-- the files the agent changed on the left, and beside it one file at a time
+-- in diff mode: the file in your working tree (your own buffer, editable) on
+-- the left and the agent's version (read-only) on the right, so that `do`,
+-- `dp` and :diffget take single hunks of the agent's change into your file.
+-- The files are also in the quickfix list: :cnext, :cc or <CR> in the list
+-- show that file's pair in the same tab, as <CR> in the panel does.
+--
+-- Comparing two agents shows, for each file either of them changed, the
+-- first agent's version on the left and the second's on the right, both
+-- read-only. Agents' versions come from hydra/diff (git's objects, never a
+-- worktree on disk), fetched when a file is first shown.
 
 local client = require('hydra.client')
 local config = require('hydra.config')
@@ -11,21 +18,31 @@ local ui = require('hydra.ui')
 
 local M = {}
 
--- agent-version buffer -> { root, raceId, agentId, path, base_buf, agent_buf, loaded }
+-- right-hand buffer of a pair -> the pair: { review, path, file, right_buf,
+-- left_buf (a version buffer) or worktree (a path), loaded, loading }
 local pairs_by_buf = {}
+-- panel buffer -> the review it lists
+local reviews_by_panel = {}
 -- Set while this module moves buffers between windows, so that its own
 -- BufWinEnter handler does not rearrange the tab again.
 local arranging = false
 
---- The keys (ui.find_buffer) of the buffers holding an agent's version and
---- the base version of `path` (an agent id never contains '~', so the two
---- cannot collide).
+--- The key (ui.find_buffer) of the buffer holding an agent's version of
+--- `path`.
 function M.agent_key(race_id, agent_id, path)
   return 'hydra://' .. race_id .. '/' .. agent_id .. '/' .. path
 end
 
-function M.base_key(race_id, agent_id, path)
-  return 'hydra://' .. race_id .. '/' .. agent_id .. '~base/' .. path
+--- The key of the buffer holding `agent_id`'s version of `path` when it is
+--- compared with `other`'s (an agent id never contains '~').
+function M.compare_key(race_id, agent_id, other, path)
+  return 'hydra://' .. race_id .. '/' .. agent_id .. '~vs~' .. other .. '/' .. path
+end
+
+--- The key of the panel listing the files of a review: of one agent, or of
+--- two compared.
+function M.panel_key(race_id, agents)
+  return 'hydra://' .. race_id .. '/' .. table.concat(agents, '~vs~') .. '~files'
 end
 
 -- A name for people, "careful: cart.py": a tab label shortens every folder
@@ -47,15 +64,17 @@ local function titles(race_id, agent_id, path, extra)
   return out
 end
 
---- The names of the buffers holding an agent's version and the base version
---- of `path`, in the order they are tried (ui.scratch_buffer): "careful:
---- cart.py" and "careful: cart.py (base)", what a tab label shows.
+--- The names of the buffer holding an agent's version of `path`, in the
+--- order they are tried (ui.scratch_buffer): "careful: cart.py", what a tab
+--- label shows.
 function M.agent_title(race_id, agent_id, path)
   return titles(race_id, agent_id, path, nil)
 end
 
-function M.base_title(race_id, agent_id, path)
-  return titles(race_id, agent_id, path, 'base')
+--- The names of `agent_id`'s version of `path` compared with `other`'s:
+--- "careful: cart.py (vs sprawler)".
+function M.compare_title(race_id, agent_id, other, path)
+  return titles(race_id, agent_id, path, 'vs ' .. other)
 end
 
 local function version_buffer(key, name, path)
@@ -90,27 +109,56 @@ local function set_lines(buf, lines)
   vim.bo[buf].modified = false
 end
 
+local function diffupdate(buf)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    vim.api.nvim_win_call(win, function()
+      vim.cmd('diffupdate')
+    end)
+  end
+end
+
+-- Fills the pair's version buffers. One agent: its version of the file.
+-- Two: each one's version, and for the one that did not change the file,
+-- the base version (which the other's answer holds).
 local function load(pair)
   if pair.loaded or pair.loading then
     return
   end
   pair.loading = true
-  local params = { raceId = pair.raceId, agentId = pair.agentId, path = pair.path }
-  client.request(pair.root, protocol.diff, params, function(err, result)
-    pair.loading = false
-    if err then
-      client.notify_error(err, 'the versions of ' .. pair.path)
-      return
-    end
-    pair.loaded = true
-    set_lines(pair.base_buf, version_lines(result, 'base'))
-    set_lines(pair.agent_buf, version_lines(result, 'agent'))
-    for _, win in ipairs(vim.fn.win_findbuf(pair.agent_buf)) do
-      vim.api.nvim_win_call(win, function()
-        vim.cmd('diffupdate')
-      end)
-    end
-  end)
+  local review = pair.review
+  local changed = vim.tbl_filter(function(agent)
+    return pair.file.changes[agent] ~= nil
+  end, review.agents)
+  local answers, waiting, failed = {}, #changed, false
+  for _, agent in ipairs(changed) do
+    local params = { raceId = review.raceId, agentId = agent, path = pair.path }
+    client.request(review.root, protocol.diff, params, function(err, result)
+      waiting = waiting - 1
+      if err then
+        if not failed then
+          client.notify_error(err, 'the versions of ' .. pair.path)
+        end
+        failed = true
+      else
+        answers[agent] = result
+      end
+      if waiting > 0 then
+        return
+      end
+      pair.loading = false
+      if failed then
+        return
+      end
+      pair.loaded = true
+      local any = answers[changed[1]]
+      for i, side in ipairs(review.agents) do
+        local buf = (#review.agents == 1 or i == 2) and pair.right_buf or pair.left_buf
+        local lines = answers[side] and version_lines(answers[side], 'agent') or version_lines(any, 'base')
+        set_lines(buf, lines)
+      end
+      diffupdate(pair.right_buf)
+    end)
+  end
 end
 
 local function is_review_tab()
@@ -136,42 +184,173 @@ local function drop_if_empty(buf)
   end
 end
 
---- Shows `pair` in window `win` of the current tab: the base version on the
---- left, the agent's on the right, in diff mode. Other windows of the tab
---- (but the quickfix list) are closed.
+local status_letters = { added = 'A', modified = 'M', deleted = 'D', renamed = 'R', typechange = 'T' }
+local status_groups = { added = 'HydraAdded', deleted = 'HydraRemoved' }
+
+-- The panel's lines: a heading, then one line per file, "▸ M lib.sh +1 -1"
+-- (the file shown marked), and the keys. Returns lines, highlights and the
+-- path on each line.
+local function panel_lines(review)
+  local b = ui.builder()
+  local file_at = {}
+  if #review.agents == 1 then
+    b:line(review.agents[1], 'HydraTitle')
+    b:line(string.format('%d file(s)  +%d -%d', #review.files, review.additions, review.deletions), 'HydraMuted')
+  else
+    b:line(review.agents[1] .. ' vs ' .. review.agents[2], 'HydraTitle')
+    b:line(string.format('%d file(s) either changed', #review.files), 'HydraMuted')
+  end
+  b:line('')
+  for _, file in ipairs(review.files) do
+    local current = file.path == review.current
+    b:add(current and '▸ ' or '  ', current and 'HydraCurrentFile' or nil)
+    for _, agent in ipairs(review.agents) do
+      local change = file.changes[agent]
+      if change then
+        b:add(status_letters[change.status] or '?', status_groups[change.status] or 'HydraChanged')
+      else
+        b:add('·', 'HydraMuted')
+      end
+    end
+    b:add(' ')
+    b:add(file.path, current and 'HydraCurrentFile' or nil)
+    if #review.agents == 1 then
+      local change = file.changes[review.agents[1]]
+      if change.binary then
+        b:add('  binary', 'HydraMuted')
+      else
+        b:add('  ')
+        b:add('+' .. (change.additions or 0), 'HydraAdded')
+        b:add(' ')
+        b:add('-' .. (change.deletions or 0), 'HydraRemoved')
+      end
+      if change.oldPath and change.oldPath ~= vim.NIL then
+        b:add('  ← ' .. change.oldPath, 'HydraMuted')
+      end
+    end
+    b:newline()
+    file_at[#b.lines] = file.path
+  end
+  b:line('')
+  local keys = { '<CR> show' }
+  if config.options.keymaps.close then
+    table.insert(keys, config.options.keymaps.close .. ' close')
+  end
+  b:line(table.concat(keys, ' · '), 'HydraMuted')
+  return b.lines, b.highlights, file_at
+end
+
+local function render_panel(review)
+  local buf = review.panel_buf
+  if not (buf and vim.api.nvim_buf_is_valid(buf)) then
+    return
+  end
+  local lines, highlights, file_at = panel_lines(review)
+  ui.fill(buf, lines, highlights)
+  review.file_at = file_at
+end
+
+local function panel_width(review)
+  local lines = panel_lines(review)
+  local width = 20
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l) + 1)
+  end
+  return math.min(width, 40, math.max(math.floor(vim.o.columns / 3), 20))
+end
+
+-- Opens the review's panel at the far left of the current tab; returns its window.
+local function open_panel(review)
+  vim.cmd('topleft vsplit')
+  local win = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(win, review.panel_buf)
+  vim.api.nvim_win_set_width(win, panel_width(review))
+  vim.wo[win].winfixwidth = true
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.wo[win].signcolumn = 'no'
+  vim.wo[win].foldcolumn = '0'
+  vim.wo[win].wrap = false
+  vim.wo[win].cursorline = true
+  return win
+end
+
+-- Makes the file shown the current entry of the review's quickfix list,
+-- so that :cnext and :cprevious go on from it.
+local function sync_quickfix(review, path)
+  if not review.qf_id then
+    return
+  end
+  local list = vim.fn.getqflist({ id = review.qf_id, idx = 0 })
+  if list.id ~= review.qf_id then
+    return
+  end
+  for i, file in ipairs(review.files) do
+    if file.path == path and list.idx ~= i then
+      vim.fn.setqflist({}, 'a', { id = review.qf_id, idx = i })
+    end
+  end
+end
+
+--- Shows `pair` in window `win` of the current tab, the panel of its review
+--- at the far left: your file (or the first agent's version) in a window
+--- on the left, the agent's version in `win` on the right, in diff mode.
+--- Other windows of the tab (but the panel and the quickfix list) are closed.
 local function show_pair(pair, win)
+  local review = pair.review
   arranging = true
   local ok, err = pcall(function()
     vim.api.nvim_set_current_win(win)
     -- A buffer hidden while in diff mode stays in the tab's diff (unless
     -- 'diffopt' has "hiddenoff"): the previous pair would be diffed against
     -- this one and every line would show as changed. `:diffoff!` takes every
-    -- buffer of this tab, hidden ones too, out of the diff first.
+    -- buffer of this tab, hidden ones too, out of the diff first, and gives
+    -- your file's window its own options back.
     vim.cmd('diffoff!')
-    vim.api.nvim_win_set_buf(win, pair.agent_buf)
+    vim.api.nvim_win_set_buf(win, pair.right_buf)
+    local panel_win
     for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-      if w ~= win and vim.fn.getwinvar(w, '&buftype') ~= 'quickfix' then
-        vim.api.nvim_win_close(w, true)
+      if w ~= win then
+        local buf = vim.api.nvim_win_get_buf(w)
+        if buf == review.panel_buf and not panel_win then
+          panel_win = w
+        elseif vim.bo[buf].buftype ~= 'quickfix' then
+          vim.api.nvim_win_close(w, true)
+        end
       end
     end
+    if not panel_win then
+      open_panel(review)
+      vim.api.nvim_set_current_win(win)
+    end
     vim.cmd('leftabove vsplit')
-    local base_win = vim.api.nvim_get_current_win()
-    vim.api.nvim_win_set_buf(base_win, pair.base_buf)
-    for _, w in ipairs({ base_win, win }) do
+    local left_win = vim.api.nvim_get_current_win()
+    if pair.left_buf then
+      vim.api.nvim_win_set_buf(left_win, pair.left_buf)
+    else
+      -- Your own buffer of the file, as :edit gives it (loaded once, with
+      -- its unsaved changes if it has any); a file the agent added is a new one.
+      vim.cmd('keepalt edit ' .. vim.fn.fnameescape(pair.worktree))
+    end
+    for _, w in ipairs({ left_win, win }) do
       vim.api.nvim_win_call(w, function()
         vim.cmd('diffthis')
       end)
     end
+    vim.cmd('wincmd =')
     vim.api.nvim_set_current_win(win)
   end)
   arranging = false
   if not ok then
     error(err)
   end
+  review.current = pair.path
+  render_panel(review)
+  sync_quickfix(review, pair.path)
   load(pair)
 end
 
-local function on_agent_buffer_shown(pair)
+local function on_right_buffer_shown(pair)
   if arranging then
     return
   end
@@ -179,7 +358,7 @@ local function on_agent_buffer_shown(pair)
   -- Rearranging windows inside BufWinEnter confuses the command that is
   -- still displaying the buffer: do it right after.
   vim.schedule(function()
-    if not (vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == pair.agent_buf) then
+    if not (vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == pair.right_buf) then
       return
     end
     client.guarded(function()
@@ -196,45 +375,117 @@ local function on_agent_buffer_shown(pair)
   end)
 end
 
-local function ensure_pair(root, race_id, agent_id, path)
-  local agent_buf =
-    version_buffer(M.agent_key(race_id, agent_id, path), M.agent_title(race_id, agent_id, path), path)
-  local pair = pairs_by_buf[agent_buf]
-  if pair then
-    return pair
+-- Closes the review's tab (or, in the last tab, its windows but one),
+-- taking your file out of diff mode first.
+local function close_review()
+  vim.cmd('diffoff!')
+  if vim.fn.tabpagenr('$') > 1 then
+    vim.cmd('tabclose')
+  else
+    vim.cmd('silent! only')
+    vim.cmd('enew')
   end
-  pair = {
-    root = root,
-    raceId = race_id,
-    agentId = agent_id,
-    path = path,
-    agent_buf = agent_buf,
-    base_buf = version_buffer(M.base_key(race_id, agent_id, path), M.base_title(race_id, agent_id, path), path),
-  }
-  pairs_by_buf[agent_buf] = pair
-  vim.api.nvim_create_autocmd('BufWinEnter', {
-    buffer = agent_buf,
-    callback = function()
-      on_agent_buffer_shown(pair)
-    end,
-  })
-  vim.api.nvim_create_autocmd('BufWipeout', {
-    buffer = agent_buf,
-    callback = function()
-      pairs_by_buf[agent_buf] = nil
-    end,
-  })
-  local close = config.options.keymaps.close
-  for _, buf in ipairs({ agent_buf, pair.base_buf }) do
-    vim.api.nvim_buf_set_var(buf, 'hydra_root', root)
-    ui.map(buf, close, ui.close_window, 'Close')
+end
+
+-- The window of the current tab that shows the right-hand side of one of
+-- the review's pairs, or a new one right of everything.
+local function right_window(review)
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local pair = pairs_by_buf[vim.api.nvim_win_get_buf(w)]
+    if pair and pair.review == review then
+      return w
+    end
   end
+  arranging = true
+  vim.cmd('botright vsplit')
+  arranging = false
+  return vim.api.nvim_get_current_win()
+end
+
+local function panel_buffer(review)
+  local key = M.panel_key(review.raceId, review.agents)
+  local buf = ui.find_buffer(key)
+  if not buf then
+    local what = table.concat(review.agents, ' vs ')
+    buf = ui.scratch_buffer('hydra: ' .. what .. ' files (race ' .. review.raceId .. ')', 'hydrafiles', key)
+    vim.bo[buf].modifiable = false
+    vim.api.nvim_buf_set_var(buf, 'hydra_root', review.root)
+    vim.api.nvim_create_autocmd('BufWipeout', {
+      buffer = buf,
+      callback = function()
+        reviews_by_panel[buf] = nil
+      end,
+    })
+  end
+  reviews_by_panel[buf] = review
+  -- The keys find the review the panel lists now (a review opened again
+  -- replaces the one before).
+  ui.map(buf, '<CR>', function()
+    local r = reviews_by_panel[buf]
+    local path = r and r.file_at and r.file_at[vim.api.nvim_win_get_cursor(0)[1]]
+    if path then
+      client.guarded(show_pair, r.pairs[path], right_window(r))
+    end
+  end, "Show this file's diff")
+  ui.map(buf, config.options.keymaps.close, close_review, 'Close the review')
+  return buf
+end
+
+local function ensure_pair(review, file)
+  local race_id, path = review.raceId, file.path
+  local right_buf, left_buf
+  if #review.agents == 1 then
+    local agent = review.agents[1]
+    right_buf = version_buffer(M.agent_key(race_id, agent, path), M.agent_title(race_id, agent, path), path)
+  else
+    local a, b = review.agents[1], review.agents[2]
+    left_buf = version_buffer(M.compare_key(race_id, a, b, path), M.compare_title(race_id, a, b, path), path)
+    right_buf = version_buffer(M.compare_key(race_id, b, a, path), M.compare_title(race_id, b, a, path), path)
+  end
+  local pair = pairs_by_buf[right_buf]
+  if not pair then
+    pair = { right_buf = right_buf, left_buf = left_buf }
+    pairs_by_buf[right_buf] = pair
+    vim.api.nvim_create_autocmd('BufWinEnter', {
+      buffer = right_buf,
+      callback = function()
+        on_right_buffer_shown(pairs_by_buf[right_buf])
+      end,
+    })
+    vim.api.nvim_create_autocmd('BufWipeout', {
+      buffer = right_buf,
+      callback = function()
+        pairs_by_buf[right_buf] = nil
+      end,
+    })
+    local close = config.options.keymaps.close
+    for _, buf in ipairs({ right_buf, left_buf }) do
+      vim.api.nvim_buf_set_var(buf, 'hydra_root', review.root)
+      ui.map(buf, close, ui.close_window, 'Close')
+    end
+  end
+  -- The answer read now holds the latest list: its review replaces the one before.
+  pair.review = review
+  pair.path = path
+  pair.file = file
+  if not left_buf then
+    -- A file the agent renamed is yours under its old name.
+    local change = file.changes[review.agents[1]]
+    local old = change.status == 'renamed' and change.oldPath ~= vim.NIL and change.oldPath or nil
+    pair.worktree = review.root .. '/' .. (old or path)
+  end
+  review.pairs[path] = pair
   return pair
 end
 
 --- The pair shown in (or belonging to) buffer `buf`, if any: for the specs and other plugins.
 function M.pair_of(buf)
   return pairs_by_buf[buf]
+end
+
+--- The review a panel buffer lists, if any.
+function M.review_of_panel(buf)
+  return reviews_by_panel[buf]
 end
 
 local function describe(file)
@@ -246,6 +497,29 @@ local function describe(file)
     text = text .. ' (from ' .. file.oldPath .. ')'
   end
   return text
+end
+
+-- Puts the review's files in the quickfix list and opens a review tab on
+-- the first one.
+local function open_review(review, title)
+  review.pairs = {}
+  review.panel_buf = panel_buffer(review)
+  local items = {}
+  for _, file in ipairs(review.files) do
+    local pair = ensure_pair(review, file)
+    local texts = {}
+    for _, agent in ipairs(review.agents) do
+      local change = file.changes[agent]
+      local text = change and describe(change) or 'unchanged'
+      table.insert(texts, #review.agents == 1 and text or (agent .. ': ' .. text))
+    end
+    table.insert(items, { bufnr = pair.right_buf, module = file.path, lnum = 1, text = table.concat(texts, '; ') })
+  end
+  vim.fn.setqflist({}, ' ', { title = title, items = items })
+  review.qf_id = vim.fn.getqflist({ id = 0 }).id
+  local empty = new_review_tab()
+  show_pair(review.pairs[review.files[1].path], vim.api.nvim_get_current_win())
+  drop_if_empty(empty)
 end
 
 --- Lists what `agent_id` changed in race `race_id` in the quickfix list and
@@ -265,27 +539,74 @@ function M.open(root, race_id, agent_id, callback)
       callback(nil, files)
       return
     end
-    local items = {}
-    local first
-    for _, file in ipairs(files) do
-      local pair = ensure_pair(root, race_id, agent_id, file.path)
-      first = first or pair
-      table.insert(items, { bufnr = pair.agent_buf, module = file.path, lnum = 1, text = describe(file) })
-    end
-    vim.fn.setqflist({}, ' ', {
-      title = string.format('hydra: %s changed %d file(s), +%d -%d (race %s)', agent_id, #files, result.additions or 0, result.deletions or 0, race_id),
-      items = items,
-    })
-    local empty = new_review_tab()
-    local main = vim.api.nvim_get_current_win()
-    vim.cmd('botright copen')
-    arranging = true
-    vim.api.nvim_set_current_win(main)
-    arranging = false
-    show_pair(first, main)
-    drop_if_empty(empty)
+    local review = {
+      root = root,
+      raceId = race_id,
+      agents = { agent_id },
+      additions = result.additions or 0,
+      deletions = result.deletions or 0,
+      files = vim.tbl_map(function(file)
+        return { path = file.path, changes = { [agent_id] = file } }
+      end, files),
+    }
+    open_review(
+      review,
+      string.format('hydra: %s changed %d file(s), +%d -%d (race %s)', agent_id, #files, review.additions, review.deletions, race_id)
+    )
     callback(nil, files)
   end)
+end
+
+--- Compares what agents `a` and `b` of race `race_id` made of each file
+--- either of them changed, in the quickfix list and a review tab: a's
+--- version on the left, b's on the right. callback(err, paths) when done.
+function M.compare(root, race_id, a, b, callback)
+  callback = callback or function() end
+  if a == b then
+    local err = { message = 'compare two different agents (' .. a .. ' twice)' }
+    client.notify_error(err)
+    return callback(err, nil)
+  end
+  local answers, waiting, failed = {}, 2, false
+  for _, agent in ipairs({ a, b }) do
+    client.request(root, protocol.diff, { raceId = race_id, agentId = agent }, function(err, result)
+      waiting = waiting - 1
+      if err and not failed then
+        failed = true
+        client.notify_error(err, 'diff of ' .. agent)
+        callback(err, nil)
+      end
+      answers[agent] = result
+      if waiting > 0 or failed then
+        return
+      end
+      local by_path, paths = {}, {}
+      for _, agent_id in ipairs({ a, b }) do
+        for _, file in ipairs(answers[agent_id].files or {}) do
+          if not by_path[file.path] then
+            by_path[file.path] = { path = file.path, changes = {} }
+            table.insert(paths, file.path)
+          end
+          by_path[file.path].changes[agent_id] = file
+        end
+      end
+      if #paths == 0 then
+        vim.notify('hydra: neither ' .. a .. ' nor ' .. b .. ' changed anything', vim.log.levels.INFO)
+        return callback(nil, paths)
+      end
+      table.sort(paths)
+      local review = {
+        root = root,
+        raceId = race_id,
+        agents = { a, b },
+        files = vim.tbl_map(function(path)
+          return by_path[path]
+        end, paths),
+      }
+      open_review(review, string.format('hydra: %s vs %s, %d file(s) either changed (race %s)', a, b, #paths, race_id))
+      callback(nil, paths)
+    end)
+  end
 end
 
 return M

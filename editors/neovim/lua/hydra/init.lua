@@ -291,6 +291,21 @@ function M.cancel(target)
   end)
 end
 
+-- `m` on the scoreboard or an agent's details: merges the agent unless the
+-- scores say it cannot be (it cannot win, or the race was merged already),
+-- then shows the scoreboard again.
+local function merge_from_scores(r, model, target)
+  if present(model.merged) then
+    return vim.notify(ui.merged_already_text(r.id, model.merged), vim.log.levels.WARN)
+  end
+  -- An agent that cannot win is never offered for merging.
+  local cannot_win = ui.ineligible_label(race.ranking_of({ rankings = model.rankings }, target.agent))
+  if cannot_win then
+    return vim.notify('hydra: ' .. target.agent .. ' cannot be merged (' .. cannot_win .. ')', vim.log.levels.WARN)
+  end
+  M.merge(vim.tbl_extend('force', target, { scores = true }))
+end
+
 --- Opens the scoreboard of race record `r` from `model` (race.score_model).
 function M.show_scores(r, model)
   local lines, highlights, agent_at = ui.scoreboard(model)
@@ -314,14 +329,7 @@ function M.show_scores(r, model)
   end
   ui.map(buf, keys.diff, at_cursor(M.diff), "Review this agent's diff")
   ui.map(buf, keys.merge, at_cursor(function(target)
-    -- An agent that cannot win is never offered for merging.
-    for _, ranking in ipairs(model.rankings) do
-      local cannot_win = ranking.agentId == target.agent and ui.ineligible_label(ranking)
-      if cannot_win then
-        return vim.notify('hydra: ' .. target.agent .. ' cannot be merged (' .. cannot_win .. ')', vim.log.levels.WARN)
-      end
-    end
-    M.merge(target)
+    merge_from_scores(r, model, target)
   end), "Merge this agent's branch")
   ui.map(buf, keys.log, at_cursor(M.log), "This agent's full log")
   ui.map(buf, '<CR>', at_cursor(function(target)
@@ -353,11 +361,7 @@ function M.show_details(r, model, agent_id)
   end
   ui.map(buf, keys.diff, act(M.diff), "Review this agent's diff")
   ui.map(buf, keys.merge, act(function(t)
-    local cannot_win = ui.ineligible_label(race.ranking_of({ rankings = model.rankings }, agent_id))
-    if cannot_win then
-      return vim.notify('hydra: ' .. agent_id .. ' cannot be merged (' .. cannot_win .. ')', vim.log.levels.WARN)
-    end
-    M.merge(t)
+    merge_from_scores(r, model, t)
   end), "Merge this agent's branch")
   ui.map(buf, keys.log, act(M.log), "This agent's full log")
   ui.map(buf, keys.scores, function()
@@ -367,32 +371,53 @@ function M.show_details(r, model, agent_id)
   return buf, win
 end
 
---- :HydraScores: the scoreboard of the current race.
-function M.scores(target)
-  target = target or {}
-  with_race(target, function(root, r)
-    client.request(root, protocol.scores, { raceId = r.id }, function(err, result)
+-- Opens the scoreboard of race record `r` as hydra has it now: its scores,
+-- and whether it was merged (hydra/status). callback(buf, win, scores).
+local function open_scores(r, callback)
+  race.refresh(r, function()
+    client.request(r.root, protocol.scores, { raceId = r.id }, function(err, result)
       if err then
         return client.notify_error(err)
       end
       race.set_scores(r, result)
       local buf, win = M.show_scores(r, race.score_model(r, result))
-      if target.callback then
-        target.callback(buf, win, result)
+      if callback then
+        callback(buf, win, result)
       end
     end)
   end)
 end
 
---- :HydraDiff [agent]: the agent's changed files in the quickfix list and a
---- review tab with base and agent versions side by side.
+--- :HydraScores: the scoreboard of the current race.
+function M.scores(target)
+  target = target or {}
+  with_race(target, function(_, r)
+    open_scores(r, target.callback)
+  end)
+end
+
+--- :HydraDiff [agent]: the agent's changed files in a panel and the
+--- quickfix list, and a review tab with your file and the agent's version
+--- side by side. With `target.other`, the versions of two agents compared.
 function M.diff(target)
   target = target or {}
   with_race(target, function(root, r)
+    if target.other then
+      return require('hydra.diff').compare(root, r.id, target.agent, target.other, target.callback)
+    end
     with_agent(root, r, target.agent, function(agent)
       require('hydra.diff').open(root, r.id, agent, target.callback)
     end)
   end)
+end
+
+--- :HydraDiff's arguments: none, an agent, or two agents to compare.
+function M.diff_command(args)
+  local agents = vim.split(vim.trim(args or ''), '%s+', { trimempty = true })
+  if #agents > 2 then
+    return vim.notify('hydra: :HydraDiff takes one agent, or two to compare', vim.log.levels.ERROR)
+  end
+  M.diff({ agent = agents[1], other = agents[2] })
 end
 
 local function resolved(path)
@@ -442,18 +467,32 @@ local shown_by_server = {
   [protocol.errors.merge_refused] = true,
 }
 
-local function merge_error(err)
+local outcomes = ui.merge_outcomes
+
+-- Once race `r` was merged: records it (hydra/status), and shows its
+-- scoreboard again when the merge came from it or it is open; then done().
+local function show_merged(r, target, done)
+  race.refresh(r, function()
+    local board = ui.find_buffer('hydra://' .. r.id .. '/scores')
+    if target.scores or (board and #vim.fn.win_findbuf(board) > 0) then
+      return open_scores(r, function()
+        done()
+      end)
+    end
+    done()
+  end)
+end
+
+local function merge_error(r, target, err)
   if not (type(err) == 'table' and shown_by_server[err.code]) then
     client.notify_error(err, 'merge')
   end
+  -- Merged meanwhile (elsewhere, or by auto_merge): what the scoreboard
+  -- showed is out of date.
+  if type(err) == 'table' and type(err.data) == 'table' and err.data.reason == 'alreadyMerged' then
+    show_merged(r, target, function() end)
+  end
 end
-
-local outcomes = {
-  fastForward = 'fast-forward',
-  merged = 'merge commit',
-  upToDate = 'already up to date',
-  conflict = 'conflict',
-}
 
 -- Calls fn(concerns) with what speaks against merging `agent_id` of race `r`
 -- (hydra.concerns), from the race's scores.
@@ -476,7 +515,7 @@ function M.merge(target)
     local params = { raceId = r.id, agentId = target.agent, dryRun = true }
     client.request(root, protocol.merge, params, function(err, dry)
       if err then
-        merge_error(err)
+        merge_error(r, target, err)
         return done(err, nil)
       end
       if dry.outcome == 'conflict' then
@@ -537,7 +576,7 @@ function M.merge(target)
           local real = { raceId = r.id, agentId = dry.agentId }
           client.request(root, protocol.merge, real, function(merge_err, result)
             if merge_err then
-              merge_error(merge_err)
+              merge_error(r, target, merge_err)
               return done(merge_err, nil)
             end
             if result.outcome == 'conflict' then
@@ -556,7 +595,9 @@ function M.merge(target)
               ),
               vim.log.levels.INFO
             )
-            done(nil, result)
+            show_merged(r, target, function()
+              done(nil, result)
+            end)
           end)
         end)
       end)

@@ -14,7 +14,8 @@ local ui = require('hydra.ui')
 local M = {}
 
 -- raceId -> race: { id, root, task, state, agents = {agentId -> agent}, order = {agentId},
---                   rankings, winner, allFailed, autoMergeEligible, started_here }
+--                   rankings, winner, allFailed, autoMergeEligible, autoMergeEnabled,
+--                   merged (RaceSummary.merged), started_here }
 -- agent: { id, name, branch, worktree, state, exitCode, elapsedMs, error, warnings,
 --          stderrTail, deniedToolCalls, buf, pending = {lines, groups},
 --          live (a notification about it arrived) }
@@ -415,6 +416,7 @@ function M.set_scores(race, result)
   race.winner = present(result.winner) and result.winner or nil
   race.allFailed = result.allFailed == true
   race.autoMergeEligible = result.autoMergeEligible
+  race.autoMergeEnabled = result.autoMergeEnabled
 end
 
 local function on_scoring_started(p, root)
@@ -443,6 +445,8 @@ local function score_model(race, result)
     winner = present(result.winner) and result.winner or nil,
     allFailed = result.allFailed,
     autoMergeEligible = result.autoMergeEligible,
+    autoMergeEnabled = result.autoMergeEnabled,
+    merged = race.merged,
     branches = branches,
     errors = errors,
     agents = agents,
@@ -450,10 +454,31 @@ local function score_model(race, result)
 end
 M.score_model = score_model
 
+-- Outcomes of hydra/merge after which the race counts as merged.
+local merged_outcomes = { fastForward = true, merged = true, upToDate = true }
+
+-- What `[scoring] auto_merge` did (hydra/raceFinished's autoMerge), for the
+-- message that the race finished; a merge it made marks the race merged.
+local function note_auto_merge(race, auto, finished_at)
+  if type(auto) ~= 'table' or type(auto.agentId) ~= 'string' then
+    return nil
+  end
+  if merged_outcomes[auto.outcome] then
+    -- What hydra records of it (RaceSummary.merged) once the race is read again.
+    race.merged = vim.tbl_extend('force', auto, { mergedAt = finished_at, automatic = true })
+    return 'auto_merge merged ' .. ui.merged_text(auto)
+  end
+  local why = auto.outcome == 'conflict'
+      and ('it conflicts in ' .. ui.capped_list(type(auto.conflicts) == 'table' and auto.conflicts or {}, 5))
+    or (present(auto.error) and ui.one_line(auto.error) or tostring(auto.outcome))
+  return 'auto_merge did not merge ' .. auto.agentId .. ': ' .. why .. '; nothing was changed'
+end
+
 local function on_race_finished(p, root)
   local race = ensure_race(root, p.raceId)
   race.state = p.status
   M.set_scores(race, p)
+  local auto = note_auto_merge(race, p.autoMerge, p.finishedAt)
   update_headers(race)
   local message = 'hydra: race ' .. race.id .. ' ' .. p.status
   local level = vim.log.levels.INFO
@@ -464,6 +489,12 @@ local function on_race_finished(p, root)
   if p.allFailed then
     message = message .. '; ' .. ui.all_failed
     level = vim.log.levels.WARN
+  end
+  if auto then
+    message = message .. '; ' .. auto
+    if not race.merged then
+      level = vim.log.levels.WARN
+    end
   end
   local show = race.started_here and config.options.window.scores_on_finish and #race.rankings > 0
   -- The scoreboard takes the focus: never in the middle of typing.
@@ -654,6 +685,7 @@ function M.adopt(root, summary)
     race.allFailed = summary.allFailed == true
     race.winner = present(summary.winner) and summary.winner or nil
   end
+  race.merged = present(summary.merged) and summary.merged or nil
   for _, a in ipairs(summary.agents or {}) do
     ensure_agent(race, a.agentId, a)
   end
@@ -692,6 +724,19 @@ function M.current(root, callback)
       local race = M.adopt(root, result.races[1])
       latest[root] = race.id
       callback(nil, race)
+    end
+  end)
+end
+
+--- Asks hydra how race `race` stands now (hydra/status), and records it:
+--- whether it was merged, above all. callback(err, race).
+function M.refresh(race, callback)
+  client.request(race.root, protocol.status, { raceId = race.id }, function(err, result)
+    if not err and result.races and result.races[1] then
+      M.adopt(race.root, result.races[1])
+    end
+    if callback then
+      callback(err, race)
     end
   end)
 end

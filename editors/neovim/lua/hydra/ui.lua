@@ -24,6 +24,16 @@ local groups = {
   'highlight default link HydraFlag WarningMsg',
 }
 
+-- Groups that take the score colours: green for what was added or merged,
+-- red for what was removed, yellow for what changed.
+local score_followers = {
+  'highlight default link HydraMerged HydraScoreGood',
+  'highlight default link HydraAdded HydraScoreGood',
+  'highlight default link HydraRemoved HydraScorePoor',
+  'highlight default link HydraChanged HydraScoreFair',
+  'highlight default link HydraCurrentFile Visual',
+}
+
 local has_0_10 = vim.fn.has('nvim-0.10') == 1
 
 -- Neovim 0.10's default colours have green, yellow and red diagnostics made
@@ -88,6 +98,10 @@ function M.define_highlights()
     define_score_colours()
     vim.cmd('highlight default link HydraFloat Normal')
     vim.cmd('highlight default link HydraFloatBorder Normal')
+  end
+  -- After the score colours, which these follow.
+  for _, cmd in ipairs(score_followers) do
+    vim.cmd(cmd)
   end
 end
 
@@ -300,6 +314,41 @@ end
 
 --- What a race without a winner is said with.
 M.all_failed = 'All agents failed: no winner'
+
+--- A merge's outcome (hydra/merge, RaceSummary.merged), in words.
+M.merge_outcomes = {
+  fastForward = 'fast-forward',
+  merged = 'merge commit',
+  upToDate = 'already up to date',
+  conflict = 'conflict',
+}
+
+--- "fixer into main (fast-forward, now at 4b1d9c0e7a2f)" for a race's
+--- `merged` (RaceSummary.merged); ", by auto_merge" when hydra merged it by
+--- itself.
+function M.merged_text(merged)
+  local how = { M.merge_outcomes[merged.outcome] or merged.outcome or 'merged' }
+  if present(merged.commit) and merged.commit ~= '' then
+    table.insert(how, 'now at ' .. merged.commit:sub(1, 12))
+  end
+  if merged.automatic == true then
+    table.insert(how, 'by auto_merge')
+  end
+  local into = present(merged.targetBranch) and merged.targetBranch ~= '' and (' into ' .. merged.targetBranch) or ''
+  return merged.agentId .. into .. ' (' .. table.concat(how, ', ') .. ')'
+end
+
+-- "✓ merged" after the line of the agent that was merged.
+local function mark_merged(b, merged, agent_id)
+  if merged and merged.agentId == agent_id then
+    b:add('  ✓ merged', 'HydraMerged')
+  end
+end
+
+--- What the plugin says instead of merging an agent of a merged race.
+function M.merged_already_text(race_id, merged)
+  return string.format('hydra: race %s was merged already: %s; it has nothing more to merge', race_id, M.merged_text(merged))
+end
 
 --- "failed: cannot win" for a ranking (hydra/scores) of an agent that can
 --- never win or be merged; nil for one that can.
@@ -598,12 +647,14 @@ end
 ---   #1  careful    97.1 / 100    [BUILD: ✓] [TESTS: 100] [LINT: n/a] [DIFF: 100] [SPEED: 71]
 --- An agent that can never win is marked "(failed: cannot win)", with its
 --- CLI's error below it; below that, its notes (M.agent_notes).
---- `model`: { raceId, task?, rankings, winner?, allFailed, autoMergeEligible, branches?, errors?, agents? }
---- (the shape of hydra/scores and hydra/raceFinished; `errors` and
---- `agents`, what hydra/status says of each agent, by agentId).
+--- `model`: { raceId, task?, rankings, winner?, allFailed, autoMergeEligible, autoMergeEnabled,
+--- branches?, errors?, agents?, merged? } (the shape of hydra/scores and
+--- hydra/raceFinished; `errors` and `agents`, what hydra/status says of each
+--- agent, by agentId; `merged`, RaceSummary's).
 --- Returns lines, highlights and the agentId shown on each line (by
 --- 1-based line number).
 function M.scoreboard(model)
+  local merged = present(model.merged) and model.merged or nil
   local b = M.builder()
   local title = model.task and ('Race Results — Task: "' .. first_line(model.task, 60) .. '"')
     or ('Race Results — ' .. model.raceId)
@@ -660,6 +711,7 @@ function M.scoreboard(model)
     elseif r.status and r.status ~= 'completed' then
       b:add('  ' .. r.status, 'HydraMuted')
     end
+    mark_merged(b, merged, r.agentId)
     b:newline()
     agent_at[#b.lines] = r.agentId
     local error = model.errors and model.errors[r.agentId]
@@ -693,27 +745,39 @@ function M.scoreboard(model)
   if present(model.winner) then
     b:add('Winner: '):add(model.winner, 'HydraWinner')
     local branch = model.branches and model.branches[model.winner]
-    if branch then
+    -- A merge removes the race's branches.
+    if branch and not merged then
       b:add(' (branch: ' .. branch .. ')')
     end
     b:newline()
-    if model.autoMergeEligible then
-      -- Whether auto_merge is on is hydra.toml's business, not the scores':
-      -- say only what the score reaches.
-      b:line('(its total reaches auto_merge_minimum)', 'HydraMuted')
-    end
+    local flagged = false
     for _, r in ipairs(model.rankings) do
       local not_auto = r.agentId == model.winner and M.auto_merge_label(r)
       if not_auto then
+        flagged = true
         b:line('⚠ the winner is ' .. not_auto, 'HydraFlag')
+      end
+    end
+    -- Merging by itself is hydra.toml's `auto_merge`: only when it is on
+    -- does the winner's total say anything about it. A winner good enough
+    -- and not flagged is merged as the race ends, unless the merge failed.
+    if not merged and not flagged and model.autoMergeEnabled == true then
+      if model.autoMergeEligible == true then
+        b:line('(good enough to merge automatically, but auto_merge could not merge it)', 'HydraFlag')
+      else
+        b:line('(below auto_merge_minimum: not merged automatically)', 'HydraMuted')
       end
     end
   elseif #model.rankings == 0 then
     b:line('Nothing was scored.', 'HydraMuted')
   end
+  if merged then
+    b:add('Merged: ', 'HydraMerged'):add(M.merged_text(merged)):newline()
+  end
   local keys = require('hydra.config').options.keymaps
   local help = {}
-  local keylist = { { '<CR>', 'details' }, { keys.diff, 'diff' }, { keys.merge, 'merge' }, { keys.log, 'log' }, { keys.close, 'close' } }
+  -- A merged race has nothing more to merge.
+  local keylist = { { '<CR>', 'details' }, { keys.diff, 'diff' }, { not merged and keys.merge, 'merge' }, { keys.log, 'log' }, { keys.close, 'close' } }
   for _, k in ipairs(keylist) do
     if k[1] then
       table.insert(help, k[1] .. ' ' .. k[2])
@@ -759,7 +823,12 @@ function M.agent_details(model, agent_id)
     b:add('  winner', 'HydraWinner')
   end
   b:newline()
-  local branch = model.branches and model.branches[agent_id]
+  local merged = present(model.merged) and model.merged or nil
+  if merged and merged.agentId == agent_id then
+    b:add('✓ merged: ', 'HydraMerged'):add(M.merged_text(merged)):newline()
+  end
+  -- A merge removes the race's branches.
+  local branch = not merged and model.branches and model.branches[agent_id]
   if branch then
     b:line('branch: ' .. branch, 'HydraHeader')
   end
@@ -828,7 +897,7 @@ function M.agent_details(model, agent_id)
   end
   local keys = require('hydra.config').options.keymaps
   local help = {}
-  for _, k in ipairs({ { keys.diff, 'diff' }, { keys.merge, 'merge' }, { keys.log, 'log' }, { keys.scores, 'scores' }, { keys.close, 'close' } }) do
+  for _, k in ipairs({ { keys.diff, 'diff' }, { not merged and keys.merge, 'merge' }, { keys.log, 'log' }, { keys.scores, 'scores' }, { keys.close, 'close' } }) do
     if k[1] then
       table.insert(help, k[1] .. ' ' .. k[2])
     end
@@ -863,6 +932,10 @@ function M.race_list(root, races)
     if race.allFailed == true then
       b:add('  ' .. M.all_failed, 'HydraError')
     end
+    local merged = present(race.merged) and race.merged or nil
+    if merged then
+      b:add('  ✓ merged: ' .. M.merged_text(merged), 'HydraMerged')
+    end
     b:newline()
     race_at[#b.lines] = race.raceId
     for _, a in ipairs(race.agents or {}) do
@@ -875,6 +948,7 @@ function M.race_list(root, races)
       if present(a.error) then
         b:add('  ' .. first_line(a.error, 60), 'HydraError')
       end
+      mark_merged(b, merged, a.agentId)
       b:newline()
       race_at[#b.lines] = race.raceId
     end
