@@ -2,7 +2,8 @@
 // agent wrote) prints or writes as a JUnit report, read by every parser of
 // core/scoring, then kept in a check's record: counts never negative, test
 // names on one line, valid UTF-8 and bounded, and the record's JSON valid and
-// read back the same.
+// read back the same. The same output read for findings (what a build or lint
+// names at a place) keeps to the same rules.
 
 #include <unistd.h>
 
@@ -67,12 +68,40 @@ fs::path reportFile() {
   return file;
 }
 
+// The problems a build or lint output names at a place: bounded, each on one
+// line, UTF-8, and kept in a check's record as they were found.
+void checkFindings(const std::string& printed) {
+  const auto findings = core::scoring::parseFindings(printed);
+  require(findings.size() <= core::scoring::kMaxFindings, "findings: more than the bound");
+  for (const auto& f : findings) {
+    require(!f.path.empty() && f.line > 0 && f.column >= 0, "findings: no place");
+    require(f.severity == "error" || f.severity == "warning", "findings: severity " + f.severity);
+    require(f.message.size() <= core::scoring::kMaxFindingMessageBytes, "findings: a message too long");
+    for (const std::string* text : {&f.path, &f.message}) {
+      require(text->find('\n') == std::string::npos, "findings: more than one line");
+      require(core::isValidUtf8(*text), "findings: not UTF-8");
+    }
+  }
+  core::scoring::CheckResult check;
+  check.command = "lint";
+  check.exitCode = 1;
+  check.findings = findings;
+  json::value back;
+  try {
+    back = json::parse(json::serialize(json::value_from(check)));
+  } catch (const std::exception& e) {
+    throw Failure(std::string("findings: the record is not JSON: ") + e.what());
+  }
+  require(json::value_to<core::scoring::CheckResult>(back).findings == findings, "findings: read back otherwise");
+}
+
 }  // namespace
 
 void testOutput(std::string_view input) {
   // As printed: lines reach the parsers as core::Process makes them, UTF-8.
   const std::string printed = core::isValidUtf8(input) ? std::string(input) : core::makeValidUtf8(input);
   if (auto parse = core::scoring::parseTestOutput(printed)) checkParse(*parse, "detected " + parse->format);
+  checkFindings(printed);
   for (std::string_view format : core::scoring::testFormatNames()) {
     if (auto parse = core::scoring::parseTestOutput(printed, format)) checkParse(*parse, std::string(format));
   }
