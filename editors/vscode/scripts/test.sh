@@ -3,7 +3,8 @@
 # to end in a real VS Code (code-server driven in headless chromium) against
 # the real hydra binary. Installs what it needs first (scripts/install-tools.sh:
 # Debian's chromium, ripgrep and build tools; code-server and playwright-core
-# under <repository>/.editor-tests/vscode/), runs `npm ci` and builds the .vsix.
+# under <repository>/.editor-tests/vscode/), runs `npm ci` and builds the .vsix
+# (and the end-to-end test's probe extension, test/e2e/probe).
 #
 #   editors/vscode/scripts/test.sh
 #   HYDRA_BIN=/path/to/hydra     test this binary (default: build/server/hydra, built if missing)
@@ -41,6 +42,11 @@ section "Type check and unit tests"
 
 section "Packaging the .vsix"
 (cd "$ext" && npm run -s package)
+# The end-to-end test's probe: a second extension that writes what VS Code's
+# API says (diagnostics, the active diff's sides) where the test reads it.
+mkdir -p "$tools/vscode"
+(cd "$ext/test/e2e/probe" && "$ext/node_modules/.bin/vsce" package --no-dependencies --allow-missing-repository \
+  --skip-license -o "$tools/vscode/probe.vsix" >/dev/null)
 
 hydra="${HYDRA_BIN:-$root/build/server/hydra}"
 if [ -z "${HYDRA_BIN:-}" ] && [ ! -x "$hydra" ]; then
@@ -50,5 +56,5 @@ fi
 [ -x "$hydra" ] || { echo "no hydra binary at $hydra" >&2; exit 1; }
 
 section "End to end in code-server"
-HYDRA_BIN="$hydra" HYDRA_VSIX="$ext/hydra.vsix" HYDRA_E2E_TOOLS="$tools/vscode" \
+HYDRA_BIN="$hydra" HYDRA_VSIX="$ext/hydra.vsix" HYDRA_PROBE_VSIX="$tools/vscode/probe.vsix" HYDRA_E2E_TOOLS="$tools/vscode" \
   HYDRA_E2E_SHOTS="$tools/screenshots" timeout --kill-after=10 300 node "$ext/test/e2e/run.mjs"

@@ -1,20 +1,32 @@
 // Diffs in VS Code's own diff editor: the base and the agent's version of a
 // file are documents of the `hydra:` scheme, served from hydra/diff (git's
-// objects, never a worktree that may still change).
+// objects, never a worktree that may still change), so they are read-only.
+// "Show Diff" puts the base on the left and the agent's version on the
+// right; "Compare Agents" two agents' versions side by side.
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { describeServerError } from './format';
-import { resolveAgent } from './pick';
+import { describeServerError, raceIsActive } from './format';
+import { pickAgent, pickRace, resolveAgent, targetOf } from './pick';
 
 export const SCHEME = 'hydra';
 
-type Side = 'base' | 'agent';
+export type Side = 'base' | 'agent';
 
 /** hydra:/<path>?race=..&agent=..&side=base|agent; the path keeps the file's language. */
 export function contentUri(raceId: string, agentId: string, path: string, side: Side): vscode.Uri {
   const query = new URLSearchParams({ race: raceId, agent: agentId, side }).toString();
   return vscode.Uri.from({ scheme: SCHEME, path: `/${path}`, query });
+}
+
+/** What a `hydra:` document shows: which race, agent and file, and which side. */
+export function parseContentUri(uri: vscode.Uri): { raceId: string; agentId: string; path: string; side: Side } | undefined {
+  if (uri.scheme !== SCHEME) return undefined;
+  const q = new URLSearchParams(uri.query);
+  const raceId = q.get('race');
+  const agentId = q.get('agent');
+  if (!raceId || !agentId) return undefined;
+  return { raceId, agentId, path: uri.path.replace(/^\//, ''), side: q.get('side') === 'base' ? 'base' : 'agent' };
 }
 
 class AgentContentProvider implements vscode.TextDocumentContentProvider {
@@ -24,10 +36,9 @@ class AgentContentProvider implements vscode.TextDocumentContentProvider {
   constructor(private readonly session: HydraSession) {}
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const q = new URLSearchParams(uri.query);
-    const raceId = q.get('race') ?? '';
-    const agentId = q.get('agent') ?? '';
-    const path = uri.path.replace(/^\//, '');
+    const shown = parseContentUri(uri);
+    if (!shown) return '';
+    const { raceId, agentId, path } = shown;
     const key = `${raceId}/${agentId}/${path}`;
     let pending = this.cache.get(key);
     if (!pending) {
@@ -37,7 +48,7 @@ class AgentContentProvider implements vscode.TextDocumentContentProvider {
     }
     try {
       const contents = await pending;
-      const text = q.get('side') === 'base' ? contents.base : contents.agent;
+      const text = shown.side === 'base' ? contents.base : contents.agent;
       if (text === null) return '';
       if (contents.encoding === 'base64') return `(binary file, ${Buffer.from(text, 'base64').length} bytes)\n`;
       return text;
@@ -70,9 +81,61 @@ async function showDiff(session: HydraSession, arg: unknown): Promise<void> {
   await vscode.commands.executeCommand('vscode.diff', left, right, `${path} (base ↔ ${agent.agentId})`, { preview: true });
 }
 
+/** The files an agent changed; none when it left no result (NoResult), undefined when hydra refused otherwise. */
+async function changesOf(session: HydraSession, raceId: string, agentId: string): Promise<proto.FileChange[] | undefined> {
+  const since = session.messagesSoFar;
+  try {
+    return (await session.requestOrThrow(proto.diff, { raceId, agentId })).files;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === proto.ErrorCodes.NoResult) return [];
+    void session.showError(error, since);
+    return undefined;
+  }
+}
+
+/**
+ * Two agents' versions of a file side by side: a race, two of its agents,
+ * then one of the files either changed. An agent that did not change the
+ * file shows the base's version of it.
+ */
+async function compareAgents(session: HydraSession, arg: unknown): Promise<void> {
+  const target = targetOf(arg);
+  const race = (target ? session.store.get(target.raceId) : undefined) ?? await pickRace(session, 'The race whose agents to compare',
+    (r) => !raceIsActive(r.state) && r.agents.length >= 2, 'no finished race has two agents to compare');
+  if (!race) return;
+  if (race.agents.length < 2) {
+    void vscode.window.showInformationMessage(`Hydra: race ${race.raceId} has one agent: nothing to compare it with.`);
+    return;
+  }
+  const first = race.agents.find((a) => a.agentId === target?.agentId) ?? await pickAgent(session, race, 'The first agent to compare');
+  if (!first) return;
+  const second = await pickAgent(session, race, `The agent to compare with ${first.agentId}`,
+    race.agents.filter((a) => a.agentId !== first.agentId));
+  if (!second) return;
+  const [a, b] = [first.agentId, second.agentId];
+  const [changedByA, changedByB] = await Promise.all([changesOf(session, race.raceId, a), changesOf(session, race.raceId, b)]);
+  if (!changedByA || !changedByB) return;
+  const paths = [...new Set([...changedByA, ...changedByB].map((f) => f.path))].sort();
+  if (paths.length === 0) {
+    void vscode.window.showInformationMessage(`Hydra: neither ${a} nor ${b} changed a file.`);
+    return;
+  }
+  const who = (p: string) => [a, b].filter((_, i) => [changedByA, changedByB][i].some((f) => f.path === p));
+  const path = paths.length === 1 ? paths[0] : (await vscode.window.showQuickPick(
+    paths.map((p) => ({ label: p, description: `changed by ${who(p).join(' and ')}` })),
+    { placeHolder: `A file ${a} or ${b} changed`, matchOnDescription: true }))?.label;
+  if (!path) return;
+  const version = (agentId: string, other: string, changes: proto.FileChange[]) => changes.some((f) => f.path === path)
+    ? contentUri(race.raceId, agentId, path, 'agent')
+    : contentUri(race.raceId, other, path, 'base');
+  await vscode.commands.executeCommand('vscode.diff', version(a, b, changedByA), version(b, a, changedByB), `${path} (${a} ↔ ${b})`,
+    { preview: true });
+}
+
 export function activate(context: vscode.ExtensionContext, session: HydraSession): void {
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, new AgentContentProvider(session)),
     vscode.commands.registerCommand('hydra.showDiff', (arg?: unknown) => showDiff(session, arg)),
+    vscode.commands.registerCommand('hydra.compareAgents', (arg?: unknown) => compareAgents(session, arg)),
   );
 }

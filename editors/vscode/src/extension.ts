@@ -1,12 +1,14 @@
 // Entry point: one hydra session, then each feature wires itself up.
 import * as vscode from 'vscode';
 import { HydraSession } from './session';
+import * as diagnostics from './diagnostics';
 import * as diff from './diff';
 import * as merge from './merge';
 import * as output from './output';
 import * as races from './races';
 import * as scoreboard from './scoreboard';
 import * as statusBar from './statusBar';
+import * as take from './take';
 import * as view from './view';
 
 let session: HydraSession | undefined;
@@ -15,7 +17,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const log = vscode.window.createOutputChannel('Hydra');
   session = new HydraSession(log);
   context.subscriptions.push(log, session);
-  for (const feature of [races, view, output, diff, merge, scoreboard, statusBar]) feature.activate(context, session);
+  for (const feature of [races, view, output, diff, take, merge, scoreboard, statusBar, diagnostics]) feature.activate(context, session);
 
   const s = session;
   context.subscriptions.push(

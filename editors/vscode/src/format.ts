@@ -1,8 +1,8 @@
 // Small pure functions that turn hydra's answers into what the user reads.
 // They import nothing from VS Code, so the unit tests run them under plain Node.
 import type {
-  AgentEvent, AgentOutputParams, AgentState, AgentStateName, CheckResult, MergeResult, RaceFinishedParams, RaceStateName,
-  Ranking, ScoresResult, TestChanges, Usage,
+  AgentEvent, AgentOutputParams, AgentState, AgentStateName, CheckResult, MergeRefusedReason, MergeResult, MergedRecord,
+  RaceFinishedParams, RaceStateName, Ranking, ScoresResult, TestChanges, Usage,
 } from './protocol';
 
 export type ScoreBand = 'good' | 'fair' | 'poor' | 'none';
@@ -85,6 +85,33 @@ export function refusedAgent(error: unknown): { agent: string; suggestion?: stri
 /** `agents` with `name` replaced by `instead` wherever it appears. */
 export function replaceAgent(agents: string[], name: string, instead: string): string[] {
   return agents.map((a) => (a === name ? instead : a));
+}
+
+/** "Merged fixer into main" ("merged ..." within a line): what a merged race says wherever it is shown. */
+export function mergedText(m: Pick<MergedRecord, 'agentId' | 'targetBranch'>, within = false): string {
+  return `${within ? 'merged' : 'Merged'} ${m.agentId} into ${m.targetBranch || 'your branch'}`;
+}
+
+/** How it was merged: "fast-forward, at 1a2b3c4d, by auto_merge". */
+export function mergedDetail(m: MergedRecord): string {
+  const how: Record<string, string> = { fastForward: 'fast-forward', merged: 'merge commit', upToDate: 'already there' };
+  const parts = [how[m.outcome] ?? m.outcome];
+  if (m.commit) parts.push(`at ${m.commit.slice(0, 8)}`);
+  if (m.automatic) parts.push('by auto_merge');
+  return parts.join(', ');
+}
+
+/**
+ * The agent a refused hydra/merge says was merged already (MergeRefused with
+ * `data.reason` alreadyMerged: a race gives one result); undefined for any
+ * other error.
+ */
+export function alreadyMergedAgent(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const data = (error as { data?: unknown }).data as { reason?: unknown; agentId?: unknown } | undefined | null;
+  const reason: MergeRefusedReason = 'alreadyMerged';
+  if (!data || typeof data !== 'object' || data.reason !== reason) return undefined;
+  return typeof data.agentId === 'string' ? data.agentId : '';
 }
 
 /** What a dry-run merge would do, for the confirmation dialog. */

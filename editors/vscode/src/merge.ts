@@ -1,10 +1,12 @@
 // Merging an agent's branch: a dry run first, its outcome shown in a modal
 // confirmation, then the merge itself. hydra refuses (and says why) when the
-// working tree or the repository's state is not fit for it.
+// working tree or the repository's state is not fit for it, and when the race
+// was merged already: a race gives one result, so a merged race is never
+// offered again.
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { ALL_FAILED, describeDryRun, mergeConcerns, raceIsActive } from './format';
+import { ALL_FAILED, alreadyMergedAgent, describeDryRun, mergeConcerns, mergedText, raceIsActive } from './format';
 import { pickAgent, pickRace, targetOf } from './pick';
 
 /** hydra/scores of a race, or undefined when it was not scored (or hydra cannot say). */
@@ -41,7 +43,12 @@ async function confirm(session: HydraSession, raceId: string, preview: proto.Mer
 
 /** Merges `agentId` (or, when undefined, the race's winner) after the user confirms. */
 export async function confirmAndMerge(session: HydraSession, raceId: string, agentId?: string): Promise<proto.MergeResult | undefined> {
-  const preview = await session.request(proto.merge, { raceId, agentId, dryRun: true });
+  const merged = session.store.mergedOf(raceId);
+  if (merged) {
+    void vscode.window.showInformationMessage(`Hydra: race ${raceId} was merged already: ${mergedText(merged)}.`);
+    return undefined;
+  }
+  const preview = await mergeRequest(session, { raceId, agentId, dryRun: true });
   if (!preview) return undefined;
   const plan = describeDryRun(preview);
   if (preview.outcome === 'conflict' || preview.outcome === 'upToDate') {
@@ -49,14 +56,37 @@ export async function confirmAndMerge(session: HydraSession, raceId: string, age
     return undefined;
   }
   if (!(await confirm(session, raceId, preview, plan))) return undefined;
-  const result = await session.request(proto.merge, { raceId, agentId: preview.agentId });
+  const result = await mergeRequest(session, { raceId, agentId: preview.agentId });
   if (!result) return undefined;
   if (result.outcome === 'conflict') return result; // hydra's own window/showMessage says so
+  // The view, the scoreboard and the findings on its worktrees follow at once.
+  session.store.merged(raceId, result);
   const commit = result.commit ? ` (now at ${result.commit.slice(0, 8)})` : '';
   void vscode.window.showInformationMessage(
     `Hydra: merged ${result.agentId} into ${result.targetBranch}${commit}: ${result.files.join(', ') || 'no files'}.`);
   void session.refresh();
   return result;
+}
+
+/**
+ * hydra/merge; a refusal is shown in hydra's words. One for a race merged
+ * meanwhile (from the terminal, another window) also reloads the races, so
+ * that it shows as merged and is not offered again.
+ */
+async function mergeRequest(session: HydraSession, params: proto.MergeParams): Promise<proto.MergeResult | undefined> {
+  const since = session.messagesSoFar;
+  try {
+    return await session.requestOrThrow(proto.merge, params);
+  } catch (error) {
+    void session.showError(error, since);
+    if (alreadyMergedAgent(error) !== undefined) await session.refresh();
+    return undefined;
+  }
+}
+
+/** Whether a race has a winner that could still be merged: scored, not merged, not lost by every agent. */
+function mergeable(session: HydraSession, race: proto.RaceSummary): boolean {
+  return race.state === 'completed' && !race.merged && !session.store.allFailedIn(race.raceId);
 }
 
 /**
@@ -71,8 +101,13 @@ async function mergeAgent(session: HydraSession, arg: unknown): Promise<void> {
     return;
   }
   const race = (target && session.store.get(target.raceId)) ??
-    (await pickRace(session, 'The race whose agent to merge', (r) => !raceIsActive(r.state)));
+    (await pickRace(session, 'The race whose agent to merge', (r) => !raceIsActive(r.state) && !r.merged,
+      'no race is left to merge: each one is still running or was merged already'));
   if (!race) return;
+  if (race.merged) {
+    void vscode.window.showInformationMessage(`Hydra: race ${race.raceId} was merged already: ${mergedText(race.merged)}.`);
+    return;
+  }
   const scores = await scoresOf(session, race.raceId);
   if (scores) session.store.setScores(race.raceId, scores);
   const eligible = race.agents.filter((a) => scores?.rankings.find((r) => r.agentId === a.agentId)?.eligible !== false);
@@ -86,7 +121,7 @@ async function mergeAgent(session: HydraSession, arg: unknown): Promise<void> {
 
 async function mergeWinner(session: HydraSession, arg: unknown): Promise<void> {
   const raceId = targetOf(arg)?.raceId ?? (await pickRace(session, 'The race whose winner to merge',
-    (r) => !raceIsActive(r.state) && !session.store.allFailedIn(r.raceId)))?.raceId;
+    (r) => mergeable(session, r), 'no race has a winner left to merge: each finished race was merged already or has no winner'))?.raceId;
   if (!raceId) return;
   if (session.store.allFailedIn(raceId)) {
     void vscode.window.showWarningMessage(`Hydra: ${ALL_FAILED} to merge in race ${raceId}.`);

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { AgentState, RaceSummary } from './protocol';
 import type { HydraSession } from './session';
-import { formatElapsed } from './format';
+import { formatElapsed, mergedText } from './format';
 
 /** What a command acts on. Tree items and the scoreboard pass one. */
 export interface Target {
@@ -18,18 +18,22 @@ export function targetOf(arg: unknown): Target | undefined {
   return typeof t.raceId === 'string' ? { raceId: t.raceId, agentId: t.agentId, path: t.path } : undefined;
 }
 
-/** A race, newest first; `filter` narrows the choice. */
+/** A race, newest first; `filter` narrows the choice, and `none` says why none is left. */
 export async function pickRace(
-  session: HydraSession, placeHolder: string, filter: (r: RaceSummary) => boolean = () => true,
+  session: HydraSession, placeHolder: string, filter: (r: RaceSummary) => boolean = () => true, none = 'no race to choose from',
 ): Promise<RaceSummary | undefined> {
   await session.refresh();
   const races = session.store.list().filter(filter);
   if (races.length === 0) {
-    void vscode.window.showInformationMessage('Hydra: no race to choose from.');
+    void vscode.window.showInformationMessage(`Hydra: ${session.store.list().length === 0 ? 'no race yet' : none}.`);
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    races.map((r) => ({ label: firstLine(r.task), description: `${r.state} · ${r.raceId}`, race: r })),
+    races.map((r) => ({
+      label: firstLine(r.task),
+      description: `${r.state}${r.merged ? ` · ${mergedText(r.merged, true)}` : ''} · ${r.raceId}`,
+      race: r,
+    })),
     { placeHolder, matchOnDescription: true },
   );
   return picked?.race;

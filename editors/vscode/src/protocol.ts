@@ -48,6 +48,16 @@ export interface AgentState {
   rank?: number;
   total?: number;
 }
+/** Which agent of a race was merged into the user's branch, and how (by hydra/merge, `hydra merge` or auto_merge). */
+export interface MergedRecord {
+  agentId: string;
+  outcome: 'fastForward' | 'merged' | 'upToDate';
+  targetBranch: string;
+  commit?: string;
+  mergedAt: string;
+  /** Merged by [scoring] auto_merge. */
+  automatic?: boolean;
+}
 export interface RaceSummary {
   raceId: string;
   task: string;
@@ -62,6 +72,8 @@ export interface RaceSummary {
   sandbox?: string;
   /** Why they ran unconfined when that was not asked for. */
   sandboxWarning?: string;
+  /** Present once one of its agents was merged: the race gives no other result. */
+  merged?: MergedRecord;
 }
 export interface StatusParams { raceId?: string }
 export interface StatusResult { races: RaceSummary[] }
@@ -72,6 +84,16 @@ export interface CancelParams { raceId: string; agentId?: string }
 export interface CancelResult { cancelled: boolean }
 export interface RaceIdParams { raceId: string }
 
+/** A problem a build or lint output names at a place; `path` is relative to the agent's worktree when the file lies in it. */
+export interface Finding {
+  path: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based; absent (or 0) when the tool names none. */
+  column?: number;
+  severity: 'error' | 'warning';
+  message: string;
+}
 export interface CheckResult {
   command: string;
   skipped: boolean;
@@ -87,6 +109,8 @@ export interface CheckResult {
   format: string;
   /** Each test case's outcome by name, when the test runner's report names them (can be large). */
   testCases?: Record<string, 'passed' | 'failed' | 'skipped'>;
+  /** Build and lint: the problems its output names at a file and line. */
+  findings?: Finding[];
 }
 export interface CheckSet { build: CheckResult | null; tests: CheckResult | null; lint: CheckResult | null }
 export interface ScoreBreakdown {
@@ -261,6 +285,12 @@ export const agentOutput = new NotificationType<AgentOutputParams>('hydra/agentO
 export const agentFinished = new NotificationType<AgentFinishedParams>('hydra/agentFinished');
 export const scoringStarted = new NotificationType<ScoringStartedParams>('hydra/scoringStarted');
 export const raceFinished = new NotificationType<RaceFinishedParams>('hydra/raceFinished');
+
+// hydra.toml's problems come as LSP's textDocument/publishDiagnostics
+// (vscode-languageclient's PublishDiagnosticsNotification), not a hydra/* name.
+
+/** MergeRefused's `data.reason`; `alreadyMerged` comes with the `agentId` that was merged. */
+export type MergeRefusedReason = 'mergeInProgress' | 'detachedHead' | 'unbornHead' | 'ineligible' | 'alreadyMerged';
 
 // hydra's application error codes (docs/protocol.md, "Error codes").
 export const ErrorCodes = {

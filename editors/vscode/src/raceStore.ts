@@ -3,7 +3,8 @@
 // session runs. The tree view and the status bar read it. No VS Code imports:
 // the unit tests drive it with recorded notifications.
 import type {
-  AgentFinishedParams, AgentStartedParams, RaceFinishedParams, RaceResult, RaceSummary, Ranking, ScoresResult,
+  AgentFinishedParams, AgentStartedParams, MergeResult, MergedRecord, RaceFinishedParams, RaceResult, RaceSummary, Ranking,
+  ScoresResult,
 } from './protocol';
 import { raceIsActive } from './format';
 
@@ -67,6 +68,33 @@ export class RaceStore {
 
   hasRankings(raceId: string): boolean {
     return this.rankings.has(raceId);
+  }
+
+  /** The race's rankings, once it is scored (its raceFinished, or hydra/scores). */
+  rankingsOf(raceId: string): Ranking[] | undefined {
+    return this.rankings.get(raceId);
+  }
+
+  /** Which agent of the race was merged, if one was: then the race offers no merge. */
+  mergedOf(raceId: string): MergedRecord | undefined {
+    return this.races.get(raceId)?.merged;
+  }
+
+  /**
+   * A merge this window made (hydra/merge's answer), shown at once; hydra's
+   * record of it comes with the next refresh. A conflict merged nothing.
+   */
+  merged(raceId: string, result: MergeResult): void {
+    const race = this.races.get(raceId);
+    if (!race || result.dryRun || result.outcome === 'conflict') return;
+    race.merged = {
+      agentId: result.agentId,
+      outcome: result.outcome,
+      targetBranch: result.targetBranch,
+      commit: result.commit,
+      mergedAt: new Date(this.now()).toISOString(),
+    };
+    this.fire();
   }
 
   winnerOf(raceId: string): string | null | undefined {
@@ -137,6 +165,18 @@ export class RaceStore {
     this.rankings.set(p.raceId, p.rankings);
     this.winners.set(p.raceId, p.winner);
     this.allFailed.set(p.raceId, p.allFailed);
+    // What auto_merge merged is merged: hydra's record of it comes with the next refresh.
+    const auto = p.autoMerge;
+    if (race && auto && (auto.outcome === 'fastForward' || auto.outcome === 'merged')) {
+      race.merged = {
+        agentId: auto.agentId,
+        outcome: auto.outcome,
+        targetBranch: auto.targetBranch ?? '',
+        commit: auto.commit,
+        mergedAt: race.finishedAt ?? new Date(this.now()).toISOString(),
+        automatic: true,
+      };
+    }
     this.fire();
   }
 

@@ -4,8 +4,8 @@ import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
 import {
-  ALL_FAILED, agentFinishedNotice, autoMergeNotice, briefProblem, escapesMessage, raceIsActive, raceOutcome, refusedAgent, replaceAgent,
-  unconfinedNotice,
+  ALL_FAILED, agentFinishedNotice, autoMergeNotice, briefProblem, escapesMessage, mergedText, raceIsActive, raceOutcome, refusedAgent,
+  replaceAgent, unconfinedNotice,
 } from './format';
 import { firstLine, pickAgent, pickRace, targetOf } from './pick';
 import { trackRaceProgress } from './progress';
@@ -223,7 +223,7 @@ async function showHistory(session: HydraSession): Promise<void> {
   const picked = await vscode.window.showQuickPick(
     page.races.map((r) => ({
       label: firstLine(r.task),
-      description: `${r.state}${r.allFailed ? ` · ${ALL_FAILED}` : ''} · ${r.raceId}`,
+      description: `${r.state}${r.allFailed ? ` · ${ALL_FAILED}` : ''}${r.merged ? ` · ${mergedText(r.merged, true)}` : ''} · ${r.raceId}`,
       detail: r.agents.map((a) => `${a.agentId}: ${a.state}`).join(' · '),
       race: r,
     })),
@@ -236,7 +236,8 @@ async function showHistory(session: HydraSession): Promise<void> {
     { label: 'Show Agent Output', command: 'hydra.showAgentOutput' },
     { label: 'Show Agent Raw Log', command: 'hydra.showAgentRawLog' },
     // A race without a winner has none to merge.
-    ...(picked.race.state === 'completed' && !picked.race.allFailed ? [{ label: 'Merge Winner', command: 'hydra.mergeWinner' }] : []),
+    ...(picked.race.state === 'completed' && !picked.race.allFailed && !picked.race.merged
+      ? [{ label: 'Merge Winner', command: 'hydra.mergeWinner' }] : []),
   ];
   const action = await vscode.window.showQuickPick(actions, { title: firstLine(picked.race.task) });
   if (action) await vscode.commands.executeCommand(action.command, { raceId: picked.race.raceId });

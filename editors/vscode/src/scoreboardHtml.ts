@@ -1,15 +1,16 @@
 // The scoreboard's HTML: ranked cards, one bar per scoring dimension, the raw
 // check output in expandable sections, and a Merge button on the card of each
 // agent that can win (one that cannot is marked, with the CLI's error when it
-// failed). Each card also says what hydra would not merge by itself (flags),
+// failed). A merged race says which agent was merged into which branch, and
+// offers no Merge at all: a race gives one result. Each card also says what hydra would not merge by itself (flags),
 // the protected files the agent changed, how its tests compare with the
 // base's, its warnings, and, folded, the end of its stderr. A pure function
 // of hydra/scores' answer, so the unit tests read what it renders. Test
 // names, warnings and stderr come from the agent: all of it is escaped.
-import type { AgentState, CheckResult, Ranking, ScoresResult } from './protocol';
+import type { AgentState, CheckResult, MergedRecord, Ranking, ScoresResult } from './protocol';
 import {
   ALL_FAILED, TEST_CHANGE_KINDS, TEST_NAMES_SHOWN, allFailedReason, autoMergeLabel, capItems, deniedText, escapeHtml,
-  formatElapsed, ineligibleLabel, scoreBand, tailLines, testCaseCounts, winnerMergeNote,
+  formatElapsed, ineligibleLabel, mergedDetail, mergedText, scoreBand, tailLines, testCaseCounts, winnerMergeNote,
 } from './format';
 
 // Each dimension, and the check it comes from (none for diff size and speed).
@@ -29,6 +30,8 @@ export interface ScoreboardPage {
   task?: string;
   /** What hydra/status says of each agent, by agentId. */
   agents?: Record<string, AgentNotes>;
+  /** The race's merge (hydra/status' `merged`), once one of its agents was merged. */
+  merged?: MergedRecord;
 }
 
 /** An agent's error (why it failed, in its CLI's words), warnings, denied tool calls and stderr tail. */
@@ -42,9 +45,16 @@ export function renderScoreboard(scores: ScoresResult, page: ScoreboardPage): st
     `img-src ${page.cspSource}`,
     `font-src ${page.cspSource}`,
   ].join('; ');
-  const cards = scores.rankings.map((r) => renderCard(r, r.agentId === scores.winner, page.agents?.[r.agentId] ?? {})).join('\n');
+  const merged = page.merged;
+  const cards = scores.rankings.map((r) =>
+    renderCard(r, r.agentId === scores.winner, page.agents?.[r.agentId] ?? {}, merged)).join('\n');
   let summary: string;
-  if (scores.rankings.length === 0) {
+  if (merged) {
+    // Said instead of what could be merged: nothing can, any more.
+    const winner = scores.winner && scores.winner !== merged.agentId ? ` &middot; winner: ${escapeHtml(scores.winner)}` : '';
+    summary = `<p class="summary merged"><span class="merged-note">${escapeHtml(mergedText(merged))}</span> <span class="merged-detail">(${
+      escapeHtml(mergedDetail(merged))})</span>${winner}</p>`;
+  } else if (scores.rankings.length === 0) {
     summary = '<p class="empty">No agent was ranked.</p>';
   } else if (scores.allFailed || !scores.winner) {
     summary = `<p class="summary all-failed"><strong class="poor-text">${ALL_FAILED}</strong> (${
@@ -78,7 +88,7 @@ ${cards}
 </html>`;
 }
 
-function renderCard(r: Ranking, isWinner: boolean, notes: AgentNotes): string {
+function renderCard(r: Ranking, isWinner: boolean, notes: AgentNotes, merged: MergedRecord | undefined): string {
   const bars = DIMENSIONS.map(([key, label, check]) =>
     renderBar(label, r.breakdown[key], check ? r.checks[check]?.skipped === true : false)).join('\n');
   const checks = (['build', 'tests', 'lint'] as const)
@@ -87,12 +97,14 @@ function renderCard(r: Ranking, isWinner: boolean, notes: AgentNotes): string {
   const diff = r.diff;
   const cannotWin = ineligibleLabel(r);
   const flagged = (r.flags?.length ?? 0) > 0;
-  const classes = `card${isWinner ? ' winner' : ''}${cannotWin ? ' ineligible' : ''}${flagged ? ' flagged' : ''}`;
+  const isMerged = merged?.agentId === r.agentId;
+  const classes = `card${isWinner ? ' winner' : ''}${cannotWin ? ' ineligible' : ''}${flagged ? ' flagged' : ''}${isMerged ? ' merged' : ''}`;
   const error = notes.error;
   return `<section class="${classes}" data-agent="${escapeHtml(r.agentId)}" data-rank="${r.rank}">
   <header>
     <span class="rank">#${r.rank}</span>
-    <span class="agent">${escapeHtml(r.agentId)}</span>${isWinner ? '\n    <span class="badge winner-badge">&#9733; winner</span>' : ''}
+    <span class="agent">${escapeHtml(r.agentId)}</span>${isWinner ? '\n    <span class="badge winner-badge">&#9733; winner</span>' : ''}${
+  isMerged ? `\n    <span class="badge merged-badge">merged into ${escapeHtml(merged?.targetBranch || 'your branch')}</span>` : ''}
     <span class="status">${escapeHtml(r.status)}</span>
     <span class="total ${scoreBand(r.total)}" data-total="${r.total}">${r.total.toFixed(1)}</span>
   </header>
@@ -106,7 +118,7 @@ ${bars}
     r.durationMs !== undefined ? ` &middot; ${formatElapsed(r.durationMs)}` : ''}</p>
 ${checks}
 ${renderStderr(notes.stderrTail)}  <div class="actions">
-${cannotWin ? '' : `    <button class="merge" data-agent="${escapeHtml(r.agentId)}">Merge</button>\n`}    <button class="diff secondary" data-agent="${escapeHtml(r.agentId)}">Show Diff</button>
+${cannotWin || merged ? '' : `    <button class="merge" data-agent="${escapeHtml(r.agentId)}">Merge</button>\n`}    <button class="diff secondary" data-agent="${escapeHtml(r.agentId)}">Show Diff</button>
   </div>
 </section>`;
 }
@@ -233,6 +245,10 @@ header { display: flex; gap: 8px; align-items: baseline; }
 .flags, .protected, .test-change { margin: 4px 0; }
 .badge { font-weight: bold; color: var(--vscode-editorWarning-foreground, #bf8803); border: 1px solid currentColor; border-radius: 3px; padding: 0 4px; }
 .winner-badge { color: var(--vscode-charts-yellow, #cca700); }
+.merged-badge { color: var(--vscode-charts-purple, #652d90); }
+.card.merged { border-color: var(--vscode-charts-purple, #652d90); }
+.merged-note { font-weight: bold; }
+.merged-detail { color: var(--vscode-descriptionForeground); }
 .test-change code, .protected code { overflow-wrap: anywhere; }
 .warnings { margin: 4px 0; padding-left: 0; list-style: none; color: var(--vscode-editorWarning-foreground, #bf8803); white-space: pre-wrap; }
 .meta { color: var(--vscode-descriptionForeground); }

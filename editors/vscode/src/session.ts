@@ -5,9 +5,9 @@
 // the handlers are registered here once and fanned out to the features.
 import * as vscode from 'vscode';
 import {
-  LanguageClient, LanguageClientOptions, MessageType, RequestType, RequestType0, ServerOptions, ShowMessageNotification,
-  ShowMessageParams, State, WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressCancelNotification,
-  WorkDoneProgressEnd, WorkDoneProgressReport,
+  LanguageClient, LanguageClientOptions, MessageType, PublishDiagnosticsNotification, PublishDiagnosticsParams, RequestType,
+  RequestType0, ServerOptions, ShowMessageNotification, ShowMessageParams, State, WorkDoneProgress, WorkDoneProgressBegin,
+  WorkDoneProgressCancelNotification, WorkDoneProgressEnd, WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
 import * as proto from './protocol';
 import { type HydraMessage, describeServerError, messageFor } from './format';
@@ -19,6 +19,10 @@ export class HydraSession implements vscode.Disposable {
   readonly onAgentOutput = new vscode.EventEmitter<proto.AgentOutputParams>();
   readonly onAgentFinished = new vscode.EventEmitter<proto.AgentFinishedParams>();
   readonly onRaceFinished = new vscode.EventEmitter<proto.RaceFinishedParams>();
+  /** hydra.toml's problems (textDocument/publishDiagnostics). */
+  readonly onDiagnostics = new vscode.EventEmitter<PublishDiagnosticsParams>();
+  /** A new hydra starts: what the last one published no longer holds. */
+  readonly onStarting = new vscode.EventEmitter<void>();
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient | undefined> | undefined;
   // What hydra's window/showMessage said lately, numbered in order.
@@ -114,7 +118,9 @@ export class HydraSession implements vscode.Disposable {
 
   dispose(): void {
     void this.stop();
-    for (const e of [this.onAgentStarted, this.onAgentOutput, this.onAgentFinished, this.onRaceFinished]) e.dispose();
+    for (const e of [this.onAgentStarted, this.onAgentOutput, this.onAgentFinished, this.onRaceFinished, this.onDiagnostics, this.onStarting]) {
+      e.dispose();
+    }
   }
 
   /** Reloads the newest races from hydra into the store. */
@@ -157,6 +163,9 @@ export class HydraSession implements vscode.Disposable {
       this.store.raceFinished(p);
       this.onRaceFinished.fire(p);
     });
+    // Replaces vscode-languageclient's handler too: the diagnostics feature owns the collection.
+    client.onNotification(PublishDiagnosticsNotification.type, (p) => this.onDiagnostics.fire(p));
+    this.onStarting.fire();
     try {
       await client.start();
     } catch (error) {

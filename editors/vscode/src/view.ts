@@ -1,11 +1,13 @@
 // The "Hydra" view: races -> agents by rank (state icon, elapsed time, rank
 // and score, a star for the winner) -> changed files. A file opens VS Code's
-// diff editor; inline actions diff, merge, show output and cancel.
+// diff editor; inline actions diff, merge, show output and cancel. A merged
+// race, and the agent merged, say so and offer no merge.
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
 import {
-  ALL_FAILED, agentStateIcon, agentTooltip, autoMergeLabel, deniedText, formatElapsed, ineligibleLabel, raceIsActive, rankOrder,
+  ALL_FAILED, agentStateIcon, agentTooltip, autoMergeLabel, deniedText, formatElapsed, ineligibleLabel, mergedDetail, mergedText,
+  raceIsActive, rankOrder,
 } from './format';
 import { firstLine, Target } from './pick';
 
@@ -92,19 +94,28 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
     const active = race ? raceIsActive(race.state) : false;
     // A race in which every agent failed has no winner to merge (when none completed, its state is failed).
     const noWinner = !active && this.session.store.allFailedIn(node.raceId);
+    const merged = race?.merged;
     const item = new vscode.TreeItem(firstLine(race?.task ?? node.raceId),
       active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
     item.id = node.raceId;
-    item.description = `${race?.state ?? ''}${noWinner ? ` · ${ALL_FAILED}` : ''} · ${node.raceId}`;
-    item.tooltip = noWinner ? `${race?.task}\n${ALL_FAILED}` : race?.task;
-    item.iconPath = new vscode.ThemeIcon(active ? 'sync~spin' : noWinner ? 'error' : race?.state === 'completed' ? 'pass-filled' : 'history');
-    item.contextValue = active ? 'race.running' : noWinner ? 'race.noWinner' : race?.state === 'completed' ? 'race.finished' : 'race.other';
+    const said = merged ? ` · ${mergedText(merged, true)}` : noWinner ? ` · ${ALL_FAILED}` : '';
+    item.description = `${race?.state ?? ''}${said} · ${node.raceId}`;
+    item.tooltip = [race?.task, merged ? `${mergedText(merged)} (${mergedDetail(merged)})` : noWinner ? ALL_FAILED : undefined]
+      .filter((l) => l).join('\n');
+    item.iconPath = merged ? new vscode.ThemeIcon('git-merge', new vscode.ThemeColor('charts.purple'))
+      : new vscode.ThemeIcon(active ? 'sync~spin' : noWinner ? 'error' : race?.state === 'completed' ? 'pass-filled' : 'history');
+    // A merged race offers no merge: hydra would refuse it.
+    item.contextValue = active ? 'race.running' : merged ? 'race.merged' : noWinner ? 'race.noWinner'
+      : race?.state === 'completed' ? 'race.finished' : 'race.other';
     return item;
   }
 
   private agentItem(node: AgentNode): vscode.TreeItem {
     const store = this.session.store;
-    const agent = store.get(node.raceId)?.agents.find((a) => a.agentId === node.agentId);
+    const race = store.get(node.raceId);
+    const agent = race?.agents.find((a) => a.agentId === node.agentId);
+    const merged = race?.merged;
+    const isMerged = merged?.agentId === node.agentId;
     const state = agent?.state ?? 'queued';
     const finished = state !== 'queued' && state !== 'running';
     const item = new vscode.TreeItem(node.agentId,
@@ -115,18 +126,23 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
     const isWinner = ranking !== undefined && store.winnerOf(node.raceId) === node.agentId;
     const parts: string[] = [state, formatElapsed(store.elapsedMs(node.raceId, node.agentId))];
     if (ranking) parts.push(`#${ranking.rank} · ${ranking.total.toFixed(1)}${isWinner ? ' · winner' : ''}`);
+    if (isMerged) parts.push(`merged into ${merged.targetBranch || 'your branch'}`);
     if (cannotWin) parts.push(cannotWin);
     // Flagged: it may win, but hydra would not merge it by itself (the tooltip says why).
     // Before the race is scored, its denied tool calls are what will flag it.
     else if (autoMergeLabel(ranking) || (!ranking && deniedText(agent?.deniedToolCalls))) parts.push('⚠ not for auto-merge');
     item.description = parts.join(' · ');
-    item.tooltip = agentTooltip(agent, ranking);
-    // The winner wears a star instead of its state's icon (it completed).
-    item.iconPath = isWinner
-      ? new vscode.ThemeIcon('star-full', new vscode.ThemeColor('charts.yellow'))
-      : new vscode.ThemeIcon(agentStateIcon(state));
-    // An agent that cannot win is never offered for merging.
-    item.contextValue = !finished ? 'agent.running' : cannotWin ? 'agent.ineligible' : 'agent';
+    const tooltip = agentTooltip(agent, ranking);
+    item.tooltip = isMerged ? `${mergedText(merged)} (${mergedDetail(merged)})\n${tooltip}` : tooltip;
+    // The agent merged wears the merge icon, the winner a star instead of its state's icon (it completed).
+    item.iconPath = isMerged
+      ? new vscode.ThemeIcon('git-merge', new vscode.ThemeColor('charts.purple'))
+      : isWinner
+        ? new vscode.ThemeIcon('star-full', new vscode.ThemeColor('charts.yellow'))
+        : new vscode.ThemeIcon(agentStateIcon(state));
+    // An agent that cannot win is never offered for merging, nor any agent of a merged race.
+    item.contextValue = !finished ? 'agent.running' : isMerged ? 'agent.merged' : cannotWin ? 'agent.ineligible'
+      : merged ? 'agent.notMerged' : 'agent';
     return item;
   }
 

@@ -67,7 +67,9 @@ export class Workbench {
   /**
    * Installs the .vsix into a fresh profile, starts code-server on `folder`
    * and opens it in chromium. `trust`: whether VS Code's workspace trust is
-   * off (true: every folder is trusted) or on (the user is asked).
+   * off (true: every folder is trusted) or on (the user is asked). The probe
+   * extension ($HYDRA_PROBE_VSIX), when there is one, is installed too: it
+   * writes what VS Code's API says to <run>/probe.json (see probe()).
    */
   static async open({ run, folder, settings, vsix, port, trust, prefix }) {
     const wb = new Workbench(run, prefix);
@@ -86,11 +88,16 @@ export class Workbench {
       'security.workspace.trust.startupPrompt': 'always',
       ...settings,
     }, null, 2));
-    const env = { ...process.env, XDG_CONFIG_HOME: path.join(run, 'config'), XDG_DATA_HOME: path.join(run, 'data') };
+    wb.probeFile = path.join(run, 'probe.json');
+    const env = {
+      ...process.env, XDG_CONFIG_HOME: path.join(run, 'config'), XDG_DATA_HOME: path.join(run, 'data'), HYDRA_E2E_PROBE: wb.probeFile,
+    };
     // The real install path: code-server --install-extension <file.vsix>.
+    const probe = process.env.HYDRA_PROBE_VSIX;
+    const vsixes = probe ? [vsix, probe] : [vsix];
     const install = spawnSync(process.execPath, [codeServer, '--extensions-dir', extensions, '--user-data-dir', userData,
-      '--install-extension', vsix], { encoding: 'utf8', env });
-    if (install.status !== 0 || !/successfully installed/i.test(install.stdout)) {
+      ...vsixes.flatMap((v) => ['--install-extension', v])], { encoding: 'utf8', env });
+    if (install.status !== 0 || (install.stdout.match(/successfully installed/gi) ?? []).length !== vsixes.length) {
       throw new Error(`installing the .vsix failed: ${install.stdout}${install.stderr}`);
     }
     const serverLog = fs.openSync(path.join(run, 'code-server.log'), 'w');
@@ -220,6 +227,23 @@ export class Workbench {
       if ((await menu.locator('.action-item.focused').innerText().catch(() => '')).trim() === label) break;
     }
     await this.page.keyboard.press('Enter');
+  }
+
+  /**
+   * What VS Code's API says now, as the probe extension last wrote it:
+   * `diagnostics` (vscode.languages.getDiagnostics(), by file path: each
+   * {line, character, endLine, severity, source, message}, 0-based) and
+   * `activeTab` ({kind: 'diff', label, original, modified, originalText,
+   * modifiedText} for a diff editor).
+   */
+  probe() {
+    if (!fs.existsSync(this.probeFile)) throw new Error('the probe extension has written nothing (is HYDRA_PROBE_VSIX set?)');
+    return JSON.parse(fs.readFileSync(this.probeFile, 'utf8'));
+  }
+
+  /** Waits until `test(probe())` holds; answers what it returned. */
+  async waitProbe(test, what, ms = 20000) {
+    return waitFor(async () => test(this.probe()), ms, what);
   }
 
   /** The title of the active editor tab. */

@@ -1,8 +1,9 @@
 // A throwaway git repository for the end-to-end test: the fixture project,
-// a hydra.toml with scripted agents (fixer, breaker, and crasher, which
-// fails) that think for `agentDelaySeconds` before they edit, narrator (a
-// stand-in for the claude CLI, read by hydra's claude adapter), real scoring
-// commands, and one commit on branch main. `extraAgents` adds agents of the
+// a hydra.toml with scripted agents (fixer, breaker, polisher, and crasher,
+// which fails) that think for `agentDelaySeconds` before they edit, narrator
+// (a stand-in for the claude CLI, read by hydra's claude adapter), real
+// scoring commands (the build, build.sh, prints its errors as compilers do,
+// so hydra reads them as findings), and one commit on branch main. `extraAgents` adds agents of the
 // same script ({name, mode, delaySeconds, binary}: binary defaults to the
 // script); `autoMerge` turns [scoring] auto_merge on.
 import { execFileSync } from 'node:child_process';
@@ -36,6 +37,11 @@ export function makeRepo(dir, { agentDelaySeconds = 0, extraAgents = [], autoMer
     'args = ["break"]',
     `env = { AGENT_DELAY = "${agentDelaySeconds}" }`,
     '',
+    '[agents.polisher]',
+    'adapter = "command"',
+    `binary = "${agent}"`,
+    'args = ["polish"]',
+    '',
     '[agents.crasher]',
     'adapter = "command"',
     `binary = "${agent}"`,
@@ -55,7 +61,7 @@ export function makeRepo(dir, { agentDelaySeconds = 0, extraAgents = [], autoMer
     ]),
     '[scoring]',
     ...(autoMerge ? ['auto_merge = true'] : []),
-    'build_command = "sh -n lib.sh"',
+    'build_command = "sh build.sh"',
     'test_command = "sh run-tests.sh"',
     'test_format = "pytest"',
     'timeout_per_check_seconds = 30',

@@ -1,18 +1,25 @@
 // End to end in a real VS Code: code-server (VS Code 1.100) with the built
-// .vsix installed, driven in Debian's chromium by playwright-core.
+// .vsix installed, driven in Debian's chromium by playwright-core; a probe
+// extension reports what VS Code's API says (diagnostics, the active diff's
+// two sides), which the browser cannot see.
 //  1. race: a throwaway git repository with two scripted agents; a race
 //     started from the empty view's welcome button; then what the user sees
 //     is checked: the agent pick, the agents' output channels, the scoreboard
-//     (against hydra/scores asked directly), the view's rows and each of their
+//     (against hydra/scores asked directly), the breaker's build error as a
+//     diagnostic on its worktree's file, the view's rows and each of their
 //     inline buttons (diffs, output, scoreboard, merges, with a warning for
-//     the agent that lost, cancels), a race every agent fails, races
-//     cancelled, the view's title buttons (Start Race, Show Race History,
-//     Clean Up), Clean Up Race, and a broken hydra.toml reported once.
+//     the agent that lost, cancels), Compare Agents, the race shown as
+//     merged everywhere once merged (and its findings gone), a race every
+//     agent fails, races cancelled, the view's title buttons (Start Race,
+//     Show Race History, Clean Up), Clean Up Race, and a broken hydra.toml
+//     reported once, as a diagnostic at its line, cleared once fixed.
 //  2. history: races this VS Code never watched (raced through another hydra
 //     serve before it opened): an agent's output as a transcript of what
 //     hydra stored, its raw log, an agent that failed marked as unable to
-//     win (no Merge anywhere, its error shown), and a race every agent
-//     failed said to have no winner.
+//     win (no Merge anywhere, its error shown), a race every agent failed
+//     said to have no winner, a race merged elsewhere refused in hydra's
+//     words and then shown as merged, and one change of an agent's two taken
+//     into the working tree.
 //  3. agents: races hydra refuses for an agent (its binary went away after
 //     the pick listed it; renamed in hydra.toml meanwhile), what the user is
 //     told (hydra's problem, its "did you mean") and offered (pick again,
@@ -22,7 +29,8 @@
 // Screenshots of every step go to $HYDRA_E2E_SHOTS.
 //
 // Environment: HYDRA_BIN (hydra binary), HYDRA_VSIX (the packaged extension),
-// HYDRA_E2E_TOOLS (where install-tools.sh put code-server and playwright-core),
+// HYDRA_PROBE_VSIX (the probe extension, test/e2e/probe), HYDRA_E2E_TOOLS
+// (where install-tools.sh put code-server and playwright-core),
 // HYDRA_E2E_SHOTS (screenshot folder), HYDRA_E2E_PORT (default: free ports;
 // when set, the other scenarios use the next ones).
 import fs from 'node:fs';
@@ -44,6 +52,23 @@ async function scoreboardFrame(page) {
     } catch { /* a frame being torn down */ }
   }
   return undefined;
+}
+
+/** The scoreboard frame whose summary matches `pattern` (a hidden panel's frame may linger). */
+async function scoreboardSaying(page, pattern) {
+  for (const frame of page.frames()) {
+    try {
+      if (await frame.locator('p.summary').count() > 0 && pattern.test(await frame.locator('p.summary').innerText())) return frame;
+    } catch { /* a frame being torn down */ }
+  }
+  return undefined;
+}
+
+/** The race, agent and side a `hydra:` document URI names (VS Code writes its query escaped). */
+function hydraSide(uri) {
+  const [where, query = ''] = (uri ?? '').split('?');
+  const q = new URLSearchParams(decodeURIComponent(query));
+  return { path: decodeURIComponent(where.replace(/^hydra:\/*/, '')), race: q.get('race'), agent: q.get('agent'), side: q.get('side') };
 }
 
 const RACE_ID = /race (\d{8}-\d{6}-[0-9a-f]+)/;
@@ -195,6 +220,26 @@ async function raceScenario() {
     check(/Merge fixer, the winner, into main\?/.test(ask.text) && git(repo, 'rev-parse', 'HEAD') === headAtScore,
       `the scoreboard's Merge button shows the dry run, and Cancel changes nothing: ${ask.text}`);
 
+    // The breaker's build error (build.sh prints it as compilers do: lib.sh:3:1: error: ...) is a
+    // diagnostic on lib.sh in the breaker's worktree, as vscode.languages.getDiagnostics() says.
+    const { races: [scored] } = await rpc.request('hydra/status', { raceId });
+    const breakerTree = scored.agents.find((a) => a.agentId === 'breaker').worktree;
+    const breakerLib = path.join(breakerTree, 'lib.sh');
+    const finding = scores.rankings.find((r) => r.agentId === 'breaker').checks.build.findings?.[0];
+    const found = await wb.waitProbe((p) => p.diagnostics[breakerLib], "the breaker's build error as a diagnostic").catch(() => []);
+    check(finding?.path === 'lib.sh' && finding.line === 3 && found.length === 1 && found[0].line === finding.line - 1 &&
+      found[0].character === 0 && found[0].severity === 0 && found[0].source === 'hydra build' && /"fi" unexpected/.test(found[0].message),
+    `the breaker's build error (${finding?.path}:${finding?.line}:${finding?.column}) is an error on line ${finding?.line} of lib.sh in its worktree: ${
+      JSON.stringify(found)}`);
+    const fixerTree = scored.agents.find((a) => a.agentId === 'fixer').worktree;
+    check(!Object.keys(wb.probe().diagnostics).some((f) => f.startsWith(fixerTree)), 'the fixer, whose build passed, has none');
+    // The Problems panel lists it.
+    await wb.palette('Problems: Focus on Problems View');
+    const problem = page.locator('.markers-panel .monaco-list-row', { hasText: '"fi" unexpected' }).first();
+    await problem.waitFor({ timeout: 20000 });
+    check(true, `the Problems panel lists it: ${(await problem.innerText()).replace(/\n/g, ' ')}`);
+    await wb.shot('finding');
+
     // The agent's output channel, filled from hydra/agentOutput.
     await wb.palette('Hydra: Show Agent Output');
     await wb.pick(raceId);
@@ -236,6 +281,22 @@ async function raceScenario() {
     check(/\$1 - \$2/.test(left) && /\$1 \+ \$2/.test(right), 'the diff editor shows base and agent versions of lib.sh');
     await wb.shot('diff-editor');
 
+    // Compare Agents: the race, the first agent (the other is the only one left to compare it with), a file either changed.
+    await wb.palette('Hydra: Compare Agents');
+    await wb.pick(raceId);
+    await wb.pick('fixer');
+    await wb.pick('lib.sh');
+    await wb.waitActiveTab(/lib\.sh \(fixer ↔ breaker\)/, 'the comparison');
+    const compared = await wb.waitProbe((p) => p.activeTab?.kind === 'diff' && /fixer ↔ breaker/.test(p.activeTab.label) &&
+      p.activeTab.originalText !== undefined && p.activeTab.modifiedText !== undefined && p.activeTab, 'the comparison\'s two sides');
+    const agentsLib = async (agentId) => (await rpc.request('hydra/diff', { raceId, agentId, path: 'lib.sh' })).agent;
+    const [l, r] = [hydraSide(compared.original), hydraSide(compared.modified)];
+    check(l.path === 'lib.sh' && l.agent === 'fixer' && l.side === 'agent' && r.path === 'lib.sh' && r.agent === 'breaker' && r.side === 'agent' &&
+      compared.originalText === await agentsLib('fixer') && compared.modifiedText === await agentsLib('breaker') &&
+      compared.originalText !== compared.modifiedText,
+    `Compare Agents opens a diff of the fixer's lib.sh (left) and the breaker's (right): ${compared.original} ↔ ${compared.modified}`);
+    await wb.shot('compare-agents');
+
     // The inline buttons of each row.
     await wb.inline(raceRow, 'Show Scoreboard');
     const board = await wb.waitActiveTab(new RegExp(`Hydra scoreboard ${raceId}`), 'the scoreboard tab');
@@ -251,6 +312,13 @@ async function raceScenario() {
     await waitFor(async () => /break: rewriting lib\.sh from scratch/.test(await outputText()), 30000, 'the breaker output channel');
     check(true, "the agent's inline Show Agent Output shows its channel");
     await wb.shot('inline-buttons');
+    // Compare Agents from an agent's context menu: that agent, then the only other one, then a file.
+    await wb.contextMenu(breakerRow, 'Compare Agents');
+    await wb.pick('lib.sh');
+    const reversed = await wb.waitActiveTab(/lib\.sh \(breaker ↔ fixer\)/, 'the comparison from the context menu');
+    const sides = await wb.waitProbe((p) => p.activeTab?.kind === 'diff' && /breaker ↔ fixer/.test(p.activeTab.label) && p.activeTab, 'its sides');
+    check(hydraSide(sides.original).agent === 'breaker' && hydraSide(sides.modified).agent === 'fixer',
+      `an agent's context menu compares it with the other: ${reversed}`);
 
     // Merging the agent that lost: the dialog says why it is not a safe
     // pick, and its primary button (where Enter lands) does not merge.
@@ -286,6 +354,53 @@ async function raceScenario() {
     check(headAfter !== headBefore && /\$1 \+ \$2/.test(lib) && fs.existsSync(path.join(repo, 'CHANGELOG.md')),
       `merging changed the repository (${merged}; HEAD ${headBefore.slice(0, 8)} -> ${headAfter.slice(0, 8)})`);
     check(git(repo, 'status', '--porcelain') === '', 'the working tree is clean after the merge');
+
+    // The race is merged: the view says so on the race and on the agent merged, and offers no merge any more.
+    sidebar = await wb.hydraView();
+    const mergedLabel = await waitFor(async () => {
+      const t = (await raceRow.innerText()).replace(/\n/g, ' ');
+      return /merged fixer into main/.test(t) ? t : undefined;
+    }, 20000, 'the race row to say it was merged');
+    await raceRow.hover();
+    await raceRow.locator('.actions .action-label[aria-label="Show Scoreboard"]').first().waitFor({ state: 'visible', timeout: 10000 });
+    const mergedRaceActions = await raceRow.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+    check(await raceRow.locator('.codicon-git-merge').count() === 1 && !mergedRaceActions.includes('Merge Winner'),
+      `the view marks the race merged, with no Merge Winner: ${mergedLabel} [${mergedRaceActions.join(', ')}]`);
+    // The race's row now names the fixer too: the agents' rows are those one level down.
+    const fixerRow = sidebar.locator('.monaco-list-row[aria-level="2"]', { hasText: 'fixer' }).first();
+    const loserRow = sidebar.locator('.monaco-list-row[aria-level="2"]', { hasText: 'breaker' }).first();
+    const fixerLabel = await waitFor(async () => {
+      const t = (await fixerRow.innerText()).replace(/\n/g, ' ');
+      return /merged into main/.test(t) ? t : undefined;
+    }, 20000, 'the fixer row to say it was merged');
+    await fixerRow.hover();
+    await fixerRow.locator('.actions .action-label[aria-label="Show Diff"]').first().waitFor({ state: 'visible', timeout: 10000 });
+    const fixerActions = await fixerRow.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+    await loserRow.hover();
+    await loserRow.locator('.actions .action-label[aria-label="Show Diff"]').first().waitFor({ state: 'visible', timeout: 10000 });
+    const breakerActions = await loserRow.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+    check(await fixerRow.locator('.codicon-git-merge').count() === 1 && !fixerActions.includes('Merge Agent') && !breakerActions.includes('Merge Agent'),
+      `the view marks the agent merged, and no agent of the race offers Merge Agent: ${fixerLabel} [${fixerActions.join(', ')}]`);
+    await wb.shot('merged-view');
+    // The scoreboard, drawn again when the race was merged: brought forward, not reloaded.
+    await page.locator('.tabs-container .tab', { hasText: `Hydra scoreboard ${raceId}` }).first().click();
+    const mergedBoard = await waitFor(() => scoreboardSaying(page, /Merged fixer into main/), 20000, 'the scoreboard to say the race was merged');
+    const mergedSummary = await mergedBoard.locator('p.summary').innerText();
+    const mergeButtons = await mergedBoard.locator('button.merge').count();
+    const mergedBadge = await mergedBoard.locator('section.card[data-agent="fixer"] .merged-badge').innerText();
+    check(/^Merged fixer into main \(fast-forward, at [0-9a-f]{8}\)$/.test(mergedSummary.trim()) && !/eligible to merge/.test(mergedSummary) &&
+      mergeButtons === 0 && mergedBadge === 'merged into main',
+    `the scoreboard says "${mergedSummary.trim()}" instead of what could be merged, marks the fixer "${mergedBadge}", and has ${mergeButtons} Merge buttons`);
+    await wb.shot('merged-scoreboard');
+    // Merge Winner offers no merged race: none is left, and it says so.
+    await wb.palette('Hydra: Merge Winner');
+    const noneLeft = await wb.toast('no race has a winner left to merge');
+    check(!(await page.locator('.quick-input-widget').isVisible()), `Merge Winner offers no merged race, and says none is left: ${noneLeft}`);
+    await wb.palette('Notifications: Clear All Notifications');
+    // Merging removed the race's worktrees, and the findings on them went with them.
+    const gone = await wb.waitProbe((p) => !Object.keys(p.diagnostics).some((f) => f.startsWith(breakerTree)),
+      'the findings on the merged race to go').catch(() => false);
+    check(gone && !fs.existsSync(breakerTree), 'the findings on the merged race\'s worktrees are cleared');
 
     // A race where every agent fails is said so. It starts from the view's title button.
     await wb.viewTitleAction('Start Race');
@@ -381,9 +496,16 @@ async function raceScenario() {
     check(before > 0 && left_ === 0 && git(repo, 'branch', '--list', 'hydra/*') === '',
       `Clean Up removes the worktrees (${before} -> ${left_}) and branches: ${removed}`);
     await wb.shot('cleaned-up');
+    // Merge Winner still has none to offer: not the merged race, not the one nobody won, not the cancelled ones (no winner).
+    await wb.palette('Hydra: Merge Winner');
+    const stillNone = await wb.toast('no race has a winner left to merge');
+    check(!(await page.locator('.quick-input-widget').isVisible()),
+      `with a merged race, one nobody won and two cancelled, Merge Winner offers none: ${stillNone}`);
 
     // A server error reaches the user once, with the server's message: hydra.toml broken, then a new race.
-    fs.writeFileSync(path.join(repo, 'hydra.toml'), '[general]\nmax_concurrent_agents = \n');
+    const toml = path.join(repo, 'hydra.toml');
+    const goodToml = fs.readFileSync(toml, 'utf8');
+    fs.writeFileSync(toml, '[general]\nmax_concurrent_agents = \n');
     const brokenRace = async () => {
       await wb.palette('Hydra: Start Race');
       await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
@@ -400,11 +522,33 @@ async function raceScenario() {
     check(/hydra\.toml:2/.test(broken.error), `a ConfigError is shown with the server's message: ${broken.error}`);
     check(broken.toasts === 1, `one broken hydra.toml, one error toast (${broken.toasts})`);
     await wb.shot('server-error');
+    // It is a diagnostic on hydra.toml too, at the line hydra names (2, so 1 counted from 0), squiggled in the file.
+    const tomlProblems = await wb.waitProbe((p) => p.diagnostics[toml], "hydra.toml's problem as a diagnostic").catch(() => []);
+    check(tomlProblems.length === 1 && tomlProblems[0].line === 1 && tomlProblems[0].severity === 0 && tomlProblems[0].source === 'hydra' &&
+      /races cannot start until it is fixed/.test(tomlProblems[0].message),
+    `hydra.toml's problem is an error on its line 2: ${JSON.stringify(tomlProblems)}`);
+    await wb.palette('Go to File');
+    await page.locator('.quick-input-widget input').fill('hydra.toml');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'hydra.toml' }).first().waitFor({ timeout: 15000 });
+    await page.keyboard.press('Enter');
+    await wb.waitActiveTab(/^hydra\.toml/, 'hydra.toml in an editor');
+    const squiggle = page.locator('.editor-group-container.active .monaco-editor .squiggly-error').first();
+    await squiggle.waitFor({ timeout: 20000 });
+    check(true, 'the open hydra.toml has the problem squiggled');
+    await wb.shot('toml-diagnostic');
     // The user closes it and tries again: hydra does not say it twice, the extension does, once.
     await wb.palette('Notifications: Clear All Notifications');
     await waitFor(async () => (await wb.toastCount('hydra.toml is broken')) === 0, 10000, 'the notification to close');
     const again = await brokenRace();
     check(again.toasts === 1, `once closed, the next race refused for it says so again, once (${again.toasts})`);
+    // Fixed, with nothing asked of hydra: it re-reads the file by itself, and its empty list clears the diagnostic.
+    fs.writeFileSync(toml, goodToml);
+    const cleared = await wb.waitProbe((p) => !p.diagnostics[toml], "hydra.toml's diagnostic to clear", 15000).catch(() => false);
+    await page.locator('.editor-group-container.active .monaco-editor .squiggly-error').first().waitFor({ state: 'detached', timeout: 10000 })
+      .catch(() => undefined);
+    const squiggles = await page.locator('.editor-group-container.active .monaco-editor .squiggly-error').count();
+    check(cleared && squiggles === 0, `fixed, hydra.toml's diagnostic clears without a request (${squiggles} squiggles left)`);
+    await wb.shot('toml-fixed');
   } catch (e) {
     await scenarioFailed(wb, 'race', e);
   } finally {
@@ -432,6 +576,7 @@ async function historyScenario() {
     await rpc.initialize();
     const raced = await raceThrough(rpc, 'Make add() add, narrated', ['narrator', 'crasher']);
     const crashed = await raceThrough(rpc, 'A race that crashes', ['crasher']);
+    const polished = await raceThrough(rpc, 'Polish lib.sh', ['polisher']);
     const scores = await rpc.request('hydra/scores', { raceId: raced });
     const lostScores = await rpc.request('hydra/scores', { raceId: crashed });
     const { races: [summary] } = await rpc.request('hydra/status', { raceId: raced });
@@ -562,6 +707,50 @@ async function historyScenario() {
     check(/^All agents failed: no winner \(none finished with a change that could be merged\)\.$/.test(lostSummary.trim()),
       `the scoreboard of a race every agent failed says so: ${lostSummary}`);
     await wb.shot('scoreboard-all-failed');
+
+    // Merged meanwhile from elsewhere (the terminal, another window): the view still offers its merge;
+    // hydra refuses it as alreadyMerged, in its own words, and the race shows as merged.
+    const elsewhere = new HydraRpc(hydra, repo);
+    await elsewhere.initialize();
+    await elsewhere.request('hydra/merge', { raceId: raced, agentId: 'narrator' });
+    await elsewhere.close();
+    const mergedLib = fs.readFileSync(path.join(repo, 'lib.sh'), 'utf8');
+    const mergedRow = (await wb.hydraView()).locator('.monaco-list-row[aria-level="1"]', { hasText: 'Make add() add, narrated' }).first();
+    await wb.inline(mergedRow, 'Merge Winner');
+    const refused = await wb.toast('was merged already');
+    check(refused.includes(raced) && /narrator into main/.test(refused) && await wb.toastCount('was merged already') === 1 &&
+      !(await page.locator('.monaco-dialog-box').isVisible()),
+    `a race merged elsewhere is refused with hydra's message, once, and nothing is asked: ${refused}`);
+    const nowMerged = await waitFor(async () => {
+      const t = (await mergedRow.innerText()).replace(/\n/g, ' ');
+      return /merged narrator into main/.test(t) ? t : undefined;
+    }, 20000, 'the race to show as merged');
+    check(true, `the refusal reloads the race, which shows as merged: ${nowMerged}`);
+    await wb.shot('merged-elsewhere');
+
+    // Take one change of two: the polisher changed lib.sh's first line and added half() at its end.
+    // The cursor on half() in its diff, Take This Change (the diff's title button) puts just that into the working tree.
+    await wb.palette('Hydra: Show Diff');
+    await wb.pick(polished);
+    await wb.waitActiveTab(/lib\.sh \(base ↔ polisher\)/, "the polisher's diff");
+    const polishDiff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
+    const halfLine = polishDiff.locator('.editor.modified .view-line', { hasText: 'half() {' }).first();
+    await halfLine.waitFor({ timeout: 20000 });
+    await halfLine.click();
+    const takeButton = page.locator('.editor-group-container.active .action-label[aria-label*="Take This Change"]').first();
+    await takeButton.click();
+    const took = await wb.toast("took polisher's change");
+    const afterTake = fs.readFileSync(path.join(repo, 'lib.sh'), 'utf8');
+    // Lines 10-13 of its version, where the diff editor shows the added function.
+    check(afterTake === `${mergedLib}\nhalf() {\n  echo $(( $1 / 2 ))\n}\n` && afterTake.startsWith('# Arithmetic helpers.\n') &&
+      /change at lines 10-13 into lib\.sh/.test(took),
+      `taking the change under the cursor leaves exactly it in lib.sh on disk, not the polisher's other change (${took}):\n${afterTake}`);
+    check(/M lib\.sh/.test(git(repo, 'status', '--porcelain')), 'lib.sh is changed in the working tree, not committed');
+    await wb.shot('took-change');
+    // Again: it is there already, and nothing changes.
+    await takeButton.click();
+    const already = await wb.toast('already');
+    check(fs.readFileSync(path.join(repo, 'lib.sh'), 'utf8') === afterTake, `taking it again changes nothing: ${already}`);
   } catch (e) {
     await scenarioFailed(wb, 'history', e);
   } finally {
@@ -668,13 +857,13 @@ async function agentsScenario() {
     check(merged.includes(raceId) && /into (main|your branch)/.test(merged) && headAfter !== headBefore &&
       /\$1 \+ \$2/.test(fs.readFileSync(path.join(repo, 'lib.sh'), 'utf8')),
     `what auto_merge did is said: ${merged} (HEAD ${headBefore.slice(0, 8)} -> ${headAfter.slice(0, 8)})`);
-    const scores = await rpc.request('hydra/scores', { raceId });
-    const frame = await waitFor(() => scoreboardFrame(page), 30000, 'the scoreboard');
+    // The scoreboard says what auto_merge merged, and offers nothing more to merge.
+    const frame = await waitFor(() => scoreboardSaying(page, /Merged fixer/), 30000, 'the scoreboard');
     const summary = await frame.locator('p.summary').innerText();
-    // Only a hydra that says auto_merge is on (autoMergeEnabled) gets words about merging automatically.
-    const expected = scores.autoMergeEnabled === true ? /good enough to merge automatically \(auto_merge is on\)/ : /eligible to merge/;
-    check(expected.test(summary) && (scores.autoMergeEnabled === true || !/automatic/.test(summary)),
-      `the scoreboard speaks of auto_merge as hydra does (autoMergeEnabled: ${scores.autoMergeEnabled}): ${summary}`);
+    const { races: [record] } = await rpc.request('hydra/status', { raceId });
+    check(/^Merged fixer into main \(fast-forward, at [0-9a-f]{8}, by auto_merge\)$/.test(summary.trim()) &&
+      await frame.locator('button.merge').count() === 0 && record.merged?.agentId === 'fixer' && record.merged.automatic === true,
+    `the scoreboard says what auto_merge merged (hydra's record: ${JSON.stringify(record.merged)}), with no Merge button: ${summary}`);
     await wb.shot('auto-merged');
   } catch (e) {
     await scenarioFailed(wb, 'agents', e);

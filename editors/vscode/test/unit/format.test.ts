@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
+  alreadyMergedAgent, mergedDetail, mergedText, agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
   escapeHtml, escapesMessage, finishedDetails, finishedNote, formatElapsed, ineligibleLabel, mergeConcerns, messageFor, oneLine,
   outputText, protectedText, raceOutcome, rankOrder, refusedAgent, replaceAgent, scoreBand, tailLines, testCaseCounts,
   testChangeLines, transcriptText, unconfinedNotice, usageText, winnerMergeNote,
@@ -398,4 +398,22 @@ test('briefProblem leaves out the search path hydra quotes, and nothing else', (
   assert.equal(briefProblem("'aider' not found on PATH (/root/.cargo/bin:/usr/local/bin:/usr/bin:/bin)"), "'aider' not found on PATH");
   assert.equal(briefProblem("'/r/vanisher.sh' does not exist or is not executable"), "'/r/vanisher.sh' does not exist or is not executable");
   assert.equal(briefProblem('the binary answered --version with exit 1 (no licence)'), 'the binary answered --version with exit 1 (no licence)');
+});
+
+test('a merged race says which agent went into which branch, and how', () => {
+  const m = { agentId: 'fixer', outcome: 'fastForward' as const, targetBranch: 'main', commit: '4b1d9c0e7a2f3b5d', mergedAt: '' };
+  assert.equal(mergedText(m), 'Merged fixer into main');
+  assert.equal(mergedText(m, true), 'merged fixer into main');
+  assert.equal(mergedText({ agentId: 'fixer', targetBranch: '' }), 'Merged fixer into your branch');
+  assert.equal(mergedDetail(m), 'fast-forward, at 4b1d9c0e');
+  assert.equal(mergedDetail({ ...m, outcome: 'merged', commit: undefined, automatic: true }), 'merge commit, by auto_merge');
+});
+
+test('alreadyMergedAgent reads MergeRefused alreadyMerged, and nothing else', () => {
+  assert.equal(alreadyMergedAgent({ code: -32015, message: 'race was merged', data: { reason: 'alreadyMerged', agentId: 'fixer' } }), 'fixer');
+  assert.equal(alreadyMergedAgent({ code: -32015, message: 'x', data: { reason: 'alreadyMerged' } }), '');
+  assert.equal(alreadyMergedAgent({ code: -32015, message: 'x', data: { reason: 'ineligible', agentId: 'crasher' } }), undefined);
+  assert.equal(alreadyMergedAgent({ code: -32014, message: 'dirty', data: { files: [] } }), undefined);
+  assert.equal(alreadyMergedAgent(new Error('plain')), undefined);
+  assert.equal(alreadyMergedAgent(undefined), undefined);
 });

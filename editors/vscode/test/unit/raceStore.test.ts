@@ -124,3 +124,37 @@ test("an agent's warnings, denied tool calls and stderr tail are kept from hydra
   assert.equal(breaker?.warnings, undefined);
   assert.equal(breaker?.deniedToolCalls, undefined);
 });
+
+test('a merge made here marks the race merged at once; a dry run or a conflict does not', () => {
+  const store = started({ t: Date.parse('2026-11-21T10:20:00.000Z') });
+  const raceId = '20261121-101500-a3f9';
+  let changes = 0;
+  store.onDidChange(() => changes++);
+  const result = {
+    outcome: 'fastForward' as const, agentId: 'fixer', branch: 'hydra/fixer-x', targetBranch: 'main', dryRun: true,
+    files: ['lib.sh'], conflicts: [], commit: '4b1d9c0e7a2f', cleanedUp: false,
+  };
+  store.merged(raceId, result);
+  store.merged(raceId, { ...result, dryRun: false, outcome: 'conflict', conflicts: ['lib.sh'] });
+  assert.equal(store.mergedOf(raceId), undefined);
+  assert.equal(changes, 0);
+  store.merged(raceId, { ...result, dryRun: false, cleanedUp: true });
+  assert.deepEqual(store.mergedOf(raceId), {
+    agentId: 'fixer', outcome: 'fastForward', targetBranch: 'main', commit: '4b1d9c0e7a2f', mergedAt: '2026-11-21T10:20:00.000Z',
+  });
+  assert.equal(changes, 1);
+});
+
+test("hydra's merged record comes with the summaries; what auto_merge merged is merged when the race ends", () => {
+  const store = new RaceStore(() => 0);
+  const merged = { agentId: 'fixer', outcome: 'merged' as const, targetBranch: 'main', mergedAt: '2026-11-21T10:20:00.000Z' };
+  store.setSummaries([{ raceId: '20261120-090000-aaaa', task: 't', state: 'completed', createdAt: '', baseCommit: 'c', agents: [], merged }]);
+  assert.deepEqual(store.mergedOf('20261120-090000-aaaa'), merged);
+  store.raceStarted('again', { raceId: '20261122-090000-cccc', agents: [] });
+  const finished = { raceId: '20261122-090000-cccc', status: 'completed' as const, rankings: [], winner: 'fixer', autoMergeEligible: true, allFailed: false };
+  store.raceFinished({ ...finished, autoMerge: { agentId: 'fixer', outcome: 'conflict', conflicts: ['lib.sh'] } });
+  assert.equal(store.mergedOf('20261122-090000-cccc'), undefined, 'a conflict merged nothing');
+  store.raceFinished({ ...finished, autoMerge: { agentId: 'fixer', outcome: 'fastForward', targetBranch: 'main', commit: 'abc' } });
+  assert.deepEqual(store.mergedOf('20261122-090000-cccc'),
+    { agentId: 'fixer', outcome: 'fastForward', targetBranch: 'main', commit: 'abc', mergedAt: new Date(0).toISOString(), automatic: true });
+});

@@ -201,3 +201,23 @@ test('the test counts come from the named test cases when the runner gave no sum
   const html = renderScoreboard({ ...scores, rankings: [{ ...winner, checks: { ...winner.checks, tests } }] }, page);
   assert.match(html, /data-check="tests">\s*<summary>tests: <code>[^<]*<\/code> \([^)]*, 2 passed, 1 failed\)/);
 });
+
+test('a merged race says what was merged into which branch and offers no Merge on any card', () => {
+  const unmerged = renderScoreboard(scores, page);
+  assert.equal([...unmerged.matchAll(/<button class="merge"/g)].length, scores.rankings.filter((r) => r.eligible !== false).length);
+  const merged = { agentId: scores.winner!, outcome: 'fastForward' as const, targetBranch: 'main', commit: '4b1d9c0e7a2f', mergedAt: '' };
+  const html = renderScoreboard(scores, { ...page, merged });
+  assert.doesNotMatch(html, /<button class="merge"/);
+  assert.doesNotMatch(html, /eligible to merge|merge automatically/);
+  assert.match(html, new RegExp(`<p class="summary merged"><span class="merged-note">Merged ${scores.winner} into main</span> <span class="merged-detail">\\(fast-forward, at 4b1d9c0e\\)</span></p>`));
+  assert.match(html, new RegExp(`<section class="card winner merged" data-agent="${scores.winner}"[\\s\\S]*?<span class="badge merged-badge">merged into main</span>`));
+  assert.equal([...html.matchAll(/merged-badge">/g)].length, 1, 'only the agent merged wears the badge');
+  // Show Diff stays.
+  assert.equal([...html.matchAll(/<button class="diff secondary"/g)].length, scores.rankings.length);
+});
+
+test('a race merged with an agent other than the winner still names the winner', () => {
+  const loser = scores.rankings[scores.rankings.length - 1].agentId;
+  const html = renderScoreboard(scores, { ...page, merged: { agentId: loser, outcome: 'merged', targetBranch: 'dev', mergedAt: '', automatic: false } });
+  assert.match(html, new RegExp(`Merged ${loser} into dev</span> <span class="merged-detail">\\(merge commit\\)</span> &middot; winner: ${scores.winner}</p>`));
+});
