@@ -124,7 +124,8 @@ H.agent_names = { 'breaker', 'chatty', 'crasher', 'fixer', 'replay', 'sleeper', 
 --- A fresh git repository on branch main holding the fixture project, a
 --- hydra.toml with the scripted agents, and one commit. `env` adds
 --- variables to every agent (SPEC_GATE, SPEC_PIDS, SPEC_LINES); `scoring`,
---- lines for hydra.toml's [scoring] ("auto_merge = true").
+--- lines for hydra.toml's [scoring] ("auto_merge = true"), each replacing
+--- the default line of the same key ("build_command = ...").
 --- Returns its root (symbolic links resolved, as git reports it).
 function H.make_repo(env, scoring)
   local dir = vim.fn.tempname()
@@ -159,14 +160,28 @@ function H.make_repo(env, scoring)
     end
     table.insert(toml, '')
   end
-  vim.list_extend(toml, {
-    '[scoring]',
+  local scoring_lines = {
     'build_command = "sh -n lib.sh"',
     'test_command = "sh run-tests.sh"',
     'test_format = "pytest"',
     'timeout_per_check_seconds = 30',
-  })
-  vim.list_extend(toml, scoring or {})
+  }
+  local function key_of(line)
+    return line:match('^([%w_]+)%s*=')
+  end
+  for _, line in ipairs(scoring or {}) do
+    local replaced = false
+    for i, default in ipairs(scoring_lines) do
+      if key_of(line) and key_of(default) == key_of(line) then
+        scoring_lines[i], replaced = line, true
+      end
+    end
+    if not replaced then
+      table.insert(scoring_lines, line)
+    end
+  end
+  table.insert(toml, '[scoring]')
+  vim.list_extend(toml, scoring_lines)
   H.write_file(dir .. '/hydra.toml', table.concat(toml, '\n') .. '\n')
   H.run({ 'git', 'init', '-q', '-b', 'main', dir })
   H.git(dir, 'config', 'user.name', 'Spec Runner')

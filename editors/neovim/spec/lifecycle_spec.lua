@@ -138,7 +138,7 @@ describe('hydra serve', function()
     assert.truthy(find(errors[1], err.message), errors[1])
 
     -- Another mistake, saved from Neovim: the diagnostic moves to it.
-    vim.cmd('edit ' .. vim.fn.fnameescape(toml))
+    vim.cmd('silent edit ' .. vim.fn.fnameescape(toml))
     assert.are.equal(buf, vim.api.nvim_get_current_buf())
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, { '[general]', 'max_concurrent_agents = 2', 'timeout_seconds = "soon"' })
     vim.cmd('silent write')
@@ -200,6 +200,60 @@ describe('hydra serve', function()
     publish(nil, { uri = uri, diagnostics = {} }, ctx)
     assert.are.same({}, vim.diagnostic.get(buf, { namespace = client.config_namespace }))
     assert.is_false(client.config_problem_shown(root))
+  end)
+
+  it('puts a hydra.toml broken on disk on its line by itself, once, and takes it off once fixed', function()
+    local root = H.make_repo()
+    local toml = root .. '/hydra.toml'
+    local good = H.read_file(toml)
+    assert.is_nil((H.request(root, 'hydra/ping')))
+    -- hydra.toml is open, as when you edit it.
+    vim.cmd('silent edit ' .. vim.fn.fnameescape(toml))
+    local buf = vim.api.nvim_get_current_buf()
+    -- Every diagnostic of a hydra.toml, whatever its namespace.
+    local function everything()
+      local out = {}
+      for _, d in ipairs(vim.diagnostic.get(nil)) do
+        if vim.endswith(vim.api.nvim_buf_get_name(d.bufnr), '/hydra.toml') then
+          table.insert(out, { d.bufnr, d.lnum, d.message })
+        end
+      end
+      return out
+    end
+
+    -- Broken outside Neovim, far down the file; no command follows: hydra
+    -- reads it again by itself and publishes the problem.
+    local at = H.index_of(H.lines_of(good), 'test_format = "pytest"')
+    H.write_file(toml, (good:gsub('test_format = "pytest"', 'test_formt = "pytest"')))
+    H.wait(function()
+      return #everything() > 0
+    end, 'the diagnostic of the broken hydra.toml', 8000)
+    local shown = everything()
+    assert.are.equal(1, #shown, vim.inspect(shown))
+    assert.are.same({ buf, at - 1 }, { shown[1][1], shown[1][2] })
+    assert.truthy(find(shown[1][3], 'test_formt'), shown[1][3])
+    assert.are.same(shown, vim.tbl_map(function(d)
+      return { d.bufnr, d.lnum, d.message }
+    end, vim.diagnostic.get(buf, { namespace = client.config_namespace })))
+
+    -- A request meets the same problem (the error, then hydra's message):
+    -- still one diagnostic, on the same line.
+    local err = H.request(root, 'hydra/agents')
+    assert.are.equal(-32019, err.code)
+    H.wait_message('test_formt', vim.log.levels.ERROR)
+    H.take_errors()
+    shown = everything()
+    assert.are.equal(1, #shown, vim.inspect(shown))
+    assert.are.same({ buf, at - 1 }, { shown[1][1], shown[1][2] })
+
+    -- Fixed on disk, again without a command: it goes.
+    H.write_file(toml, good)
+    H.wait(function()
+      return #everything() == 0
+    end, 'the diagnostic to go; got ' .. vim.inspect(everything()), 8000)
+    assert.is_false(client.config_problem_shown(root))
+    assert.are.same({}, H.take_errors())
+    vim.cmd('bwipeout!')
   end)
 
   it('and the agents it runs are gone when Neovim quits', function()

@@ -13,6 +13,8 @@ local M = {}
 local servers = {}
 -- notification method -> list of listeners(params, root)
 local listeners = {}
+-- request method -> list of listeners(params, result, root) for its answers
+local answer_listeners = {}
 
 local has_0_11 = vim.fn.has('nvim-0.11') == 1
 
@@ -78,6 +80,13 @@ local function dispatch(root, method, params)
   for _, fn in ipairs(listeners[method] or {}) do
     M.guarded(fn, params, root)
   end
+end
+
+--- Registers fn(params, result, root) for every successful answer to the
+--- request `method`, whatever sent it.
+function M.on_answer(method, fn)
+  answer_listeners[method] = answer_listeners[method] or {}
+  table.insert(answer_listeners[method], fn)
 end
 
 -- hydra.toml's problems as diagnostics, on the file's own buffer.
@@ -365,6 +374,11 @@ function M.request(root, method, params, callback)
   local bufnr = server.anchor and vim.api.nvim_buf_is_valid(server.anchor) and server.anchor or nil
   local sent = call(client, 'request', method, params or vim.empty_dict(), function(err, result)
     M.guarded(note_config, root, method, err)
+    if err == nil then
+      for _, fn in ipairs(answer_listeners[method] or {}) do
+        M.guarded(fn, params, result, root)
+      end
+    end
     M.guarded(callback, err, result)
   end, bufnr)
   if not sent then

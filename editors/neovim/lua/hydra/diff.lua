@@ -13,6 +13,7 @@
 
 local client = require('hydra.client')
 local config = require('hydra.config')
+local findings = require('hydra.findings')
 local protocol = require('hydra.protocol')
 local ui = require('hydra.ui')
 
@@ -77,13 +78,19 @@ function M.compare_title(race_id, agent_id, other, path)
   return titles(race_id, agent_id, path, 'vs ' .. other)
 end
 
-local function version_buffer(key, name, path)
+-- The buffer holding `agent_id`'s version of `path`, alone or compared
+-- with `other`'s; made when there is none.
+local function version_buffer(race_id, agent_id, path, other)
+  local key = other and M.compare_key(race_id, agent_id, other, path) or M.agent_key(race_id, agent_id, path)
   local buf = ui.find_buffer(key)
   if buf then
     return buf
   end
+  local name = other and M.compare_title(race_id, agent_id, other, path) or M.agent_title(race_id, agent_id, path)
   buf = ui.scratch_buffer(name, nil, key)
   vim.bo[buf].modifiable = false
+  -- Whose version it holds: the agent's build and lint findings go on it.
+  vim.api.nvim_buf_set_var(buf, 'hydra_version', { race = race_id, agent = agent_id, path = path })
   -- Highlight it as the file it is a version of.
   vim.api.nvim_buf_call(buf, function()
     vim.cmd('silent! doautocmd filetypedetect BufRead ' .. vim.fn.fnameescape(path))
@@ -155,6 +162,7 @@ local function load(pair)
         local buf = (#review.agents == 1 or i == 2) and pair.right_buf or pair.left_buf
         local lines = answers[side] and version_lines(answers[side], 'agent') or version_lines(any, 'base')
         set_lines(buf, lines)
+        findings.apply(buf)
       end
       diffupdate(pair.right_buf)
     end)
@@ -435,12 +443,11 @@ local function ensure_pair(review, file)
   local race_id, path = review.raceId, file.path
   local right_buf, left_buf
   if #review.agents == 1 then
-    local agent = review.agents[1]
-    right_buf = version_buffer(M.agent_key(race_id, agent, path), M.agent_title(race_id, agent, path), path)
+    right_buf = version_buffer(race_id, review.agents[1], path)
   else
     local a, b = review.agents[1], review.agents[2]
-    left_buf = version_buffer(M.compare_key(race_id, a, b, path), M.compare_title(race_id, a, b, path), path)
-    right_buf = version_buffer(M.compare_key(race_id, b, a, path), M.compare_title(race_id, b, a, path), path)
+    left_buf = version_buffer(race_id, a, path, b)
+    right_buf = version_buffer(race_id, b, path, a)
   end
   local pair = pairs_by_buf[right_buf]
   if not pair then

@@ -5,6 +5,7 @@
 
 local client = require('hydra.client')
 local config = require('hydra.config')
+local findings = require('hydra.findings')
 local protocol = require('hydra.protocol')
 local race = require('hydra.race')
 local transcript = require('hydra.transcript')
@@ -418,6 +419,42 @@ function M.diff_command(args)
     return vim.notify('hydra: :HydraDiff takes one agent, or two to compare', vim.log.levels.ERROR)
   end
   M.diff({ agent = agents[1], other = agents[2] })
+end
+
+--- :HydraFindings [agent]: what the build and lint of the current race
+--- said about the agent's files (default: every agent's), in the quickfix
+--- list, each in the agent's worktree. callback(items) once listed.
+function M.findings(target)
+  target = target or {}
+  with_race(target, function(root, r)
+    if target.agent and not r.agents[target.agent] then
+      return vim.notify(string.format("hydra: race %s has no agent '%s'", r.id, target.agent), vim.log.levels.ERROR)
+    end
+    local function list()
+      local items = findings.quickfix_items(r.id, target.agent and { target.agent } or r.order)
+      local whose = target.agent and (target.agent .. "'s") or "the agents'"
+      local title = string.format('hydra: %s build and lint findings (race %s)', whose, r.id)
+      vim.fn.setqflist({}, ' ', { title = title, items = items })
+      if #items == 0 then
+        vim.notify(string.format('hydra: no build or lint findings in %s files (race %s)', whose, r.id), vim.log.levels.INFO)
+      else
+        vim.cmd('botright copen')
+      end
+      if target.callback then
+        target.callback(items)
+      end
+    end
+    if r.rankings then
+      return list()
+    end
+    client.request(root, protocol.scores, { raceId = r.id }, function(err, result)
+      if err then
+        return client.notify_error(err, 'findings')
+      end
+      race.set_scores(r, result)
+      list()
+    end)
+  end)
 end
 
 local function resolved(path)

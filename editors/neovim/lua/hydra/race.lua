@@ -7,6 +7,7 @@
 
 local client = require('hydra.client')
 local config = require('hydra.config')
+local findings = require('hydra.findings')
 local protocol = require('hydra.protocol')
 local transcript = require('hydra.transcript')
 local ui = require('hydra.ui')
@@ -417,6 +418,7 @@ function M.set_scores(race, result)
   race.allFailed = result.allFailed == true
   race.autoMergeEligible = result.autoMergeEligible
   race.autoMergeEnabled = result.autoMergeEnabled
+  findings.set(race)
 end
 
 local function on_scoring_started(p, root)
@@ -686,6 +688,9 @@ function M.adopt(root, summary)
     race.winner = present(summary.winner) and summary.winner or nil
   end
   race.merged = present(summary.merged) and summary.merged or nil
+  if race.merged then
+    findings.clear(race.id)
+  end
   for _, a in ipairs(summary.agents or {}) do
     ensure_agent(race, a.agentId, a)
   end
