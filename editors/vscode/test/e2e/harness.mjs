@@ -162,6 +162,33 @@ export class Workbench {
     return (await t.locator('.notification-list-item-message').first().innerText()).trim();
   }
 
+  /**
+   * Waits for a notification holding `text`, wherever VS Code keeps it: its toast, or, once VS Code
+   * has hidden the toast (after a while, or pushed out by newer ones), its entry in the
+   * notification centre. Answers its message.
+   */
+  async notification(text, timeout = 30000) {
+    const deadline = Date.now() + timeout;
+    const toast = this.page.locator('.notification-toast', { hasText: text }).first();
+    for (;;) {
+      try {
+        await toast.waitFor({ state: 'visible', timeout: 5000 });
+        await this.page.waitForTimeout(400); // the toast slides in: let it settle for the screenshots
+        return (await toast.locator('.notification-list-item-message').first().innerText()).trim();
+      } catch { /* not a toast (now): look in the centre */ }
+      await this.palette('Notifications: Show Notifications');
+      const centre = this.page.locator('.notifications-center');
+      await centre.waitFor({ state: 'visible', timeout: 10000 });
+      const item = centre.locator('.notification-list-item', { hasText: text }).first();
+      const found = (await item.count()) > 0
+        ? (await item.locator('.notification-list-item-message').first().innerText()).trim() : undefined;
+      await this.palette('Notifications: Hide Notifications');
+      await centre.waitFor({ state: 'hidden', timeout: 10000 });
+      if (found !== undefined) return found;
+      if (Date.now() > deadline) throw new Error(`no notification saying "${text}" within ${timeout} ms`);
+    }
+  }
+
   /** The side bar showing the Hydra view (the activity bar item toggles it: clicked only to open it). */
   async hydraView() {
     const sidebar = this.page.locator('.part.sidebar');

@@ -851,7 +851,9 @@ async function agentsScenario() {
     check(raced.task === task, `for the same task: ${raced.task}`);
 
     // auto_merge is on: hydra merges the winner by itself, and the extension says so.
-    const merged = await wb.toast('auto_merge merged fixer', 90000);
+    // Its notice may be a toast still, or already in the notification centre: the race ends in a moment
+    // and the scoreboard and other notices follow it.
+    const merged = await wb.notification('auto_merge merged fixer', 90000);
     const headAfter = git(repo, 'rev-parse', 'HEAD');
     // A hydra that does not name the branch (targetBranch) gets "your branch".
     check(merged.includes(raceId) && /into (main|your branch)/.test(merged) && headAfter !== headBefore &&
