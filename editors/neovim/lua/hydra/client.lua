@@ -93,6 +93,20 @@ end
 M.config_namespace = vim.api.nvim_create_namespace('hydra-config')
 -- root -> { [bufnr] = true }: the buffers that show a problem of that root's hydra.toml.
 local problem_buffers = {}
+-- bufnr -> the diagnostics shown on it: set again when the buffer is read
+-- again (`:edit`), which drops them on Neovim 0.7, while hydra publishes only
+-- what changed.
+local shown_problems = {}
+
+local function set_problems(buf, items)
+  vim.diagnostic.set(M.config_namespace, buf, items)
+  shown_problems[buf] = #items > 0 and items or nil
+end
+
+local function reset_problems(buf)
+  vim.diagnostic.reset(M.config_namespace, buf)
+  shown_problems[buf] = nil
+end
 
 --- Shows a problem of `root`'s hydra.toml, `{file, line, column, message}`
 --- (line and column 1-based, 0 when unknown: the shape of ConfigError's
@@ -100,7 +114,7 @@ local problem_buffers = {}
 function M.show_config_problem(root, problem)
   for buf in pairs(problem_buffers[root] or {}) do
     if vim.api.nvim_buf_is_valid(buf) then
-      vim.diagnostic.reset(M.config_namespace, buf)
+      reset_problems(buf)
     end
   end
   problem_buffers[root] = nil
@@ -110,7 +124,7 @@ function M.show_config_problem(root, problem)
   local buf = vim.fn.bufadd(problem.file)
   local line = math.max((tonumber(problem.line) or 0) - 1, 0)
   local col = math.max((tonumber(problem.column) or 0) - 1, 0)
-  vim.diagnostic.set(M.config_namespace, buf, {
+  set_problems(buf, {
     {
       lnum = line,
       col = col,
@@ -225,10 +239,10 @@ local function make_handlers(root)
     end
     for b in pairs(problem_buffers[root] or {}) do
       if b ~= buf and vim.api.nvim_buf_is_valid(b) then
-        vim.diagnostic.reset(M.config_namespace, b)
+        reset_problems(b)
       end
     end
-    vim.diagnostic.set(M.config_namespace, buf, items)
+    set_problems(buf, items)
     problem_buffers[root] = #items > 0 and { [buf] = true } or nil
   end
   return handlers
@@ -419,8 +433,23 @@ end
 -- A hydra.toml whose problem is shown is checked again when it is saved
 -- (hydra/agents reads it), so that a fixed file loses its diagnostic and a
 -- still broken one shows where it is broken now.
+local config_group = vim.api.nvim_create_augroup('hydra-config', { clear = true })
+
+-- Read again from disk (`:edit`): the problem hydra reported is still there
+-- until hydra says otherwise.
+vim.api.nvim_create_autocmd('BufReadPost', {
+  group = config_group,
+  pattern = 'hydra.toml',
+  callback = function(args)
+    local items = shown_problems[args.buf]
+    if items then
+      vim.diagnostic.set(M.config_namespace, args.buf, items)
+    end
+  end,
+})
+
 vim.api.nvim_create_autocmd('BufWritePost', {
-  group = vim.api.nvim_create_augroup('hydra-config', { clear = true }),
+  group = config_group,
   pattern = 'hydra.toml',
   callback = function(args)
     local root = M.find_root(vim.api.nvim_buf_get_name(args.buf))
