@@ -51,4 +51,17 @@ std::string formatDuration(std::chrono::milliseconds d) {
   return buf;
 }
 
+std::string fixed1(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+std::string padRight(std::string s, std::size_t n) {
+  std::size_t chars = 0;
+  for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
+  if (chars < n) s.append(n - chars, ' ');
+  return s;
+}
+
 }  // namespace hydra::cli

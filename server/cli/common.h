@@ -52,6 +52,11 @@ struct Style {
   }
 };
 
+// 97.1
+std::string fixed1(double v);
+// `s` followed by spaces up to `n` characters (not bytes: ✓ and ✗ are three bytes each).
+std::string padRight(std::string s, std::size_t n);
+
 // 1.2s, 45s, 3m05s, 1h02m
 std::string formatDuration(std::chrono::milliseconds d);
 

@@ -11,20 +11,6 @@ namespace hydra::cli {
 
 namespace {
 
-std::string fixed1(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
-std::string padRight(std::string s, std::size_t n) {
-  // Width in characters, not bytes: ✓ and ✗ are three bytes each.
-  std::size_t chars = 0;
-  for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
-  if (chars < n) s.append(n - chars, ' ');
-  return s;
-}
-
 // What an agent or its tests wrote, made safe for a terminal: a control
 // character (an escape sequence could rewrite the screen) shows as '?'.
 std::string printable(std::string_view text) {

@@ -4,9 +4,7 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <algorithm>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
@@ -16,13 +14,8 @@ namespace hydra::cli {
 
 namespace {
 
-// Pads `s` (shown as `width` columns wide at most) to `width`.
-std::string padded(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
-}
-
 std::string stateColored(const std::string& state, const Style& style, std::size_t width) {
-  std::string cell = padded(state, width);
+  std::string cell = padRight(state, width);
   if (state == "completed") return style.green(cell);
   if (state == "running" || state == "scoring" || state == "queued") return style.yellow(cell);
   return style.red(cell);
@@ -59,20 +52,16 @@ void printRace(const core::RaceSummary& race, const Style& style, bool details) 
     idWidth = std::max(idWidth, a->agentId.size());
     stateWidth = std::max(stateWidth, a->state.size());
   }
-  std::cout << "    " << style.dim(padded("#", 3) + padded("agent", idWidth) + "  " + padded("state", stateWidth) +
-                                   "  " + padded("time", 7) + "  score")
+  std::cout << "    " << style.dim(padRight("#", 3) + padRight("agent", idWidth) + "  " + padRight("state", stateWidth) +
+                                   "  " + padRight("time", 7) + "  score")
             << "\n";
   for (const auto* a : agents) {
     std::string rank = a->rank ? std::to_string(*a->rank) : "-";
     std::string time = a->elapsedMs > 0 ? formatDuration(std::chrono::milliseconds(a->elapsedMs)) : "-";
-    std::ostringstream score;
-    if (a->total) {
-      score << std::fixed << std::setprecision(1) << std::setw(5) << *a->total;
-    } else {
-      score << std::setw(5) << "--";
-    }
-    std::cout << "    " << padded(rank, 3) << padded(a->agentId, idWidth) << "  "
-              << stateColored(a->state, style, stateWidth) << "  " << padded(time, 7) << "  " << score.str();
+    std::string score = a->total ? fixed1(*a->total) : "--";
+    score.insert(0, score.size() < 5 ? 5 - score.size() : 0, ' ');
+    std::cout << "    " << padRight(rank, 3) << padRight(a->agentId, idWidth) << "  "
+              << stateColored(a->state, style, stateWidth) << "  " << padRight(time, 7) << "  " << score;
     if (race.winner && *race.winner == a->agentId) std::cout << "  " << style.green("winner");
     if (race.merged && race.merged->agentId == a->agentId) std::cout << "  " << style.green("merged");
     if (a->exitCode && *a->exitCode != 0) std::cout << "  exit " << *a->exitCode;
