@@ -73,6 +73,40 @@ RaceParams tag_invoke(json::value_to_tag<RaceParams>, const json::value& v) {
   return x;
 }
 
+// --- hydra/collab ---------------------------------------------------------------
+
+void tag_invoke(json::value_from_tag, json::value& v, const CollabParams& x) {
+  json::object o{{"task", x.task}};
+  put(o, "builder", x.builder);
+  put(o, "reviewer", x.reviewer);
+  put(o, "maxIterations", x.maxIterations);
+  put(o, "untilScore", x.untilScore);
+  put(o, "base", x.base);
+  if (x.workDoneToken) o["workDoneToken"] = toJson(*x.workDoneToken);
+  v = std::move(o);
+}
+
+CollabParams tag_invoke(json::value_to_tag<CollabParams>, const json::value& v) {
+  ObjectReader r(v);
+  CollabParams x;
+  r.required("task", x.task);
+  r.optional("builder", x.builder);
+  r.optional("reviewer", x.reviewer);
+  r.optional("maxIterations", x.maxIterations);
+  r.optional("untilScore", x.untilScore);
+  r.optional("base", x.base);
+  r.optional("workDoneToken", x.workDoneToken);
+  if (blank(x.task)) throw ParamError("task", "must not be empty");
+  if (x.builder && x.builder->empty()) throw ParamError("builder", "must not be empty");
+  if (x.reviewer && x.reviewer->empty()) throw ParamError("reviewer", "must not be empty");
+  if (x.maxIterations && *x.maxIterations < 1) throw ParamError("maxIterations", "must be at least 1");
+  if (x.untilScore && (*x.untilScore < 0 || *x.untilScore > 100))
+    throw ParamError("untilScore", "must be between 0 and 100");
+  if (x.base && x.base->empty())
+    throw ParamError("base", "must not be empty (leave it out for HEAD)");
+  return x;
+}
+
 // --- hydra/status, hydra/races -----------------------------------------------
 
 void tag_invoke(json::value_from_tag, json::value& v, const StatusParams& x) {

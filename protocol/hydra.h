@@ -43,6 +43,18 @@ struct RaceParams {
   std::optional<ProgressToken> workDoneToken;  // LSP's WorkDoneProgressParams
 };
 
+// --- hydra/collab ---------------------------------------------------------------
+
+struct CollabParams {
+  std::string task;                            // not blank
+  std::optional<std::string> builder;          // default: [collaboration] builder
+  std::optional<std::string> reviewer;         // default: [collaboration] reviewer
+  std::optional<int> maxIterations;            // >= 1
+  std::optional<double> untilScore;            // 0..100
+  std::optional<std::string> base;             // commit or ref; default HEAD
+  std::optional<ProgressToken> workDoneToken;  // LSP's WorkDoneProgressParams
+};
+
 // --- hydra/status, hydra/races -----------------------------------------------
 
 struct StatusParams {
@@ -120,6 +132,7 @@ struct AgentEventsParams {
 
 HYDRA_WIRE_TYPE(HydraCapabilities);
 HYDRA_WIRE_TYPE(RaceParams);
+HYDRA_WIRE_TYPE(CollabParams);
 HYDRA_WIRE_TYPE(StatusParams);
 HYDRA_WIRE_TYPE(RacesParams);
 HYDRA_WIRE_TYPE(CancelRaceParams);

@@ -26,6 +26,7 @@ inline constexpr std::string_view kLogMessage = "window/logMessage";
 inline constexpr std::string_view kPing = "hydra/ping";
 inline constexpr std::string_view kAgents = "hydra/agents";
 inline constexpr std::string_view kRace = "hydra/race";
+inline constexpr std::string_view kCollab = "hydra/collab";
 inline constexpr std::string_view kStatus = "hydra/status";
 inline constexpr std::string_view kCancel = "hydra/cancel";
 inline constexpr std::string_view kScores = "hydra/scores";
@@ -45,6 +46,7 @@ inline constexpr std::string_view kAgentStarted = "hydra/agentStarted";
 inline constexpr std::string_view kAgentOutput = "hydra/agentOutput";
 inline constexpr std::string_view kAgentFinished = "hydra/agentFinished";
 inline constexpr std::string_view kScoringStarted = "hydra/scoringStarted";
+inline constexpr std::string_view kIterationFinished = "hydra/iterationFinished";
 inline constexpr std::string_view kRaceFinished = "hydra/raceFinished";
 
 // The prefix LSP reserves for protocol-implementation notifications that may be ignored.

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <boost/asio/post.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
@@ -31,6 +32,15 @@ std::string firstLine(const std::string& text) {
 }
 
 std::string outcomeText(const core::RaceFinished& e) {
+  if (e.stopReason) {
+    std::string text = "collaboration " + std::string(core::toString(e.status));
+    if (e.scores && e.scores->winner) {
+      char score[32];
+      std::snprintf(score, sizeof score, "%.1f", e.scores->rankings.front().total);
+      text += "; best: " + *e.scores->winner + " (" + score + ")";
+    }
+    return text;
+  }
   std::string text = "race " + std::string(core::toString(e.status));
   if (e.scores && e.scores->allFailed) return text + " (all agents failed)";
   if (e.scores && e.scores->winner) text += "; winner: " + *e.scores->winner;
@@ -248,6 +258,34 @@ void HydraService::race(protocol::RaceParams params, Reply reply) {
       });
 }
 
+void HydraService::collab(protocol::CollabParams params, Reply reply) {
+  reportConfig();
+  auto token = params.workDoneToken;
+  auto shared = std::make_shared<Reply>(std::move(reply));
+  workspace().startCollab(
+      core::CollabRequest{params.task, params.builder, params.reviewer, params.maxIterations, params.untilScore,
+                          params.base},
+      [this, alive = alive_, token, shared](core::RaceSummary race) {
+        if (!*alive) return;
+        LiveRace& live = live_[race.raceId];
+        live.agents = race.agents.size();
+        const core::CollabSettings settings = race.collaboration.value_or(core::CollabSettings{});
+        live.maxIterations = std::max(1, settings.maxIterations);
+        protocol::WorkDoneProgressBegin begin;
+        begin.title = "Collaborating: " + settings.builder + " builds, " + settings.reviewer + " reviews";
+        begin.cancellable = true;
+        begin.message = firstLine(race.task);
+        begin.percentage = 0;
+        live.progress =
+            WorkDoneProgress::begin(*ctx_.dispatcher, token, ctx_.clientCreatesProgress, std::move(begin));
+        (*shared)(json::value_from(race));
+      },
+      [this, alive = alive_, shared](core::WorkspaceError error) {
+        if (*alive && error.kind() == core::WorkspaceError::Kind::ConfigError) tellConfigProblemOf(error);
+        shared->error(toRpcError(error));
+      });
+}
+
 void HydraService::status(protocol::StatusParams params, Reply reply) {
   onPool(std::move(reply), [ws = &workspace(), params] {
     return json::value(json::object{{"races", json::value_from(ws->status(params.raceId))}});
@@ -404,11 +442,34 @@ void HydraService::onEvent(core::RaceEvent& event) {
           output_->dropped(e);
         } else if constexpr (std::is_same_v<E, core::AgentStarted>) {
           notify(method::kAgentStarted, core::toJson(event.body));
+          auto it = live_.find(e.raceId);
+          if (it == live_.end() || !it->second.progress || it->second.maxIterations == 0) return;
+          // A collaboration reports its phases.
+          const int n = e.phase.iteration.value_or(1);
+          const std::string doing = e.phase.phase == "review" ? "reviewing" : e.phase.phase == "refine" ? "refining"
+                                                                                                         : "building";
+          protocol::WorkDoneProgressReport report;
+          report.message = "iteration " + std::to_string(n) + ": " + doing;
+          report.percentage = std::min(99, (n - 1) * 100 / it->second.maxIterations);
+          it->second.progress->report(std::move(report));
+        } else if constexpr (std::is_same_v<E, core::IterationFinished>) {
+          output_->flushRace(e.raceId);
+          notify(method::kIterationFinished, core::toJson(event.body));
+          auto it = live_.find(e.raceId);
+          if (it == live_.end() || !it->second.progress) return;
+          char score[32];
+          std::snprintf(score, sizeof score, "%.1f", e.result.score ? e.result.score->total : 0.0);
+          protocol::WorkDoneProgressReport report;
+          report.message = "iteration " + std::to_string(e.result.iteration) + ": " +
+                           (e.result.score ? "scored " + std::string(score) : std::string("not scored")) +
+                           (e.result.approved ? ", approved" : "");
+          report.percentage = std::min(99, e.result.iteration * 100 / std::max(1, it->second.maxIterations));
+          it->second.progress->report(std::move(report));
         } else if constexpr (std::is_same_v<E, core::AgentFinished>) {
           output_->flushAgent(e.raceId, e.agentId);
           notify(method::kAgentFinished, core::toJson(event.body));
           auto it = live_.find(e.raceId);
-          if (it == live_.end() || !it->second.progress) return;
+          if (it == live_.end() || !it->second.progress || it->second.maxIterations > 0) return;
           LiveRace& race = it->second;
           race.finished = std::min(race.finished + 1, race.agents);
           protocol::WorkDoneProgressReport report;
@@ -420,7 +481,8 @@ void HydraService::onEvent(core::RaceEvent& event) {
           notify(method::kScoringStarted, core::toJson(event.body));
           auto it = live_.find(e.raceId);
           if (it != live_.end() && it->second.progress) {
-            it->second.progress->report(protocol::WorkDoneProgressReport{{}, "scoring the results", {}});
+            it->second.progress->report(protocol::WorkDoneProgressReport{
+                {}, e.iteration ? "iteration " + std::to_string(*e.iteration) + ": scoring" : "scoring the results", {}});
           }
         } else if constexpr (std::is_same_v<E, core::RaceFinished>) {
           output_->flushRace(e.raceId);

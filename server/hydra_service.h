@@ -58,6 +58,7 @@ class HydraService {
 
   void agents(Reply reply);
   void race(protocol::RaceParams params, Reply reply);
+  void collab(protocol::CollabParams params, Reply reply);
   void status(protocol::StatusParams params, Reply reply);
   void races(protocol::RacesParams params, Reply reply);
   void cancel(protocol::CancelRaceParams params, Reply reply);
@@ -81,6 +82,7 @@ class HydraService {
     std::shared_ptr<WorkDoneProgress> progress;
     std::size_t agents = 0;
     std::size_t finished = 0;
+    int maxIterations = 0;  // a collaboration's; 0 for a race
   };
 
   core::Workspace& workspace();

@@ -81,6 +81,22 @@ int runCommand(int argc, char** argv) {
   raceCmd->add_option("--base", race.base, "Commit or ref the worktrees start from (default: HEAD)");
   raceCmd->add_flag("--json", race.json, "Print the race record as JSON at the end instead of live progress");
 
+  hydra::cli::CollabOptions collab;
+  CLI::App* collabCmd = app.add_subcommand(
+      "collab", "Give TASK to a builder agent, have a reviewer review each result, and let the builder refine it");
+  collabCmd->add_option("task", collab.task, "What the builder should do")->required();
+  collabCmd->add_option("-b,--builder", collab.builder, "The agent that builds (default: [collaboration] builder)");
+  collabCmd->add_option("-r,--reviewer", collab.reviewer,
+                        "The agent that reviews (default: [collaboration] reviewer)");
+  collabCmd->add_option("-n,--max-iterations", collab.maxIterations,
+                        "Builder rounds at most (default: [collaboration] max_iterations)")
+      ->check(CLI::Range(1, 1000));
+  collabCmd->add_option("--until", collab.until,
+                        "Stop once an iteration scores this much (default: [collaboration] until_score)")
+      ->check(CLI::Range(0.0, 100.0));
+  collabCmd->add_option("--base", collab.base, "Commit or ref the worktree starts from (default: HEAD)");
+  collabCmd->add_flag("--json", collab.json, "Print the record (with its iterations) as JSON at the end");
+
   hydra::cli::StatusOptions status;
   CLI::App* statusCmd = app.add_subcommand("status", "Show the races of this repository, or one race");
   statusCmd->add_option("race", status.raceId, "A race id");
@@ -131,6 +147,7 @@ int runCommand(int argc, char** argv) {
     if (stdio || serveCmd->parsed()) return serve(global, maxMessageBytes);
     hydra::server::setupLogging(global.logLevel == "info" ? "warn" : global.logLevel, global.logFile);
     if (raceCmd->parsed()) return hydra::cli::runRace(race);
+    if (collabCmd->parsed()) return hydra::cli::runCollab(collab);
     if (statusCmd->parsed()) return hydra::cli::runStatus(status);
     if (agentsCmd->parsed()) return hydra::cli::runAgents(agents);
     if (sandboxCmd->parsed()) return hydra::cli::runSandbox(sandbox);

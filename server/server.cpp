@@ -50,6 +50,8 @@ void Server::bindMethods() {
 
   d.bind<NoParams>(method::kAgents, [this](NoParams, Reply r) { hydra().agents(std::move(r)); });
   d.bind<protocol::RaceParams>(method::kRace, [this](auto p, Reply r) { hydra().race(std::move(p), std::move(r)); });
+  d.bind<protocol::CollabParams>(method::kCollab,
+                                 [this](auto p, Reply r) { hydra().collab(std::move(p), std::move(r)); });
   d.bind<protocol::StatusParams>(method::kStatus,
                                  [this](auto p, Reply r) { hydra().status(std::move(p), std::move(r)); });
   d.bind<protocol::CancelRaceParams>(method::kCancel,

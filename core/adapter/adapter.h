@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -70,6 +71,18 @@ class Adapter {
   // The real non-interactive command line for `task` (config.args replaces the
   // defaults, config.extraArgs is appended).
   virtual Invocation invocation(const AgentConfig& config, std::string_view task) const = 0;
+  // The command line that continues the CLI's session `sessionId` (from an
+  // earlier run's AgentFinished::sessionId) with `task`: claude --resume,
+  // codex exec resume, opencode --session. nullopt when the CLI cannot, or
+  // when config.args replaces the defaults (hydra cannot tell where the
+  // session would go): the task must then carry the whole context.
+  virtual std::optional<Invocation> resumeInvocation(const AgentConfig& config, std::string_view sessionId,
+                                                     std::string_view task) const {
+    (void)config;
+    (void)sessionId;
+    (void)task;
+    return std::nullopt;
+  }
   virtual std::unique_ptr<StreamParser> parser() const = 0;
   // For an agent spoken to over stdio: its session, used instead of parser().
   virtual std::unique_ptr<AgentSession> session(const SessionSetup& setup) const {

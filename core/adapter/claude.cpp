@@ -203,6 +203,17 @@ class ClaudeAdapter final : public Adapter {
     return buildInvocation(config, command, task);
   }
 
+  std::optional<Invocation> resumeInvocation(const AgentConfig& config, std::string_view sessionId,
+                                             std::string_view task) const override {
+    if (!config.args.empty()) return std::nullopt;
+    const CommandTemplate command{
+        .args = {"-p", "{task}", "--resume", std::string(sessionId), "--output-format", "stream-json", "--verbose",
+                 "--permission-mode", "acceptEdits", "--allowedTools", "Bash,Write,Edit,Read"},
+        .env = {{"DISABLE_AUTOUPDATER", "1"}},
+    };
+    return buildInvocation(config, command, task);
+  }
+
   std::unique_ptr<StreamParser> parser() const override { return std::make_unique<ClaudeParser>(); }
 };
 

@@ -216,6 +216,16 @@ class CodexAdapter final : public Adapter {
     return buildInvocation(config, command, task);
   }
 
+  std::optional<Invocation> resumeInvocation(const AgentConfig& config, std::string_view sessionId,
+                                             std::string_view task) const override {
+    if (!config.args.empty()) return std::nullopt;
+    const CommandTemplate command{
+        .args = {"exec", "resume", "--json", "-c", "approval_policy=\"never\"", "-c",
+                 "sandbox_mode=\"danger-full-access\"", std::string(sessionId), "{task}"},
+    };
+    return buildInvocation(config, command, task);
+  }
+
   std::unique_ptr<StreamParser> parser() const override { return std::make_unique<CodexParser>(); }
 };
 

@@ -173,6 +173,16 @@ class OpencodeAdapter final : public Adapter {
     return buildInvocation(config, command, task);
   }
 
+  std::optional<Invocation> resumeInvocation(const AgentConfig& config, std::string_view sessionId,
+                                             std::string_view task) const override {
+    if (!config.args.empty()) return std::nullopt;
+    const CommandTemplate command{
+        .args = {"run", "--format", "json", "--session", std::string(sessionId), "{task}"},
+        .env = {{"OPENCODE_DISABLE_AUTOUPDATE", "1"}},
+    };
+    return buildInvocation(config, command, task);
+  }
+
   std::unique_ptr<StreamParser> parser() const override {
     return std::make_unique<OpencodeParser>();
   }

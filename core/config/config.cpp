@@ -524,14 +524,40 @@ std::vector<Field> scoringFields(ScoringConfig& out) {
 }
 
 std::vector<Field> collaborationFields(CollaborationConfig& out) {
+  auto agentName = [](std::optional<std::string>& target) {
+    return [&target](const Reader& r, std::string_view key, const toml::node& node) {
+      std::string name = r.string(key, node);
+      if (!isValidAgentName(name))
+        r.fail(node.source(), "'" + std::string(key) + "' must name an agent (letters, digits, '_' and '-'), not '" +
+                                  name + "'");
+      target = std::move(name);
+    };
+  };
   return {
+      {"builder", agentName(out.builder)},
+      {"reviewer", agentName(out.reviewer)},
       {"max_iterations",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.maxIterations = r.integer(key, node, 1);
        }},
+      {"until_score",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.untilScore = r.number(key, node, 0, 100);
+       }},
+      {"approve_marker",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         std::string marker = r.string(key, node);
+         if (marker.find_first_not_of(" \t\r\n") == std::string::npos)
+           r.fail(node.source(), "'approve_marker' must not be blank: every review would approve");
+         out.approveMarker = std::move(marker);
+       }},
       {"review_prompt_template",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.reviewPromptTemplate = r.string(key, node);
+       }},
+      {"refine_prompt_template",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.refinePromptTemplate = r.string(key, node);
        }},
   };
 }

@@ -84,10 +84,32 @@ struct ScoringConfig {
   bool operator==(const ScoringConfig&) const = default;
 };
 
+// [collaboration]: a builder agent and a reviewer agent in rounds (hydra collab).
 struct CollaborationConfig {
+  // The agents `hydra collab` uses when none are given.
+  std::optional<std::string> builder;
+  std::optional<std::string> reviewer;
   int maxIterations = 3;
+  // An iteration scoring this much ends the loop; unset: [scoring.thresholds] auto_merge_minimum.
+  std::optional<double> untilScore;
+  // A review containing this ends the loop: the reviewer approves.
+  std::string approveMarker = "LGTM";
+  // {task}, {diff}, {scores} and {approve_marker}.
   std::string reviewPromptTemplate =
-      "Review this diff for bugs, security issues, and code quality:\n\n{diff}";
+      "You are reviewing another engineer's change. Do not modify any file.\n\n"
+      "The task it was made for:\n{task}\n\n"
+      "Its diff against the base commit:\n{diff}\n\n"
+      "Its scores (build, tests, lint against the base commit):\n{scores}\n\n"
+      "Review it for bugs, security issues, missing tests and code quality. Answer with what must change, "
+      "most important first. If nothing must change, answer with {approve_marker} alone.";
+  // {task}, {review}, {diff} and {scores}.
+  std::string refinePromptTemplate =
+      "Your change for this task was reviewed.\n\n"
+      "The task:\n{task}\n\n"
+      "Your diff so far against the base commit:\n{diff}\n\n"
+      "Its scores:\n{scores}\n\n"
+      "The review:\n{review}\n\n"
+      "Change the working tree to address the review. Keep what is right; do not start over.";
 
   bool operator==(const CollaborationConfig&) const = default;
 };

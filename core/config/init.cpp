@@ -416,10 +416,21 @@ void renderScoring(ConfigWriter& w, const DetectedCommands& detected) {
 void renderCollaboration(ConfigWriter& w) {
   const CollaborationConfig defaults;
   w.table("collaboration");
-  w.comment("Builder/reviewer rounds before hydra stops refining.");
+  w.comment("hydra collab: a builder agent works on the task, a reviewer reviews each result, the");
+  w.comment("builder refines it; every round is committed and scored like a race's result.");
+  w.comment("builder: the agent hydra collab builds with when the command line names none, e.g. \"claude\".");
+  w.comment("reviewer: the agent that reviews when the command line names none, e.g. \"codex\".");
+  w.comment("Builder rounds at most (the first build and the refinements).");
   w.defaultSetting("max_iterations", std::to_string(defaults.maxIterations));
-  w.comment("Prompt for the reviewing agent; {diff} is replaced by the builder's diff.");
+  w.comment("until_score: a round scoring this much ends the loop, e.g. 90 (default: [scoring.thresholds]");
+  w.comment("auto_merge_minimum).");
+  w.comment("A review containing this approves the result and ends the loop.");
+  w.defaultSetting("approve_marker", tomlString(defaults.approveMarker));
+  w.comment("The reviewer's prompt: {task}, {diff} (the builder's diff against the base), {scores}");
+  w.comment("(the score breakdown with the failing checks' output) and {approve_marker}.");
   w.defaultSetting("review_prompt_template", tomlString(defaults.reviewPromptTemplate));
+  w.comment("The builder's prompt for each refinement: {task}, {review}, {diff} and {scores}.");
+  w.defaultSetting("refine_prompt_template", tomlString(defaults.refinePromptTemplate));
 }
 
 // ---------------------------------------------------------------------------

@@ -63,6 +63,11 @@ std::size_t bodyBytes(const RaceFinished& e) {
   }
   return bytes;
 }
+std::size_t bodyBytes(const IterationFinished& e) {
+  std::size_t bytes = e.raceId.size() + (e.result.review ? e.result.review->size() : 0);
+  if (e.result.score) bytes += sizeof(scoring::AgentScore) + checksBytes(e.result.score->checks);
+  return bytes;
+}
 std::size_t bodyBytes(const OutputDropped& e) { return e.raceId.size() + e.agentId.size(); }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
 #include <utility>
 
 #include "core/util/json_fields.h"
@@ -68,6 +69,12 @@ namespace json = boost::json;
 
 namespace {
 
+void putPhase(json::object& o, const RunPhase& phase) {
+  if (phase.phase.empty()) return;
+  o["phase"] = phase.phase;
+  putIfSet(o, "iteration", phase.iteration);
+}
+
 struct Describe {
   json::object operator()(const RaceStarted& e) const {
     json::object o{{"raceId", e.raceId}, {"kind", e.kind},         {"task", e.task},
@@ -86,6 +93,7 @@ struct Describe {
                                     {"worktree", a.worktree}});
     }
     o["agents"] = std::move(agents);
+    if (e.collaboration) o["collaboration"] = json::value_from(*e.collaboration);
     return o;
   }
   json::object operator()(const AgentStarted& e) const {
@@ -95,6 +103,8 @@ struct Describe {
     putIfSet(o, "pid", e.pid);
     putIfSet(o, "processGroup", e.processGroup);
     putIfSet(o, "pidStartTime", e.pidStartTime);
+    putPhase(o, e.phase);
+    if (e.resumed) o["resumed"] = true;
     return o;
   }
   json::object operator()(const AgentOutput& e) const {
@@ -122,9 +132,21 @@ struct Describe {
     putIfNotEmpty(o, "finalMessage", e.finalMessage);
     putIfSet(o, "sessionId", e.sessionId);
     if (!e.escapes.empty()) o["escapes"] = stringArray(e.escapes);
+    putPhase(o, e.phase);
     return o;
   }
-  json::object operator()(const ScoringStarted& e) const { return json::object{{"raceId", e.raceId}}; }
+  json::object operator()(const ScoringStarted& e) const {
+    json::object o{{"raceId", e.raceId}};
+    putIfSet(o, "iteration", e.iteration);
+    return o;
+  }
+  json::object operator()(const IterationFinished& e) const {
+    json::object o{{"raceId", e.raceId}};
+    json::value result = json::value_from(e.result);
+    for (auto& [key, value] : result.as_object()) o[key] = value;
+    o["next"] = e.refineNext ? "refine" : "stop";
+    return o;
+  }
   json::object operator()(const CheckOutput& e) const {
     return json::object{{"raceId", e.raceId},
                         {"subject", e.subject},
@@ -146,6 +168,7 @@ struct Describe {
     o["allFailed"] = scores.contains("allFailed") ? scores["allFailed"] : false;
     if (scores.contains("baseline")) o["baseline"] = scores["baseline"];
     if (e.autoMerge) o["autoMerge"] = json::value_from(*e.autoMerge);
+    putIfSet(o, "stopReason", e.stopReason);
     return o;
   }
   json::object operator()(const OutputDropped& e) const {
@@ -160,6 +183,7 @@ struct TypeName {
   std::string_view operator()(const AgentFinished&) const { return "agentFinished"; }
   std::string_view operator()(const ScoringStarted&) const { return "scoringStarted"; }
   std::string_view operator()(const CheckOutput&) const { return "checkOutput"; }
+  std::string_view operator()(const IterationFinished&) const { return "iterationFinished"; }
   std::string_view operator()(const RaceFinished&) const { return "raceFinished"; }
   std::string_view operator()(const OutputDropped&) const { return "outputDropped"; }
 };
@@ -181,6 +205,65 @@ void tag_invoke(json::value_from_tag, json::value& out, const AutoMergeOutcome& 
   if (!x.conflicts.empty()) o["conflicts"] = stringArray(x.conflicts);
   putIfSet(o, "error", x.error);
   out = std::move(o);
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const CollabSettings& x) {
+  json::object o{{"builder", x.builder}, {"reviewer", x.reviewer}, {"maxIterations", x.maxIterations}};
+  o["untilScore"] = finiteOrNull(x.untilScore);
+  o["approveMarker"] = x.approveMarker;
+  out = std::move(o);
+}
+
+CollabSettings readCollabSettings(const JsonFields& r) {
+  CollabSettings x;
+  x.builder = r.string("builder");
+  x.reviewer = r.string("reviewer");
+  x.maxIterations = r.number<int>("maxIterations");
+  x.untilScore = r.optionalNumber<double>("untilScore").value_or(0);
+  x.approveMarker = r.optionalString("approveMarker").value_or("");
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const IterationResult& x) {
+  json::object o{{"iteration", x.iteration}};
+  putIfSet(o, "commit", x.commit);
+  o["builderStatus"] = toString(x.builderStatus);
+  o["resumed"] = x.resumed;
+  putIfSet(o, "builderDurationMs", x.builderDurationMs);
+  if (x.builderUsage) o["builderUsage"] = json::value_from(*x.builderUsage);
+  if (x.score) o["score"] = json::value_from(*x.score);
+  putIfSet(o, "review", x.review);
+  if (x.reviewStatus) o["reviewStatus"] = toString(*x.reviewStatus);
+  putIfSet(o, "reviewDurationMs", x.reviewDurationMs);
+  if (x.reviewUsage) o["reviewUsage"] = json::value_from(*x.reviewUsage);
+  o["approved"] = x.approved;
+  putIfSet(o, "stopReason", x.stopReason);
+  out = std::move(o);
+}
+
+IterationResult readIterationResult(const JsonFields& r) {
+  IterationResult x;
+  x.iteration = r.number<int>("iteration");
+  if (x.iteration < 1) r.fail("iteration", "must be at least 1");
+  x.commit = r.optionalString("commit");
+  x.builderStatus = r.word<AgentStatus>("builderStatus", parseAgentStatus);
+  x.resumed = r.boolean("resumed", false);
+  x.builderDurationMs = r.optionalNumber<std::int64_t>("builderDurationMs");
+  if (const json::value* u = r.find("builderUsage")) x.builderUsage = usageFromJson(*u, r.path("builderUsage"));
+  if (const json::value* s = r.find("score")) {
+    try {
+      x.score = json::value_to<scoring::AgentScore>(*s);
+    } catch (const std::exception& e) {
+      r.fail("score", e.what());
+    }
+  }
+  x.review = r.optionalString("review");
+  if (r.find("reviewStatus")) x.reviewStatus = r.word<AgentStatus>("reviewStatus", parseAgentStatus);
+  x.reviewDurationMs = r.optionalNumber<std::int64_t>("reviewDurationMs");
+  if (const json::value* u = r.find("reviewUsage")) x.reviewUsage = usageFromJson(*u, r.path("reviewUsage"));
+  x.approved = r.boolean("approved", false);
+  x.stopReason = r.optionalString("stopReason");
+  return x;
 }
 
 }  // namespace hydra::core

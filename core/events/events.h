@@ -25,6 +25,7 @@
 #include "core/events/status.h"
 #include "core/process/output_stream.h"
 #include "core/scoring/scores.h"
+#include "core/util/json_fields.h"
 #include "core/util/timestamp.h"
 
 namespace hydra::core {
@@ -38,9 +39,20 @@ struct AgentPlan {
   std::string worktree;
 };
 
+// What a collaboration (kind "collab") was asked to do: hydra collab's settings
+// as they were when it started.
+struct CollabSettings {
+  std::string builder;   // the builder's agent name
+  std::string reviewer;  // the reviewer's agent name
+  int maxIterations = 3;
+  double untilScore = 0;
+  std::string approveMarker;
+  bool operator==(const CollabSettings&) const = default;
+};
+
 struct RaceStarted {
   std::string raceId;
-  std::string kind = "race";
+  std::string kind = "race";  // "race", or "collab" for a collaboration
   std::string task;
   std::string baseRef;
   std::string baseCommit;
@@ -55,6 +67,16 @@ struct RaceStarted {
   // and, when unconfined although confinement was not turned off, why.
   std::string sandbox = "unconfined";
   std::string sandboxWarning;
+  std::optional<CollabSettings> collaboration;  // kind "collab" only
+};
+
+// In a collaboration, what an agent run is for: the builder's first run
+// ("build"), the reviewer's ("review"), the builder's later ones ("refine").
+// Empty in a race.
+struct RunPhase {
+  std::string phase;
+  std::optional<int> iteration;  // 1-based: the iteration the run builds or reviews
+  bool operator==(const RunPhase&) const = default;
 };
 
 struct AgentStarted {
@@ -67,6 +89,8 @@ struct AgentStarted {
   std::optional<int> pid;
   std::optional<int> processGroup;
   std::optional<std::uint64_t> pidStartTime;
+  RunPhase phase;
+  bool resumed = false;  // a refine that continues the builder's earlier CLI session
 };
 
 // One line an agent printed, and what its adapter made of it. `line` is empty
@@ -100,11 +124,13 @@ struct AgentFinished {
   // What it changed outside its worktree that hydra caught (and put back);
   // an agent with escapes can never win or be merged.
   std::vector<std::string> escapes;
+  RunPhase phase;
 };
 
 // Every agent has finished; their results are being built, tested, linted and scored.
 struct ScoringStarted {
   std::string raceId;
+  std::optional<int> iteration;  // a collaboration scores each iteration on its own
 };
 
 // One line a scoring check printed. `subject` is an agent id, or "baseline".
@@ -126,6 +152,34 @@ struct AutoMergeOutcome {
   std::optional<std::string> error;  // why it was refused
 };
 
+// One iteration of a collaboration: the builder's round, its score, and the
+// review of it. Kept in the record's `iterations`.
+struct IterationResult {
+  int iteration = 0;                  // 1-based
+  std::optional<std::string> commit;  // the builder's commit (none: it never changed anything)
+  AgentStatus builderStatus = AgentStatus::Completed;
+  bool resumed = false;  // the builder continued its CLI session
+  std::optional<std::int64_t> builderDurationMs;
+  std::optional<Usage> builderUsage;
+  // Scored on its own, as a race of one (agentId "builder@N"); unset when it could not be.
+  std::optional<scoring::AgentScore> score;
+  // The reviewer's final message; unset when no review ran for it.
+  std::optional<std::string> review;
+  std::optional<AgentStatus> reviewStatus;
+  std::optional<std::int64_t> reviewDurationMs;
+  std::optional<Usage> reviewUsage;
+  bool approved = false;  // the review contains the approve marker
+  // On the last iteration: why the loop stopped (untilScore, approved,
+  // maxIterations, unchanged, builderFailed, reviewerFailed).
+  std::optional<std::string> stopReason;
+};
+
+struct IterationFinished {
+  std::string raceId;
+  IterationResult result;
+  bool refineNext = false;  // another iteration follows
+};
+
 // The race is over: scored (unless it was cancelled or interrupted), and
 // auto-merged when hydra.toml asks for it.
 struct RaceFinished {
@@ -134,6 +188,7 @@ struct RaceFinished {
   Timestamp finishedAt;
   std::optional<scoring::RaceScores> scores;
   std::optional<AutoMergeOutcome> autoMerge;
+  std::optional<std::string> stopReason;  // a collaboration: why its loop stopped
 };
 
 // Made by the bus, never published: `lines` AgentOutput events of this agent
@@ -146,7 +201,7 @@ struct OutputDropped {
 };
 
 using RaceEventBody = std::variant<RaceStarted, AgentStarted, AgentOutput, AgentFinished, ScoringStarted,
-                                   CheckOutput, RaceFinished, OutputDropped>;
+                                   CheckOutput, IterationFinished, RaceFinished, OutputDropped>;
 
 struct RaceEvent {
   std::uint64_t seq = 0;  // assigned by the bus, strictly increasing
@@ -162,12 +217,17 @@ inline bool isDroppable(const RaceEventBody& body) {
 const std::string& raceIdOf(const RaceEventBody& body);
 
 // The event's type word: raceStarted, agentStarted, agentOutput, agentFinished,
-// scoringStarted, checkOutput, raceFinished, outputDropped.
+// scoringStarted, checkOutput, iterationFinished, raceFinished, outputDropped.
 std::string_view typeOf(const RaceEventBody& body);
 
 // The event's one JSON form, without its type (the members a notification carries).
 boost::json::object toJson(const RaceEventBody& body);
 
 void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const AutoMergeOutcome& x);
+void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const CollabSettings& x);
+void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const IterationResult& x);
+// Throw JsonFieldError.
+CollabSettings readCollabSettings(const JsonFields& fields);
+IterationResult readIterationResult(const JsonFields& fields);
 
 }  // namespace hydra::core

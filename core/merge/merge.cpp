@@ -89,6 +89,28 @@ git::AnnotatedCommitPtr resolveSource(git_repository* repo, const std::string& n
   return git::AnnotatedCommitPtr(raw);
 }
 
+// `commit` of the branch `name`: its tip or one of the tip's ancestors, never
+// a commit from elsewhere.
+git::AnnotatedCommitPtr resolveCommitOf(git_repository* repo, const std::string& name, const std::string& commit) {
+  git_reference* rawRef = nullptr;
+  git::check(git_reference_dwim(&rawRef, repo, name.c_str()), "find branch '" + name + "'");
+  const git::ReferencePtr ref(rawRef);
+  git_reference* rawResolved = nullptr;
+  git::check(git_reference_resolve(&rawResolved, ref.get()), "read branch '" + name + "'");
+  const git::ReferencePtr resolved(rawResolved);
+  const git_oid* tip = git_reference_target(resolved.get());
+  git_oid wanted;
+  if (git_oid_fromstr(&wanted, commit.c_str()) != 0) {
+    throw std::runtime_error("'" + commit + "' is not a commit id");
+  }
+  if (git_oid_cmp(tip, &wanted) != 0 && git_graph_descendant_of(repo, tip, &wanted) != 1) {
+    throw std::runtime_error("commit " + commit.substr(0, 12) + " is not on branch " + name);
+  }
+  git_annotated_commit* raw = nullptr;
+  git::check(git_annotated_commit_lookup(&raw, repo, &wanted), "read commit " + commit.substr(0, 12));
+  return git::AnnotatedCommitPtr(raw);
+}
+
 // ---- paths -----------------------------------------------------------------
 
 std::vector<std::string> sorted(const PathSet& paths) { return {paths.begin(), paths.end()}; }
@@ -384,7 +406,9 @@ MergeResult mergeBranch(const fs::path& repoPath, const MergeRequest& request) {
   MergeResult result;
   result.targetBranch = requireBranch(repo.get());
   const git::ReferencePtr head = requireBornHead(repo.get(), result.targetBranch);
-  const git::AnnotatedCommitPtr source = resolveSource(repo.get(), request.sourceBranch);
+  const git::AnnotatedCommitPtr source = request.sourceCommit
+                                             ? resolveCommitOf(repo.get(), request.sourceBranch, *request.sourceCommit)
+                                             : resolveSource(repo.get(), request.sourceBranch);
 
   git_merge_analysis_t analysis = GIT_MERGE_ANALYSIS_NONE;
   git_merge_preference_t preference = GIT_MERGE_PREFERENCE_NONE;

@@ -36,6 +36,9 @@ struct MergeRequest {
   std::string sourceBranch;  // e.g. "hydra/claude-20261121-101500"; anything naming a ref
   bool dryRun = false;       // analyse and merge in memory, report, change nothing
   std::string message;       // of the merge commit; empty means "Merge <sourceBranch>"
+  // Merge this commit of the branch instead of its tip (a collaboration's
+  // earlier iteration); it must be the tip or one of its ancestors.
+  std::optional<std::string> sourceCommit;
 };
 
 struct MergeResult {

@@ -6,8 +6,6 @@
 #include <boost/asio/post.hpp>
 #include <thread>
 
-#include "core/checks/protected_paths.h"
-#include "core/merge/diff.h"
 
 namespace hydra::core {
 
@@ -16,33 +14,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The worktree the base commit is checked in is named like an agent's; this id
-// cannot clash with a real agent's in practice and says what it is.
-constexpr const char* kBaselineWorktree = "_baseline";
-// An agent's checks run in "_check-<agent id>", a worktree of its commit.
-constexpr const char* kCheckWorktreePrefix = "_check-";
-// The subject of the base commit's checks in logs and events.
-constexpr const char* kBaselineSubject = "baseline";
-
 std::string firstLine(std::string_view text, std::size_t max = 72) {
   std::string_view line = text.substr(0, text.find('\n'));
   if (line.size() > max) return std::string(line.substr(0, max - 3)) + "...";
   return std::string(line);
 }
 
-bool anyCommand(const ScoringConfig& c) { return c.buildCommand || c.testCommand || c.lintCommand; }
-
 }  // namespace
-
-struct Race::CheckJob {
-  std::string subject;  // an agent id, or kBaselineSubject
-  bool baseline = false;
-  bool started = false;
-  bool done = false;
-  std::shared_ptr<CheckSetRun> run;
-  scoring::CheckSet checks;
-  std::vector<std::string> protectedChanges;  // [scoring] protected_paths the agent changed
-};
 
 Race::Race(RaceContext context, RacePlan plan, Finished finished)
     : ctx_(std::move(context)), plan_(std::move(plan)), finished_(std::move(finished)) {
@@ -76,10 +54,7 @@ bool Race::quiet() const {
   for (const auto& [id, agent] : agents_) {
     if (agent.run && agent.run->running()) return false;
   }
-  for (const auto& job : checkJobs_) {
-    if (job->started && !job->done && job->run) return false;
-  }
-  return true;
+  return !scoringRun_ || scoringRun_->quiet();
 }
 
 std::vector<pid_t> Race::processGroups() const {
@@ -89,10 +64,8 @@ std::vector<pid_t> Race::processGroups() const {
       if (auto g = agent.run->processGroup()) groups.push_back(*g);
     }
   }
-  for (const auto& job : checkJobs_) {
-    if (job->run) {
-      if (auto g = job->run->processGroup()) groups.push_back(*g);
-    }
+  if (scoringRun_) {
+    for (pid_t g : scoringRun_->processGroups()) groups.push_back(g);
   }
   return groups;
 }
@@ -223,9 +196,7 @@ bool Race::cancel(std::optional<std::string_view> agentId) {
   }
   cancelRequested_ = true;
   if (scoring_) {
-    for (auto& job : checkJobs_) {
-      if (job->run) job->run->cancel();
-    }
+    if (scoringRun_) scoringRun_->cancel();
     over(RaceStatus::Cancelled, std::nullopt, std::nullopt);
     return true;
   }
@@ -246,9 +217,7 @@ void Race::interrupt() {
   for (auto& [id, agent] : agents_) {
     if (agent.run) agent.run->cancel();
   }
-  for (auto& job : checkJobs_) {
-    if (job->run) job->run->cancel();
-  }
+  if (scoringRun_) scoringRun_->cancel();
   over(RaceStatus::Interrupted, std::nullopt, std::nullopt);
 }
 
@@ -256,238 +225,41 @@ void Race::interrupt() {
 
 void Race::startScoring() {
   scoring_ = true;
-  emit(ScoringStarted{id()});
+  emit(ScoringStarted{id(), std::nullopt});
   spdlog::info("race {}: scoring", id());
-  baseline_.commit = plan_.started.baseCommit;
-  // Without any command there is nothing to compare against the base commit.
-  if (anyCommand(plan_.config->scoring)) {
-    auto job = std::make_shared<CheckJob>();
-    job->subject = kBaselineSubject;
-    job->baseline = true;
-    checkJobs_.push_back(job);
-  }
-  for (const auto& a : plan_.started.agents) {
-    auto job = std::make_shared<CheckJob>();
-    job->subject = a.agentId;
-    checkJobs_.push_back(job);
-  }
-  checksLeft_ = checkJobs_.size();
-  if (checksLeft_ == 0) {
-    rank();
-    return;
-  }
-  startCheckJobs();
-}
-
-void Race::startCheckJobs() {
-  const std::size_t parallel = std::max(1u, std::thread::hardware_concurrency());
-  auto self = shared_from_this();
-  const ScoringConfig& scoringConfig = plan_.config->scoring;
-  for (auto& job : checkJobs_) {
-    if (checksRunning_ >= parallel || over_) return;
-    if (job->started) continue;
-    job->started = true;
-    ++checksRunning_;
-
-    auto runIn = [self, job, &scoringConfig](const fs::path& checkout, std::function<void()> then) {
-      CheckSetSpec spec;
-      spec.raceId = self->id();
-      spec.subject = job->subject;
-      spec.checkout = checkout;
-      spec.config = scoringConfig;
-      spec.sandbox = self->ctx_.run.sandbox;
-      job->run = CheckSetRun::start(self->ctx_.run.io, self->ctx_.run.publish, self->ctx_.run.redactor,
-                                    std::move(spec), [job, then = std::move(then)](scoring::CheckSet checks) {
-                                      job->checks = std::move(checks);
-                                      then();
-                                    });
-    };
-
-    if (!job->baseline) {
-      // What a merge would take: the agent's commit, checked out afresh in a
-      // worktree of its own. Its live worktree may hold files it did not
-      // commit (ignored ones among them), or what another agent wrote there
-      // after it finished. An agent without a commit changed nothing: the base.
-      const Agent& agent = agents_.at(job->subject);
-      const std::string commit =
-          agent.result && agent.result->commit ? *agent.result->commit : plan_.started.baseCommit;
-      asio::post(ctx_.run.pool, [self, job, runIn, commit] {
-        std::optional<Worktree> wt;
-        std::string error;
-        try {
-          wt = self->ctx_.run.worktrees.create(kCheckWorktreePrefix + job->subject, commit, self->id());
-        } catch (const std::exception& e) {
-          error = "could not check out its result: " + std::string(e.what());
-        }
-        if (wt) {
-          try {
-            self->guardProtectedPaths(*job, commit, wt->path);
-          } catch (const std::exception& e) {
-            error = "could not put back its protected files: " + std::string(e.what());
-          }
-        }
-        asio::post(self->ctx_.run.io, [self, job, runIn, wt, error] {
-          if (!error.empty()) {
-            spdlog::error("race {}: {}: {}", self->id(), job->subject, error);
-            const ScoringConfig& config = self->plan_.config->scoring;
-            auto failed = [&](const std::optional<std::string>& command) -> std::optional<scoring::CheckResult> {
-              if (!command) return std::nullopt;
-              scoring::CheckResult r;
-              r.command = *command;
-              r.error = error;
-              return r;
-            };
-            job->checks =
-                scoring::CheckSet{failed(config.buildCommand), failed(config.testCommand), failed(config.lintCommand)};
-            if (wt) {
-              self->removeCheckWorktree(*wt);
-            } else {
-              self->checkJobDone();
-            }
-            return;
-          }
-          runIn(wt->path, [self, wt] { self->removeCheckWorktree(*wt); });
-        });
-      });
-      continue;
-    }
-
-    // The base commit: from the cache, or checked in a worktree of its own
-    // (never the user's working tree, which may be dirty or busy).
-    asio::post(ctx_.run.pool, [self, job, runIn] {
-      const ScoringConfig& config = self->plan_.config->scoring;
-      const std::string& base = self->plan_.started.baseCommit;
-      if (auto cached = self->ctx_.baselines->load(base, config)) {
-        asio::post(self->ctx_.run.io, [self, cached = *cached] {
-          self->baseline_ = cached;
-          spdlog::info("race {}: baseline of {} from the cache", self->id(), self->baseline_.commit.substr(0, 12));
-          self->checkJobDone();
-        });
-        return;
-      }
-      std::optional<Worktree> wt;
-      std::string error;
-      try {
-        wt = self->ctx_.run.worktrees.create(kBaselineWorktree, base, self->id());
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-      asio::post(self->ctx_.run.io, [self, job, runIn, wt, error] {
-        if (!wt) {
-          spdlog::error("race {}: could not create the baseline worktree: {}", self->id(), error);
-          self->checkJobDone();
-          return;
-        }
-        runIn(wt->path, [self, job, wt] {
-          self->baseline_.checks = job->checks;
-          const bool keep = !self->over_;
-          self->removeCheckWorktree(*wt, [self, keep] {
-            if (keep) self->ctx_.baselines->save(self->baseline_, self->plan_.config->scoring);
-          });
-        });
-      });
-    });
-  }
-}
-
-void Race::guardProtectedPaths(CheckJob& job, const std::string& commit, const fs::path& checkout) {
-  const ScoringConfig& config = plan_.config->scoring;
-  if (config.protectedPaths.empty() || commit == plan_.started.baseCommit) return;
-  const merge::DiffSummary diff = merge::diffCommits(plan_.repoRoot, plan_.started.baseCommit, commit);
-  job.protectedChanges = checks::protectedChanges(diff.files, config.protectedPaths);
-  if (job.protectedChanges.empty()) return;
-  spdlog::info("race {}: {} changed protected files: {}", id(), job.subject, job.protectedChanges.size());
-  if (config.protectedMode != "restore") return;
-  for (const std::string& line : checks::restoreProtected(plan_.repoRoot, plan_.started.baseCommit, checkout,
-                                                          job.protectedChanges)) {
-    spdlog::info("race {}: {}'s checks: {}", id(), job.subject, line);
-  }
-}
-
-void Race::removeCheckWorktree(const Worktree& wt, std::function<void()> first) {
-  auto self = shared_from_this();
-  asio::post(ctx_.run.pool, [self, wt, first = std::move(first)] {
-    if (first) first();
-    try {
-      self->ctx_.run.worktrees.remove(wt, true);
-    } catch (const std::exception& e) {
-      spdlog::warn("could not remove the worktree {} the checks ran in: {}", wt.path.string(), e.what());
-    }
-    asio::post(self->ctx_.run.io, [self] { self->checkJobDone(); });
+  ScoringSpec spec;
+  spec.raceId = id();
+  spec.baseCommit = plan_.started.baseCommit;
+  spec.repoRoot = plan_.repoRoot;
+  spec.config = plan_.config;
+  for (const auto& a : plan_.started.agents) spec.subjects.push_back({a.agentId, a.agent, *agents_.at(a.agentId).result});
+  std::weak_ptr<Race> weak = shared_from_this();
+  scoringRun_ = ResultScoring::start(ctx_.run, *ctx_.baselines, std::move(spec), [weak](scoring::RaceScores scores) {
+    if (auto self = weak.lock()) self->scored(std::move(scores));
   });
 }
 
-void Race::checkJobDone() {
-  --checksRunning_;
+void Race::scored(scoring::RaceScores scores) {
   if (over_) return;
-  if (--checksLeft_ == 0) {
-    rank();
+  if (scores.winner) spdlog::info("race {}: {} wins", id(), *scores.winner);
+  bool anyCompleted = std::any_of(scores.rankings.begin(), scores.rankings.end(),
+                                  [](const auto& a) { return a.status == AgentStatus::Completed; });
+  RaceStatus status = anyCompleted ? RaceStatus::Completed : RaceStatus::Failed;
+  const ScoringConfig& config = plan_.config->scoring;
+  if (!(config.autoMerge && scores.autoMergeEligible && scores.winner && ctx_.autoMerge)) {
+    over(status, std::move(scores), std::nullopt);
     return;
   }
-  startCheckJobs();
-}
-
-void Race::rank() {
-  // Diff sizes come from libgit2: the base commit against each agent's result commit.
-  std::vector<std::pair<std::string, std::optional<std::string>>> commits;
-  for (const auto& a : plan_.started.agents) commits.emplace_back(a.agentId, agents_.at(a.agentId).result->commit);
+  // [scoring] auto_merge = true and the winner reached auto_merge_minimum:
+  // merge it as `hydra merge` would. A refused or conflicting merge changes
+  // nothing and is reported; the race ends all the same.
+  std::string winner = *scores.winner;
   auto self = shared_from_this();
-  asio::post(ctx_.run.pool, [self, commits] {
-    std::map<std::string, scoring::DiffStats> diffs;
-    for (const auto& [agentId, commit] : commits) {
-      scoring::DiffStats d;
-      if (commit) {
-        try {
-          auto summary = merge::diffCommits(self->plan_.repoRoot, self->plan_.started.baseCommit, *commit);
-          d = scoring::DiffStats{summary.additions, summary.deletions, static_cast<int>(summary.files.size())};
-        } catch (const std::exception& e) {
-          spdlog::warn("race {}: diff of {} failed: {}", self->id(), agentId, e.what());
-        }
-      }
-      diffs[agentId] = d;
-    }
-    asio::post(self->ctx_.run.io, [self, diffs = std::move(diffs)] {
-      if (self->over_) return;
-      std::vector<scoring::AgentScore> scored;
-      for (const auto& a : self->plan_.started.agents) {
-        const Agent& agent = self->agents_.at(a.agentId);
-        scoring::AgentScore s;
-        s.agentId = a.agentId;
-        s.agent = a.agent;
-        s.status = agent.result->status;
-        s.durationMs = agent.result->durationMs;
-        s.escaped = !agent.result->escapes.empty();
-        s.deniedToolCalls = agent.result->deniedToolCalls;
-        s.diff = diffs.at(a.agentId);
-        for (const auto& job : self->checkJobs_) {
-          if (job->baseline || job->subject != a.agentId) continue;
-          s.checks = job->checks;
-          s.protectedChanges = job->protectedChanges;
-          if (!s.protectedChanges.empty()) s.protectedMode = self->plan_.config->scoring.protectedMode;
-        }
-        scored.push_back(std::move(s));
-      }
-      const ScoringConfig& config = self->plan_.config->scoring;
-      scoring::RaceScores scores = scoring::rankAgents(self->id(), std::move(scored), self->baseline_, config);
-      if (scores.winner) spdlog::info("race {}: {} wins", self->id(), *scores.winner);
-      bool anyCompleted = std::any_of(scores.rankings.begin(), scores.rankings.end(),
-                                      [](const auto& a) { return a.status == AgentStatus::Completed; });
-      RaceStatus status = anyCompleted ? RaceStatus::Completed : RaceStatus::Failed;
-      if (!(config.autoMerge && scores.autoMergeEligible && scores.winner && self->ctx_.autoMerge)) {
-        self->over(status, std::move(scores), std::nullopt);
-        return;
-      }
-      // [scoring] auto_merge = true and the winner reached auto_merge_minimum:
-      // merge it as `hydra merge` would. A refused or conflicting merge changes
-      // nothing and is reported; the race ends all the same.
-      std::string winner = *scores.winner;
-      asio::post(self->ctx_.run.pool, [self, winner, status, scores = std::move(scores)]() mutable {
-        AutoMergeOutcome outcome = self->ctx_.autoMerge(self->id(), winner);
-        asio::post(self->ctx_.run.io, [self, status, scores = std::move(scores), outcome = std::move(outcome)]() mutable {
-          spdlog::info("race {}: auto-merge of {}: {}", self->id(), outcome.agentId, outcome.outcome);
-          self->over(status, std::move(scores), std::move(outcome));
-        });
-      });
+  asio::post(ctx_.run.pool, [self, winner, status, scores = std::move(scores)]() mutable {
+    AutoMergeOutcome outcome = self->ctx_.autoMerge(self->id(), winner);
+    asio::post(self->ctx_.run.io, [self, status, scores = std::move(scores), outcome = std::move(outcome)]() mutable {
+      spdlog::info("race {}: auto-merge of {}: {}", self->id(), outcome.agentId, outcome.outcome);
+      self->over(status, std::move(scores), std::move(outcome));
     });
   });
 }

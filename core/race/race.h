@@ -25,11 +25,13 @@
 
 #include "core/checks/baseline_cache.h"
 #include "core/checks/check_set.h"
+#include "core/checks/result_scoring.h"
 #include "core/config/config.h"
 #include "core/events/events.h"
 #include "core/git/worktree.h"
 #include "core/race/escape_guard.h"
 #include "core/run/agent_run.h"
+#include "core/run/strategy.h"
 
 namespace hydra::core {
 
@@ -53,7 +55,7 @@ struct RaceContext {
   std::function<bool(const std::string& raceId)> raceIsOver;
 };
 
-class Race : public std::enable_shared_from_this<Race> {
+class Race : public Strategy, public std::enable_shared_from_this<Race> {
  public:
   // Called once, on the io thread, after the race's RaceFinished was published.
   using Finished = std::function<void(const RaceFinished&)>;
@@ -66,16 +68,16 @@ class Race : public std::enable_shared_from_this<Race> {
 
   // The whole race, or one agent of it. False when there is nothing left to
   // cancel (the agent, or every agent, had finished and nothing is scored).
-  bool cancel(std::optional<std::string_view> agentId = std::nullopt);
+  bool cancel(std::optional<std::string_view> agentId = std::nullopt) override;
   // hydra or its client is going away: every agent and check is killed and
   // the race ends as interrupted, now.
-  void interrupt();
+  void interrupt() override;
   // No process of this race (agent or check) is alive.
-  bool quiet() const;
+  bool quiet() const override;
   // The process groups of its agents and checks that run now.
-  std::vector<pid_t> processGroups() const;
+  std::vector<pid_t> processGroups() const override;
 
-  const std::string& id() const { return plan_.started.raceId; }
+  const std::string& id() const override { return plan_.started.raceId; }
   bool scoring() const { return scoring_; }
   bool hasAgent(std::string_view agentId) const;
 
@@ -87,7 +89,6 @@ class Race : public std::enable_shared_from_this<Race> {
     std::shared_ptr<AgentRun> run;
     std::optional<AgentFinished> result;
   };
-  struct CheckJob;
 
   void emit(RaceEventBody event);
   void createWorktrees();
@@ -95,14 +96,8 @@ class Race : public std::enable_shared_from_this<Race> {
   void agentDone(const AgentFinished& finished);
   void maybeScore();
   void startScoring();
-  void startCheckJobs();
-  // On the pool, in `checkout` of the agent's `commit`: which protected files
-  // it changed, put back as the base has them under protected_mode "restore".
-  void guardProtectedPaths(CheckJob& job, const std::string& commit, const std::filesystem::path& checkout);
-  // On the pool: `first`, then removes a worktree the checks ran in; then checkJobDone().
-  void removeCheckWorktree(const Worktree& wt, std::function<void()> first = {});
-  void checkJobDone();
-  void rank();
+  // The results are ranked: auto-merge when asked, then over.
+  void scored(scoring::RaceScores scores);
   void over(RaceStatus status, std::optional<scoring::RaceScores> scores, std::optional<AutoMergeOutcome> merged);
 
   RaceContext ctx_;
@@ -114,11 +109,7 @@ class Race : public std::enable_shared_from_this<Race> {
   bool scoring_ = false;
   bool over_ = false;
 
-  // Scoring.
-  std::vector<std::shared_ptr<CheckJob>> checkJobs_;
-  std::size_t checksRunning_ = 0;
-  std::size_t checksLeft_ = 0;
-  scoring::Baseline baseline_;
+  std::shared_ptr<ResultScoring> scoringRun_;
   // Escapes through the main repository's refs (null when the snapshot failed).
   std::shared_ptr<EscapeGuard> escapes_;
 };

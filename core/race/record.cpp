@@ -1,5 +1,6 @@
 #include "core/race/record.h"
 
+#include <algorithm>
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
 
@@ -108,8 +109,18 @@ struct Apply {
     a->sessionId = e.sessionId;
     a->escapes = e.escapes;
   }
+  void operator()(const IterationFinished& e) const {
+    auto it = std::find_if(race.iterations.begin(), race.iterations.end(),
+                           [&](const IterationResult& x) { return x.iteration == e.result.iteration; });
+    if (it != race.iterations.end()) {
+      *it = e.result;
+    } else {
+      race.iterations.push_back(e.result);
+    }
+  }
   void operator()(const RaceFinished& e) const {
     race.status = e.status;
+    if (e.stopReason) race.stopReason = e.stopReason;
     race.finishedAt = e.finishedAt;
     race.autoMerge = e.autoMerge;
     if (e.autoMerge && isMergedOutcome(e.autoMerge->outcome)) {
@@ -150,6 +161,7 @@ RaceRecord RaceRecord::started(const RaceStarted& e) {
   race.hydraStartTime = e.hydraStartTime;
   race.sandbox = e.sandbox;
   race.sandboxWarning = e.sandboxWarning;
+  race.collaboration = e.collaboration;
   for (const auto& plan : e.agents) {
     AgentRecord a;
     a.agentId = plan.agentId;
@@ -178,6 +190,13 @@ bool isMergedOutcome(std::string_view outcome) {
   return outcome == "fastForward" || outcome == "merged" || outcome == "upToDate";
 }
 
+const IterationResult* RaceRecord::findIteration(int iteration) const {
+  for (const auto& x : iterations) {
+    if (x.iteration == iteration) return &x;
+  }
+  return nullptr;
+}
+
 const AgentRecord* RaceRecord::findAgent(std::string_view agentId) const {
   return const_cast<RaceRecord*>(this)->findAgent(agentId);
 }
@@ -192,13 +211,27 @@ bool operator==(const AgentRecord& a, const AgentRecord& b) {
          a.escapes == b.escapes;
 }
 
+namespace {
+
+// Iterations hold scores, which compare by their one JSON form.
+bool sameIterations(const std::vector<IterationResult>& a, const std::vector<IterationResult>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (json::value_from(a[i]) != json::value_from(b[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool operator==(const RaceRecord& a, const RaceRecord& b) {
   return a.id == b.id && a.kind == b.kind && a.task == b.task && a.baseRef == b.baseRef &&
          a.baseCommit == b.baseCommit && a.repoRoot == b.repoRoot && a.createdAt == b.createdAt &&
          a.finishedAt == b.finishedAt && a.status == b.status && a.hydraPid == b.hydraPid &&
          a.hydraStartTime == b.hydraStartTime && a.sandbox == b.sandbox &&
          a.sandboxWarning == b.sandboxWarning && a.agents == b.agents && sameAutoMerge(a.autoMerge, b.autoMerge) &&
-         a.merged == b.merged;
+         a.merged == b.merged && a.collaboration == b.collaboration && a.stopReason == b.stopReason &&
+         sameIterations(a.iterations, b.iterations);
 }
 
 void tag_invoke(json::value_from_tag, json::value& out, const MergeRecord& m) {
@@ -260,6 +293,13 @@ void tag_invoke(json::value_from_tag, json::value& out, const RaceRecord& r) {
   o["agents"] = std::move(agents);
   if (r.autoMerge) o["autoMerge"] = json::value_from(*r.autoMerge);
   if (r.merged) o["merged"] = json::value_from(*r.merged);
+  if (r.collaboration) o["collaboration"] = json::value_from(*r.collaboration);
+  if (r.isCollab()) {
+    json::array iterations;
+    for (const auto& x : r.iterations) iterations.push_back(json::value_from(x));
+    o["iterations"] = std::move(iterations);
+  }
+  putIfSet(o, "stopReason", r.stopReason);
   out = std::move(o);
 }
 
@@ -285,6 +325,11 @@ RaceRecord tag_invoke(json::value_to_tag<RaceRecord>, const json::value& in) {
       "agents", [](const json::value& v, const std::string& path) { return readAgent(JsonFields(v, path)); });
   race.autoMerge = r.optionalObject<AutoMergeOutcome>("autoMerge", readAutoMerge);
   race.merged = r.optionalObject<MergeRecord>("merged", readMergeRecord);
+  race.collaboration = r.optionalObject<CollabSettings>("collaboration", readCollabSettings);
+  race.iterations = r.array<IterationResult>("iterations", [](const json::value& v, const std::string& path) {
+    return readIterationResult(JsonFields(v, path));
+  });
+  race.stopReason = r.optionalString("stopReason");
   return race;
 }
 

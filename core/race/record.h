@@ -84,6 +84,14 @@ struct RaceRecord {
   std::vector<AgentRecord> agents;
   std::optional<AutoMergeOutcome> autoMerge;
   std::optional<MergeRecord> merged;  // once one of its agents was merged
+  // A collaboration (kind "collab"): its settings, its iterations so far, and
+  // why its loop stopped.
+  std::optional<CollabSettings> collaboration;
+  std::vector<IterationResult> iterations;
+  std::optional<std::string> stopReason;
+
+  bool isCollab() const { return kind == "collab"; }
+  const IterationResult* findIteration(int iteration) const;
 
   // The record as its RaceStarted event describes it.
   static RaceRecord started(const RaceStarted& event);

@@ -114,6 +114,12 @@ void RaceRecorder::write(const RaceEvent& event) {
           appendEvent(event);
         } else if constexpr (std::is_same_v<E, ScoringStarted>) {
           appendEvent(event);
+        } else if constexpr (std::is_same_v<E, IterationFinished>) {
+          // A collaboration's iteration is history once published: on disk at once.
+          race.record.apply(event.body);
+          for (auto& [key, log] : race.checkLogs) log->sync();
+          save(race.record);
+          appendEvent(event);
         } else if constexpr (std::is_same_v<E, RaceFinished>) {
           race.record.apply(event.body);
           for (auto& [key, log] : race.checkLogs) log->sync();

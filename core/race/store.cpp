@@ -273,7 +273,10 @@ std::unique_ptr<AgentLog> RaceStore::openLog(std::string_view raceId, std::strin
 }
 
 fs::path RaceStore::checkLogPath(std::string_view raceId, std::string_view subject, std::string_view check) const {
-  requireId(subject, "check subject");
+  // A collaboration's iterations are checked as "builder@2".
+  std::string plain(subject);
+  std::replace(plain.begin(), plain.end(), '@', '-');
+  requireId(plain, "check subject");
   requireId(check, "check name");
   return raceDir(raceId) / "checks" / (std::string(subject) + "." + std::string(check) + ".log");
 }

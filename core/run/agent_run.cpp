@@ -5,7 +5,9 @@
 #include "core/guard/worktree_link.h"
 #include "core/sandbox/sandboxed.h"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
+#include <cctype>
 #include <fstream>
 
 extern char** environ;
@@ -16,6 +18,16 @@ namespace asio = boost::asio;
 namespace fs = std::filesystem;
 
 namespace {
+
+// A session id comes from the agent's own output and goes back on its command
+// line: one that could read as an option (or anything but a plain id) is not
+// resumed.
+bool isSafeSessionId(std::string_view id) {
+  if (id.empty() || id.size() > 128 || !std::isalnum(static_cast<unsigned char>(id.front()))) return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == ':';
+  });
+}
 
 // How much of an agent's stderr its record keeps: the end, where CLIs say why they stopped.
 constexpr std::size_t kStderrTailLines = 20;
@@ -146,6 +158,7 @@ AgentFinished AgentRun::newFinished() const {
   finished.raceId = spec_.raceId;
   finished.agentId = spec_.agentId;
   finished.finishedAt = recordNow();
+  finished.phase = spec_.phase;
   return finished;
 }
 
@@ -157,7 +170,12 @@ void AgentRun::launch() {
     finish(std::move(finished));
     return;
   }
-  Invocation inv = adapter_->invocation(spec_.agent, spec_.prompt);
+  std::optional<Invocation> resumed;
+  if (spec_.resumeSession && isSafeSessionId(*spec_.resumeSession)) {
+    resumed = adapter_->resumeInvocation(spec_.agent, *spec_.resumeSession, spec_.prompt);
+  }
+  resumed_ = resumed.has_value();
+  Invocation inv = resumed ? std::move(*resumed) : adapter_->invocation(spec_.agent, spec_.prompt);
   std::string program = inv.program;
   // A binary given as a path is relative to the repository root, where hydra.toml is.
   if (program.find('/') != std::string::npos && !fs::path(program).is_absolute()) {
@@ -234,6 +252,8 @@ void AgentRun::launch() {
   started.branch = spec_.checkout.branch;
   started.worktree = spec_.checkout.path.string();
   started.startedAt = startedAt_;
+  started.phase = spec_.phase;
+  started.resumed = resumed_;
   if (reaper_ && process_->pid() > 0) {
     reaper_->attach(process_->pid());
     reaper_->watch(ctx_.io.get_executor(), kReaperScan);

@@ -56,6 +56,11 @@ struct AgentRunSpec {
   // Commit what the agent leaves in the checkout, with this message; nullopt
   // leaves the checkout as it is (a reviewer's changes are not kept).
   std::optional<std::string> commitMessage;
+  // What the run is for in a collaboration (empty in a race); carried by its events.
+  RunPhase phase;
+  // Continue this earlier session of the agent's CLI when its adapter can
+  // (Adapter::resumeInvocation); AgentStarted::resumed says whether it did.
+  std::optional<std::string> resumeSession;
 };
 
 // How a unit hands its events on: the mode that runs it brings its record up
@@ -111,6 +116,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   const AgentRunSpec& spec() const { return spec_; }
   bool finished() const { return finished_; }
   bool running() const { return process_ != nullptr; }
+  // It continued an earlier session of its CLI (AgentRunSpec::resumeSession).
+  bool resumed() const { return resumed_; }
   // The agent's process group, while it runs.
   std::optional<pid_t> processGroup() const;
 
@@ -168,6 +175,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
 
   bool cancelRequested_ = false;
   bool finished_ = false;
+  bool resumed_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

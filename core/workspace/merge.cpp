@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/collab/iterations.h"
 #include "core/git/git.h"
 #include "core/race/escape_guard.h"
 #include "core/workspace/workspace.h"
@@ -24,12 +25,16 @@ bool merged(merge::MergeOutcome outcome) {
 }  // namespace
 
 MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& agentId, bool dryRun, bool keep) {
-  const AgentRecord& agent = withResult(race, agentId);
+  const AgentRecord agent = withResult(race, agentId);
   merge::MergeRequest request;
   request.sourceBranch = agent.branch;
+  // A collaboration's iteration: its commit, which may be behind the branch's tip.
+  if (race.isCollab()) request.sourceCommit = agent.commit;
   request.dryRun = dryRun;
   std::string task = race.task.substr(0, race.task.find('\n'));
-  request.message = "Merge " + agent.branch + " (hydra race " + race.id + ")\n\nTask: " + task + "\n";
+  request.message = race.isCollab() ? "Merge " + agentId + " of " + agent.branch + " (hydra collaboration " + race.id +
+                                          ")\n\nTask: " + task + "\n"
+                                    : "Merge " + agent.branch + " (hydra race " + race.id + ")\n\nTask: " + task + "\n";
   merge::MergeResult result;
   try {
     // Races under way here must not take the merge for an agent's escape.
@@ -78,15 +83,19 @@ MergeReport Workspace::merge(const std::string& raceId, const std::optional<std:
   if (race.status == RaceStatus::Running || busy(raceId)) {
     throw WorkspaceError::raceRunning(raceId, "its results can be merged once it has finished");
   }
-  if (agentId && (!isValidId(*agentId) || !race.findAgent(*agentId))) throw WorkspaceError::unknownAgent(race, *agentId);
+  if (agentId && !(race.isCollab() && collab::parseIterationId(*agentId)) &&
+      (!isValidId(*agentId) || !race.findAgent(*agentId))) {
+    throw WorkspaceError::unknownAgent(race, *agentId);
+  }
   // A race gives one result: once taken, its branches are usually gone, and
   // taking a second agent's on top is a choice for git, not for hydra.
   if (race.merged) throw WorkspaceError::alreadyMerged(race);
   std::string chosen;
   auto scores = scoresIfAny(raceId);
   if (agentId) {
-    chosen = *agentId;
-    withResult(race, chosen);  // no result at all says more than "not eligible"
+    // No result at all says more than "not eligible"; a collaboration's
+    // "builder" is its latest iteration.
+    chosen = withResult(race, *agentId).agentId;
     // What can never win is never merged either: a failed run's half-done work, a run that was stopped.
     if (scores) {
       for (const auto& a : scores->rankings) {

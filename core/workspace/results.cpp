@@ -112,7 +112,26 @@ void tag_invoke(json::value_from_tag, json::value& out, const RaceSummary& x) {
   o["sandbox"] = x.sandbox;
   putIfNotEmpty(o, "sandboxWarning", x.sandboxWarning);
   if (x.merged) o["merged"] = json::value_from(*x.merged);
+  if (x.collaboration) {
+    json::value settings = json::value_from(*x.collaboration);
+    putIfSet(settings.as_object(), "stopReason", x.stopReason);
+    o["collaboration"] = std::move(settings);
+    o["iterations"] = x.iterations;
+  }
   out = std::move(o);
+}
+
+json::object iterationSummary(const IterationResult& iteration) {
+  json::value v = json::value_from(iteration);
+  json::object& o = v.as_object();
+  o.erase("score");
+  if (iteration.score) {
+    json::value score = json::value_from(*iteration.score);
+    o["score"] = iteration.score->total;
+    if (const json::value* b = score.as_object().if_contains("breakdown")) o["breakdown"] = *b;
+    if (!iteration.score->ineligible.empty()) o["ineligible"] = iteration.score->ineligible;
+  }
+  return o;
 }
 
 RaceSummary tag_invoke(json::value_to_tag<RaceSummary>, const json::value& in) {
@@ -132,6 +151,16 @@ RaceSummary tag_invoke(json::value_to_tag<RaceSummary>, const json::value& in) {
   x.sandbox = r.optionalString("sandbox").value_or("unconfined");
   x.sandboxWarning = r.optionalString("sandboxWarning").value_or("");
   x.merged = r.optionalObject<MergeRecord>("merged", readMergeRecord);
+  x.collaboration = r.optionalObject<CollabSettings>("collaboration", readCollabSettings);
+  if (const json::value* settings = r.find("collaboration")) {
+    if (const json::value* reason = settings->as_object().if_contains("stopReason")) {
+      if (reason->is_string()) x.stopReason = std::string(reason->get_string());
+    }
+  }
+  if (const json::value* iterations = r.find("iterations")) {
+    if (!iterations->is_array()) r.fail("iterations", "expected an array");
+    x.iterations = iterations->get_array();
+  }
   return x;
 }
 

@@ -75,7 +75,18 @@ struct RaceSummary {
   std::string sandbox = "unconfined";  // "bubblewrap" or "unconfined" (docs/security.md)
   std::string sandboxWarning;          // why unconfined, when that was not asked for
   std::optional<MergeRecord> merged;   // once one of its agents was merged
+  // A collaboration: its settings, why it stopped, and its iterations as
+  // `hydra/status` shows them ({iteration, commit?, builderStatus, resumed,
+  // score? (the total), breakdown?, review?, reviewStatus?, approved,
+  // stopReason?}; iterationSummary()).
+  std::optional<CollabSettings> collaboration;
+  std::optional<std::string> stopReason;
+  boost::json::array iterations;
 };
+
+// One iteration of a collaboration as RaceSummary lists it: the record's
+// form with the score reduced to its total and breakdown.
+boost::json::object iterationSummary(const IterationResult& iteration);
 
 struct RacePage {
   std::vector<RaceSummary> races;

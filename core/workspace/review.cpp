@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "core/collab/iterations.h"
 #include "core/merge/diff.h"
 #include "core/process/utf8.h"
 #include "core/util/base64.h"
@@ -62,16 +63,44 @@ std::pair<std::string, std::size_t> logText(std::string_view bytes, bool atEnd) 
 
 }  // namespace
 
-const AgentRecord& Workspace::withResult(const RaceRecord& race, const std::string& agentId) {
+AgentRecord Workspace::withResult(const RaceRecord& race, const std::string& agentId) {
+  if (race.isCollab()) {
+    // builder@N is iteration N's commit; builder alone, the latest iteration.
+    const AgentRecord* builder = race.findAgent(collab::kBuilder);
+    std::optional<int> n = collab::parseIterationId(agentId);
+    if (agentId == collab::kBuilder && builder && !race.iterations.empty()) n = race.iterations.back().iteration;
+    if (n && builder) {
+      const IterationResult* it = race.findIteration(*n);
+      if (!it) throw WorkspaceError::unknownAgent(race, agentId);
+      AgentRecord out = *builder;
+      out.agentId = collab::iterationId(*n);
+      out.status = it->builderStatus;
+      out.commit = it->commit;
+      if (!out.commit) throw WorkspaceError::noResult(race, out);
+      return out;
+    }
+    if (agentId == collab::kReviewer && race.findAgent(agentId)) {
+      throw WorkspaceError::noResult(race, *race.findAgent(agentId),
+                                     "a reviewer's changes are not kept; its review is in the iterations");
+    }
+  }
   const AgentRecord* agent = isValidId(agentId) ? race.findAgent(agentId) : nullptr;
   if (!agent) throw WorkspaceError::unknownAgent(race, agentId);
   if (!agent->commit) throw WorkspaceError::noResult(race, *agent);
   return *agent;
 }
 
+// Whose log an id names: an iteration's is the builder's (one log for all its rounds).
+std::string Workspace::logSubject(const RaceRecord& race, const std::string& agentId) {
+  std::string subject = agentId;
+  if (race.isCollab() && collab::parseIterationId(agentId)) subject = std::string(collab::kBuilder);
+  if (!isValidId(subject) || !race.findAgent(subject)) throw WorkspaceError::unknownAgent(race, agentId);
+  return subject;
+}
+
 DiffResult Workspace::diff(const std::string& raceId, const std::string& agentId) {
   RaceRecord race = record(raceId);
-  const AgentRecord& agent = withResult(race, agentId);
+  const AgentRecord agent = withResult(race, agentId);
   auto summary = merge::diffCommits(root_, race.baseCommit, *agent.commit);
   DiffResult out;
   out.files = summary.files;
@@ -84,14 +113,14 @@ DiffResult Workspace::diff(const std::string& raceId, const std::string& agentId
 std::string Workspace::patch(const std::string& raceId, const std::string& agentId,
                              const std::optional<std::string>& path) {
   RaceRecord race = record(raceId);
-  const AgentRecord& agent = withResult(race, agentId);
+  const AgentRecord agent = withResult(race, agentId);
   if (path) requireTreePath(*path);
   return merge::unifiedPatch(root_, race.baseCommit, *agent.commit, path);
 }
 
 FileContents Workspace::file(const std::string& raceId, const std::string& agentId, const std::string& path) {
   RaceRecord race = record(raceId);
-  const AgentRecord& agent = withResult(race, agentId);
+  const AgentRecord agent = withResult(race, agentId);
   requireTreePath(path);
   // A symlink the agent made may point anywhere: never follow one out of its worktree.
   std::error_code ec;
@@ -127,8 +156,8 @@ FileContents Workspace::file(const std::string& raceId, const std::string& agent
 LogText Workspace::log(const std::string& raceId, const std::string& agentId, OutputStream stream,
                        std::uint64_t offset, std::uint64_t limit) {
   RaceRecord race = record(raceId);
-  if (!isValidId(agentId) || !race.findAgent(agentId)) throw WorkspaceError::unknownAgent(race, agentId);
-  auto slice = store_.readLog(raceId, agentId, offset, std::min(limit == 0 ? kDefaultLogRead : limit, kMaxLogRead),
+  const std::string subject = logSubject(race, agentId);
+  auto slice = store_.readLog(raceId, subject, offset, std::min(limit == 0 ? kDefaultLogRead : limit, kMaxLogRead),
                               stream);
   if (!slice) throw WorkspaceError::unknownRace(raceId);
   bool atEnd = slice->offset + slice->data.size() >= slice->totalSize;
@@ -144,8 +173,8 @@ LogText Workspace::log(const std::string& raceId, const std::string& agentId, Ou
 AgentEventsResult Workspace::agentEvents(const std::string& raceId, const std::string& agentId,
                                          std::uint64_t offset, std::uint64_t limit) {
   RaceRecord race = record(raceId);
-  if (!isValidId(agentId) || !race.findAgent(agentId)) throw WorkspaceError::unknownAgent(race, agentId);
-  auto page = store_.readAgentEvents(raceId, agentId, offset, std::min<std::uint64_t>(limit, kMaxEventsRead));
+  const std::string subject = logSubject(race, agentId);
+  auto page = store_.readAgentEvents(raceId, subject, offset, std::min<std::uint64_t>(limit, kMaxEventsRead));
   AgentEventsResult out;
   out.offset = page.offset;
   out.total = page.total;

@@ -153,6 +153,11 @@ RaceSummary Workspace::summarize(const RaceRecord& race, bool scoring,
     s.winner = scores->winner;
     s.allFailed = scores->allFailed;
   }
+  if (race.isCollab()) {
+    s.collaboration = race.collaboration.value_or(CollabSettings{});
+    s.stopReason = race.stopReason;
+    for (const auto& it : race.iterations) s.iterations.push_back(iterationSummary(it));
+  }
   return s;
 }
 

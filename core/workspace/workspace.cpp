@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "core/adapter/adapter.h"
+#include "core/collab/iterations.h"
 #include "core/git/git.h"
 #include "core/process/process.h"
 #include "core/sandbox/mode.h"
@@ -178,7 +179,7 @@ WorktreeManager& Workspace::worktreesFor(const fs::path& workspaceDir) {
 
 // --- races ---------------------------------------------------------------------------------
 
-Workspace::Plan Workspace::plan(const RaceRequest& request) {
+Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest* collab) {
   if (blank(request.task)) throw WorkspaceError::invalidRequest("the task is empty");
   if (request.agents.empty()) throw WorkspaceError::invalidRequest("no agents given");
   auto config = this->config();
@@ -220,7 +221,19 @@ Workspace::Plan Workspace::plan(const RaceRequest& request) {
   started.createdAt = recordNow();
   started.hydraPid = ::getpid();
   started.hydraStartTime = processStartTime(::getpid()).value_or(0);
-  auto ids = assignAgentIds(request.agents);
+  auto ids = collab ? std::vector<std::string>{std::string(collab::kBuilder), std::string(collab::kReviewer)}
+                   : assignAgentIds(request.agents);
+  if (collab) {
+    started.kind = "collab";
+    const CollaborationConfig& c = config->collaboration;
+    started.collaboration = CollabSettings{
+        .builder = request.agents.at(0),
+        .reviewer = request.agents.at(1),
+        .maxIterations = collab->maxIterations.value_or(c.maxIterations),
+        .untilScore = collab->untilScore.value_or(c.untilScore.value_or(config->scoring.thresholds.autoMergeMinimum)),
+        .approveMarker = c.approveMarker,
+    };
+  }
   for (std::size_t i = 0; i < ids.size(); ++i) {
     std::string name = ids[i] + "-" + started.raceId;
     started.agents.push_back(AgentPlan{ids[i], request.agents[i], resolved[i].adapter, "hydra/" + name,
@@ -261,6 +274,40 @@ void Workspace::startRace(RaceRequest request, std::function<void(RaceSummary)> 
   });
 }
 
+void Workspace::startCollab(CollabRequest request, std::function<void(RaceSummary)> started,
+                            std::function<void(WorkspaceError)> refused) {
+  asio::post(pool_, [this, request = std::move(request), started = std::move(started),
+                     refused = std::move(refused)]() mutable {
+    try {
+      if (blank(request.task)) throw WorkspaceError::invalidRequest("the task is empty");
+      if (request.maxIterations && *request.maxIterations < 1) {
+        throw WorkspaceError::invalidRequest("maxIterations must be at least 1");
+      }
+      if (request.untilScore && !(*request.untilScore >= 0 && *request.untilScore <= 100)) {
+        throw WorkspaceError::invalidRequest("untilScore must be between 0 and 100");
+      }
+      auto config = this->config();
+      auto builder = request.builder ? request.builder : config->collaboration.builder;
+      auto reviewer = request.reviewer ? request.reviewer : config->collaboration.reviewer;
+      if (!builder || !reviewer) {
+        throw WorkspaceError::invalidRequest(
+            std::string("no ") + (!builder ? "builder" : "reviewer") +
+            " given, and hydra.toml's [collaboration] names none");
+      }
+      RaceRequest race{request.task, {*builder, *reviewer}, request.baseRef};
+      Plan planned = plan(race, &request);
+      asio::post(io_, [this, planned = std::move(planned), started = std::move(started)]() mutable {
+        launch(std::move(planned), std::move(started));
+      });
+    } catch (const WorkspaceError& e) {
+      asio::post(io_, [e, refused = std::move(refused)] { refused(e); });
+    } catch (const std::exception& e) {
+      auto error = WorkspaceError::raceRefused(std::string("the collaboration could not start: ") + e.what());
+      asio::post(io_, [error, refused = std::move(refused)] { refused(error); });
+    }
+  });
+}
+
 void Workspace::launch(Plan planned, std::function<void(RaceSummary)> started) {
   RaceContext ctx{
       .run = RunContext{.io = io_,
@@ -285,14 +332,26 @@ void Workspace::launch(Plan planned, std::function<void(RaceSummary)> started) {
   };
   std::string raceId = planned.race.started.raceId;
   RaceRecord record = RaceRecord::started(planned.race.started);
-  auto race = Race::start(std::move(ctx), std::move(planned.race), [this](const RaceFinished& finished) {
+  auto ended = [this](const RaceFinished& finished) {
     auto it = races_.find(finished.raceId);
     if (it == races_.end()) return;
     // Let go later, not inside the race's own callback.
     asio::post(io_, [race = it->second] {});
     races_.erase(it);
-  });
-  races_.emplace(raceId, race);
+  };
+  std::shared_ptr<Strategy> run;
+  if (planned.race.started.kind == "collab") {
+    CollabPlan plan{.started = std::move(planned.race.started),
+                    .prompt = std::move(planned.race.prompt),
+                    .config = planned.race.config,
+                    .builder = planned.race.agents.at(0),
+                    .reviewer = planned.race.agents.at(1),
+                    .repoRoot = planned.race.repoRoot};
+    run = Collaboration::start(std::move(ctx), std::move(plan), ended);
+  } else {
+    run = Race::start(std::move(ctx), std::move(planned.race), ended);
+  }
+  races_.emplace(raceId, run);
   started(summarize(record, false, std::nullopt));
 }
 
@@ -357,7 +416,7 @@ void Workspace::interruptAll(std::function<void()> done) {
 }
 
 void Workspace::checkQuiet(std::shared_ptr<std::function<void()>> done, std::chrono::steady_clock::time_point deadline) {
-  std::erase_if(dying_, [](const std::shared_ptr<Race>& race) { return race->quiet(); });
+  std::erase_if(dying_, [](const std::shared_ptr<Strategy>& race) { return race->quiet(); });
   if (dying_.empty() || std::chrono::steady_clock::now() >= deadline) {
     if (!dying_.empty()) spdlog::warn("{} race(s) still had processes when hydra stopped waiting", dying_.size());
     if (*done) (*done)();

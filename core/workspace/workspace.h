@@ -36,6 +36,7 @@
 #include "core/config/config.h"
 #include "core/events/bus.h"
 #include "core/git/worktree.h"
+#include "core/collab/collaboration.h"
 #include "core/race/race.h"
 #include "core/race/recorder.h"
 #include "core/race/store.h"
@@ -56,6 +57,16 @@ struct RaceRequest {
   std::string task;
   std::vector<std::string> agents;     // agent names; a name may repeat
   std::optional<std::string> baseRef;  // default: HEAD
+};
+
+// A collaboration (hydra collab): what is not given comes from [collaboration].
+struct CollabRequest {
+  std::string task;
+  std::optional<std::string> builder;   // agent names
+  std::optional<std::string> reviewer;
+  std::optional<int> maxIterations;     // >= 1
+  std::optional<double> untilScore;     // 0..100
+  std::optional<std::string> baseRef;   // default: HEAD
 };
 
 // hydra.toml as last read: the settings, or what is wrong with the file.
@@ -101,6 +112,11 @@ class Workspace {
   // there); a refused request calls `refused` instead and leaves nothing behind.
   void startRace(RaceRequest request, std::function<void(RaceSummary)> started,
                  std::function<void(WorkspaceError)> refused);
+  // The same for a collaboration: checked and planned on the pool, started on
+  // the io thread. Refused like a race (unknown or unavailable agents, a bad
+  // base), and when no builder or reviewer is given or configured.
+  void startCollab(CollabRequest request, std::function<void(RaceSummary)> started,
+                   std::function<void(WorkspaceError)> refused);
   // Cancels a race this workspace runs, or one of its agents. False when there
   // is nothing to cancel. Use record() first to tell an unknown id.
   bool cancel(std::string_view raceId, std::optional<std::string_view> agentId = std::nullopt);
@@ -157,14 +173,19 @@ class Workspace {
   struct Plan;
 
   void emit(RaceEventBody event);
-  Plan plan(const RaceRequest& request);
+  // `collab`: plan a collaboration of request.agents = {builder, reviewer}.
+  Plan plan(const RaceRequest& request, const CollabRequest* collab = nullptr);
   void launch(Plan plan, std::function<void(RaceSummary)> started);
   std::optional<Live> live(const std::string& raceId) const;
   // Every race, newest first: the records on disk and the live ones.
   std::vector<RaceRecord> allRaces();
   bool busy(const std::string& raceId) const;
   RaceSummary summarize(const RaceRecord& race, bool scoring, const std::optional<scoring::RaceScores>& scores) const;
-  const AgentRecord& withResult(const RaceRecord& race, const std::string& agentId);
+  // The agent's record with its result; in a collaboration, "builder@N" (and
+  // "builder": the latest iteration) as a record of the builder with that
+  // iteration's commit. Throws UnknownAgent or NoResult.
+  AgentRecord withResult(const RaceRecord& race, const std::string& agentId);
+  std::string logSubject(const RaceRecord& race, const std::string& agentId);
   MergeReport mergeAgent(const RaceRecord& race, const std::string& agentId, bool dryRun, bool keep);
   AutoMergeOutcome autoMerge(const std::string& raceId, const std::string& agentId);
   std::vector<std::string> knownAgentNames(const Config& config) const;
@@ -195,8 +216,8 @@ class Workspace {
   bool configRead_ = false;
 
   // io thread: the races this workspace runs, and those interrupted whose processes may still be dying.
-  std::map<std::string, std::shared_ptr<Race>, std::less<>> races_;
-  std::vector<std::shared_ptr<Race>> dying_;
+  std::map<std::string, std::shared_ptr<Strategy>, std::less<>> races_;
+  std::vector<std::shared_ptr<Strategy>> dying_;
 
   // Any thread: what the live races look like now, until their end is on disk.
   mutable std::mutex liveMutex_;

@@ -17,6 +17,17 @@ struct RaceOptions {
 };
 int runRace(const RaceOptions& options);
 
+struct CollabOptions {
+  std::string task;
+  std::optional<std::string> builder;   // default: [collaboration] builder
+  std::optional<std::string> reviewer;  // default: [collaboration] reviewer
+  std::optional<int> maxIterations;
+  std::optional<double> until;
+  std::optional<std::string> base;
+  bool json = false;
+};
+int runCollab(const CollabOptions& options);
+
 struct StatusOptions {
   std::optional<std::string> raceId;
   bool json = false;

@@ -2,8 +2,6 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <iostream>
@@ -13,6 +11,7 @@
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
+#include "server/cli/live_run.h"
 #include "server/cli/results.h"
 
 namespace hydra::cli {
@@ -133,6 +132,7 @@ class RaceView {
     if (e.raceId == raceId_) finished_ = e;
   }
   void on(const core::CheckOutput&) {}
+  void on(const core::IterationFinished&) {}
   void on(const core::OutputDropped& e) {
     if (e.raceId == raceId_) plain(e.agentId, "(" + std::to_string(e.lines) + " lines not shown; see the log)");
   }
@@ -226,33 +226,12 @@ int runRace(const RaceOptions& options) {
         io.stop();
       });
 
-  asio::steady_timer ticker(io);
-  std::function<void()> tick = [&] {
-    if (view) view->redraw();
-    ticker.expires_after(std::chrono::milliseconds(100));
-    ticker.async_wait([&](boost::system::error_code ec) {
-      if (!ec) tick();
-    });
-  };
-  tick();
-
-  int interrupts = 0;
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  std::function<void()> waitSignal = [&] {
-    signals.async_wait([&](boost::system::error_code ec, int) {
-      if (ec) return;
-      if (++interrupts == 1 && race) {
-        std::cerr << "\nhydra: cancelling the race (interrupt again to stop at once)\n";
-        workspace.cancel(race->raceId);
-        waitSignal();
-      } else {
-        workspace.interruptAll([&] { io.stop(); });
-      }
-    });
-  };
-  waitSignal();
-
-  io.run();
+  const int interrupts = runUntilStopped(
+      io, workspace, [&]() -> std::optional<std::string> { return race ? std::optional(race->raceId) : std::nullopt; },
+      [&] {
+        if (view) view->redraw();
+      },
+      std::chrono::milliseconds(100), "race");
   if (refused) throw commandError(*refused);
   io.restart();
   io.poll();

@@ -107,7 +107,7 @@ void printResults(std::ostream& out, const core::RaceRecord& race, const core::s
                   const Style& style) {
   std::string task = race.task.substr(0, race.task.find('\n'));
   if (task.size() > 60) task = task.substr(0, 57) + "...";
-  std::string title = "Race Results — Task: \"" + task + "\"";
+  std::string title = std::string(race.isCollab() ? "Collaboration" : "Race") + " Results — Task: \"" + task + "\"";
   out << "\n" << style.bold(title) << "\n" << std::string(44, '=') << "\n\n";
 
   std::size_t nameWidth = 10;
@@ -159,7 +159,9 @@ void printResults(std::ostream& out, const core::RaceRecord& race, const core::s
         << ". No winner.\n";
   }
   if (scores.winner) {
-    const core::AgentRecord* winner = race.findAgent(*scores.winner);
+    // A collaboration's winner is an iteration of its builder, on the builder's branch.
+    const core::AgentRecord* winner =
+        race.findAgent(race.isCollab() ? std::string("builder") : *scores.winner);
     out << "Winner: " << style.bold(*scores.winner);
     if (winner) out << " (branch: " << winner->branch << ")";
     out << "\n";

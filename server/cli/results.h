@@ -14,6 +14,11 @@ namespace hydra::cli {
 void printResults(std::ostream& out, const core::RaceRecord& race, const core::scoring::RaceScores& scores,
                   const Style& style);
 
+// A collaboration's iterations: score, breakdown, the builder's status and
+// the review's first line of each, the best marked, and how to merge any.
+void printIterations(std::ostream& out, const core::RaceRecord& race, const std::optional<std::string>& winner,
+                     const Style& style);
+
 // green > 80, yellow 50-80, red < 50
 std::string colorScore(const Style& style, double score, const std::string& text);
 

@@ -141,7 +141,9 @@ int runScores(const ScoresOptions& options) {
   if (options.json) {
     std::cout << boost::json::serialize(boost::json::value_from(scores)) << "\n";
   } else {
-    printResults(std::cout, race, scores, Style{stdoutIsTerminal()});
+    const Style style{stdoutIsTerminal()};
+    if (race.isCollab()) printIterations(std::cout, race, scores.winner, style);
+    printResults(std::cout, race, scores, style);
   }
   return 0;
 }

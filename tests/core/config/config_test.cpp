@@ -136,8 +136,13 @@ auto_merge_minimum = 90.5
 fail_maximum = 10
 
 [collaboration]
+builder = "fast-claude"
+reviewer = "codex"
 max_iterations = 5
+until_score = 92.5
+approve_marker = "SHIP IT"
 review_prompt_template = "Check {diff}"
+refine_prompt_template = "Fix {review}"
 )",
                               kFile);
   EXPECT_EQ(config.general.workspaceDir, "build/../worktrees");
@@ -170,8 +175,22 @@ review_prompt_template = "Check {diff}"
   EXPECT_EQ(scoring.thresholds.autoMergeMinimum, 90.5);
   EXPECT_EQ(scoring.thresholds.failMaximum, 10);
 
+  EXPECT_EQ(config.collaboration.builder, "fast-claude");
+  EXPECT_EQ(config.collaboration.reviewer, "codex");
   EXPECT_EQ(config.collaboration.maxIterations, 5);
+  EXPECT_EQ(config.collaboration.untilScore, 92.5);
+  EXPECT_EQ(config.collaboration.approveMarker, "SHIP IT");
   EXPECT_EQ(config.collaboration.reviewPromptTemplate, "Check {diff}");
+  EXPECT_EQ(config.collaboration.refinePromptTemplate, "Fix {review}");
+}
+
+TEST(ConfigTest, CollaborationProblemsNameTheirPlace) {
+  expectError("[collaboration]\nuntil_score = 120\n", 2, 15, "'until_score' must be between 0 and 100, found 120");
+  expectError("[collaboration]\napprove_marker = \"  \"\n", 2, 18,
+              "'approve_marker' must not be blank: every review would approve");
+  expectError("[collaboration]\nbuilder = \"my agent\"\n", 2, 11,
+              "'builder' must name an agent (letters, digits, '_' and '-'), not 'my agent'");
+  expectError("[collaboration]\nmax_iterations = 0\n", 2, 18, "'max_iterations' must be at least 1, found 0");
 }
 
 TEST(ConfigTest, AgentDefaultsFollowTheTableNameAndAdapter) {
@@ -527,7 +546,9 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
   EXPECT_THAT(keys.at("scoring.weights"),
               ElementsAre("build", "tests", "lint", "diff_size", "speed"));
   EXPECT_THAT(keys.at("scoring.thresholds"), ElementsAre("auto_merge_minimum", "fail_maximum"));
-  EXPECT_THAT(keys.at("collaboration"), ElementsAre("max_iterations", "review_prompt_template"));
+  EXPECT_THAT(keys.at("collaboration"),
+              ElementsAre("builder", "reviewer", "max_iterations", "until_score", "approve_marker",
+                          "review_prompt_template", "refine_prompt_template"));
   EXPECT_EQ(keys.size(), 7u);
 
   // Every accepted key is accepted by the parser, in its table (values chosen per key type).

@@ -134,7 +134,9 @@ json::object defaultsAsToml() {
           {"fail_maximum", s.thresholds.failMaximum}}}}},
       {"collaboration",
        {{"max_iterations", defaults.collaboration.maxIterations},
-        {"review_prompt_template", defaults.collaboration.reviewPromptTemplate}}},
+        {"approve_marker", defaults.collaboration.approveMarker},
+        {"review_prompt_template", defaults.collaboration.reviewPromptTemplate},
+        {"refine_prompt_template", defaults.collaboration.refinePromptTemplate}}},
   };
 }
 
@@ -168,7 +170,7 @@ int checkDefaults(const json::object& schema, const json::object& defaults,
 
 TEST(SchemaTest, DefaultsMatchTheConfigStructs) {
   int checked = checkDefaults(loadSchema(), defaultsAsToml(), "");
-  EXPECT_EQ(checked, 20);  // general 4, weights 5, scoring 7, thresholds 2, collaboration 2
+  EXPECT_EQ(checked, 22);  // general 4, weights 5, scoring 7, thresholds 2, collaboration 4
 
   // Agents: extra_args and env default to empty.
   const json::object& agent = schemaFor("agents.*").at("properties").as_object();

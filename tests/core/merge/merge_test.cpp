@@ -141,7 +141,7 @@ class MergeTest : public ::testing::Test {
   }
 
   MergeResult merge(bool dryRun = false, const std::string& message = "") const {
-    return mergeBranch(repo_.root(), MergeRequest{kAgent, dryRun, message});
+    return mergeBranch(repo_.root(), MergeRequest{kAgent, dryRun, message, std::nullopt});
   }
 
   // Runs `attempt`, which must throw MergeRefused, and returns the exception.
@@ -405,7 +405,7 @@ TEST_F(MergeTest, RefusesWhileAMergeIsInProgress) {
   const Snapshot before = snapshot(repo_);
 
   const MergeRefused refused = refusal([&] {
-    mergeBranch(repo_.root(), MergeRequest{"other", false, ""});
+    mergeBranch(repo_.root(), MergeRequest{"other", false, "", std::nullopt});
   });
 
   EXPECT_EQ(refused.reason(), Reason::MergeInProgress);
@@ -450,7 +450,7 @@ TEST_F(MergeTest, RefusesABranchWithoutCommits) {
 
 TEST_F(MergeTest, UnknownBranchIsAGitErrorThatChangesNothing) {
   const Snapshot before = snapshot(repo_);
-  EXPECT_THROW(mergeBranch(repo_.root(), MergeRequest{"hydra/nobody", false, ""}), git::GitError);
+  EXPECT_THROW(mergeBranch(repo_.root(), MergeRequest{"hydra/nobody", false, "", std::nullopt}), git::GitError);
   EXPECT_TRUE(snapshot(repo_) == before);
 }
 

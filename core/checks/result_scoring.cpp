@@ -1,0 +1,315 @@
+#include "core/checks/result_scoring.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <map>
+#include <thread>
+
+#include "core/checks/protected_paths.h"
+#include "core/merge/diff.h"
+
+namespace hydra::core {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The worktree the base commit is checked in is named like an agent's; this id
+// cannot clash with a real agent's in practice and says what it is.
+constexpr const char* kBaselineWorktree = "_baseline";
+// A result's checks run in "_check-<subject>", a worktree of its commit.
+constexpr const char* kCheckWorktreePrefix = "_check-";
+// The subject of the base commit's checks in logs and events.
+constexpr const char* kBaselineSubject = "baseline";
+
+bool anyCommand(const ScoringConfig& c) { return c.buildCommand || c.testCommand || c.lintCommand; }
+
+// A worktree's name may not hold the '@' of an iteration's id.
+std::string worktreeName(const std::string& subject) {
+  std::string name = kCheckWorktreePrefix + subject;
+  std::replace(name.begin(), name.end(), '@', '-');
+  return name;
+}
+
+}  // namespace
+
+struct ResultScoring::Job {
+  std::string subject;  // a subject's id, or kBaselineSubject
+  bool baseline = false;
+  bool started = false;
+  bool done = false;
+  std::shared_ptr<CheckSetRun> run;
+  scoring::CheckSet checks;
+  std::vector<std::string> protectedChanges;  // [scoring] protected_paths it changed
+};
+
+ResultScoring::ResultScoring(RunContext context, BaselineCache& baselines, ScoringSpec spec, Done done)
+    : ctx_(std::move(context)), baselines_(baselines), spec_(std::move(spec)), done_(std::move(done)) {}
+
+std::shared_ptr<ResultScoring> ResultScoring::start(RunContext context, BaselineCache& baselines, ScoringSpec spec,
+                                                    Done done) {
+  std::shared_ptr<ResultScoring> self(
+      new ResultScoring(std::move(context), baselines, std::move(spec), std::move(done)));
+  self->baseline_.commit = self->spec_.baseCommit;
+  // Without any command there is nothing to compare against the base commit.
+  if (anyCommand(self->spec_.config->scoring)) {
+    auto job = std::make_shared<Job>();
+    job->subject = kBaselineSubject;
+    job->baseline = true;
+    self->jobs_.push_back(job);
+  }
+  for (const auto& subject : self->spec_.subjects) {
+    auto job = std::make_shared<Job>();
+    job->subject = subject.id;
+    self->jobs_.push_back(job);
+  }
+  self->left_ = self->jobs_.size();
+  if (self->left_ == 0) {
+    self->rank();
+  } else {
+    self->startJobs();
+  }
+  return self;
+}
+
+void ResultScoring::cancel() {
+  cancelled_ = true;
+  for (auto& job : jobs_) {
+    if (job->run) job->run->cancel();
+  }
+}
+
+bool ResultScoring::quiet() const {
+  for (const auto& job : jobs_) {
+    if (job->started && !job->done && job->run) return false;
+  }
+  return true;
+}
+
+std::vector<pid_t> ResultScoring::processGroups() const {
+  std::vector<pid_t> groups;
+  for (const auto& job : jobs_) {
+    if (job->run) {
+      if (auto g = job->run->processGroup()) groups.push_back(*g);
+    }
+  }
+  return groups;
+}
+
+void ResultScoring::startJobs() {
+  const std::size_t parallel = std::max(1u, std::thread::hardware_concurrency());
+  for (auto& job : jobs_) {
+    if (running_ >= parallel || cancelled_) return;
+    if (job->started) continue;
+    job->started = true;
+    ++running_;
+    if (job->baseline) {
+      startBaselineJob(job);
+    } else {
+      startSubjectJob(job);
+    }
+  }
+}
+
+void ResultScoring::startSubjectJob(const std::shared_ptr<Job>& job) {
+  // What a merge would take: the result's commit, checked out afresh in a
+  // worktree of its own. Its live worktree may hold files it did not commit
+  // (ignored ones among them), or what another agent wrote there after it
+  // finished. A result without a commit changed nothing: the base.
+  auto subject = std::find_if(spec_.subjects.begin(), spec_.subjects.end(),
+                              [&](const ScoringSubject& s) { return s.id == job->subject; });
+  const std::string commit =
+      subject != spec_.subjects.end() && subject->result.commit ? *subject->result.commit : spec_.baseCommit;
+  auto self = shared_from_this();
+  asio::post(ctx_.pool, [self, job, commit] {
+    std::optional<Worktree> wt;
+    std::string error;
+    try {
+      wt = self->ctx_.worktrees.create(worktreeName(job->subject), commit, self->spec_.raceId);
+    } catch (const std::exception& e) {
+      error = "could not check out its result: " + std::string(e.what());
+    }
+    if (wt) {
+      try {
+        self->guardProtectedPaths(*job, commit, wt->path);
+      } catch (const std::exception& e) {
+        error = "could not put back its protected files: " + std::string(e.what());
+      }
+    }
+    asio::post(self->ctx_.io, [self, job, wt, error] {
+      if (!error.empty()) {
+        spdlog::error("race {}: {}: {}", self->spec_.raceId, job->subject, error);
+        const ScoringConfig& config = self->spec_.config->scoring;
+        auto failed = [&](const std::optional<std::string>& command) -> std::optional<scoring::CheckResult> {
+          if (!command) return std::nullopt;
+          scoring::CheckResult r;
+          r.command = *command;
+          r.error = error;
+          return r;
+        };
+        job->checks =
+            scoring::CheckSet{failed(config.buildCommand), failed(config.testCommand), failed(config.lintCommand)};
+        if (wt) {
+          self->removeWorktree(*wt);
+        } else {
+          self->jobDone();
+        }
+        return;
+      }
+      if (self->cancelled_) {
+        self->removeWorktree(*wt);
+        return;
+      }
+      self->runChecks(job, wt->path, [self, wt] { self->removeWorktree(*wt); });
+    });
+  });
+}
+
+void ResultScoring::startBaselineJob(const std::shared_ptr<Job>& job) {
+  // The base commit: from the cache, or checked in a worktree of its own
+  // (never the user's working tree, which may be dirty or busy).
+  auto self = shared_from_this();
+  asio::post(ctx_.pool, [self, job] {
+    const ScoringConfig& config = self->spec_.config->scoring;
+    const std::string& base = self->spec_.baseCommit;
+    if (auto cached = self->baselines_.load(base, config)) {
+      asio::post(self->ctx_.io, [self, job, cached = *cached] {
+        self->baseline_ = cached;
+        job->done = true;
+        spdlog::info("race {}: baseline of {} from the cache", self->spec_.raceId, self->baseline_.commit.substr(0, 12));
+        self->jobDone();
+      });
+      return;
+    }
+    std::optional<Worktree> wt;
+    std::string error;
+    try {
+      wt = self->ctx_.worktrees.create(kBaselineWorktree, base, self->spec_.raceId);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    asio::post(self->ctx_.io, [self, job, wt, error] {
+      if (!wt) {
+        spdlog::error("race {}: could not create the baseline worktree: {}", self->spec_.raceId, error);
+        job->done = true;
+        self->jobDone();
+        return;
+      }
+      if (self->cancelled_) {
+        self->removeWorktree(*wt);
+        return;
+      }
+      self->runChecks(job, wt->path, [self, job, wt] {
+        self->baseline_.checks = job->checks;
+        const bool keep = !self->cancelled_;
+        self->removeWorktree(*wt, [self, keep] {
+          if (keep) self->baselines_.save(self->baseline_, self->spec_.config->scoring);
+        });
+      });
+    });
+  });
+}
+
+void ResultScoring::runChecks(const std::shared_ptr<Job>& job, const fs::path& checkout, std::function<void()> then) {
+  CheckSetSpec spec;
+  spec.raceId = spec_.raceId;
+  spec.subject = job->subject;
+  spec.checkout = checkout;
+  spec.config = spec_.config->scoring;
+  spec.sandbox = ctx_.sandbox;
+  job->run = CheckSetRun::start(ctx_.io, ctx_.publish, ctx_.redactor, std::move(spec),
+                                [job, then = std::move(then)](scoring::CheckSet checks) {
+                                  job->checks = std::move(checks);
+                                  job->done = true;
+                                  then();
+                                });
+}
+
+void ResultScoring::guardProtectedPaths(Job& job, const std::string& commit, const fs::path& checkout) {
+  const ScoringConfig& config = spec_.config->scoring;
+  if (config.protectedPaths.empty() || commit == spec_.baseCommit) return;
+  const merge::DiffSummary diff = merge::diffCommits(spec_.repoRoot, spec_.baseCommit, commit);
+  job.protectedChanges = checks::protectedChanges(diff.files, config.protectedPaths);
+  if (job.protectedChanges.empty()) return;
+  spdlog::info("race {}: {} changed protected files: {}", spec_.raceId, job.subject, job.protectedChanges.size());
+  if (config.protectedMode != "restore") return;
+  for (const std::string& line :
+       checks::restoreProtected(spec_.repoRoot, spec_.baseCommit, checkout, job.protectedChanges)) {
+    spdlog::info("race {}: {}'s checks: {}", spec_.raceId, job.subject, line);
+  }
+}
+
+void ResultScoring::removeWorktree(const Worktree& wt, std::function<void()> first) {
+  auto self = shared_from_this();
+  asio::post(ctx_.pool, [self, wt, first = std::move(first)] {
+    if (first) first();
+    try {
+      self->ctx_.worktrees.remove(wt, true);
+    } catch (const std::exception& e) {
+      spdlog::warn("could not remove the worktree {} the checks ran in: {}", wt.path.string(), e.what());
+    }
+    asio::post(self->ctx_.io, [self] { self->jobDone(); });
+  });
+}
+
+void ResultScoring::jobDone() {
+  --running_;
+  if (cancelled_) return;
+  if (--left_ == 0) {
+    rank();
+    return;
+  }
+  startJobs();
+}
+
+void ResultScoring::rank() {
+  // Diff sizes come from libgit2: the base commit against each result's commit.
+  auto self = shared_from_this();
+  asio::post(ctx_.pool, [self] {
+    std::map<std::string, scoring::DiffStats> diffs;
+    for (const auto& subject : self->spec_.subjects) {
+      scoring::DiffStats d;
+      if (subject.result.commit) {
+        try {
+          auto summary = merge::diffCommits(self->spec_.repoRoot, self->spec_.baseCommit, *subject.result.commit);
+          d = scoring::DiffStats{summary.additions, summary.deletions, static_cast<int>(summary.files.size())};
+        } catch (const std::exception& e) {
+          spdlog::warn("race {}: diff of {} failed: {}", self->spec_.raceId, subject.id, e.what());
+        }
+      }
+      diffs[subject.id] = d;
+    }
+    asio::post(self->ctx_.io, [self, diffs = std::move(diffs)] {
+      if (self->cancelled_) return;
+      std::vector<scoring::AgentScore> scored;
+      for (const auto& subject : self->spec_.subjects) {
+        const AgentFinished& result = subject.result;
+        scoring::AgentScore s;
+        s.agentId = subject.id;
+        s.agent = subject.agent;
+        s.status = result.status;
+        s.durationMs = result.durationMs;
+        s.escaped = !result.escapes.empty();
+        s.deniedToolCalls = result.deniedToolCalls;
+        s.diff = diffs.at(subject.id);
+        for (const auto& job : self->jobs_) {
+          if (job->baseline || job->subject != subject.id) continue;
+          s.checks = job->checks;
+          s.protectedChanges = job->protectedChanges;
+          if (!s.protectedChanges.empty()) s.protectedMode = self->spec_.config->scoring.protectedMode;
+        }
+        scored.push_back(std::move(s));
+      }
+      auto done = std::move(self->done_);
+      if (done) {
+        done(scoring::rankAgents(self->spec_.raceId, std::move(scored), self->baseline_,
+                                 self->spec_.config->scoring));
+      }
+    });
+  });
+}
+
+}  // namespace hydra::core

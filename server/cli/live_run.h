@@ -1,0 +1,25 @@
+#pragma once
+
+// The loop of a command that watches a run (hydra race, hydra collab) on the
+// terminal: redraws, and Ctrl-C handled the same way by each.
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/workspace/workspace.h"
+
+namespace hydra::cli {
+
+// Runs `io` until it is stopped (the run ended or was refused), calling
+// `redraw` every `every`. The first SIGINT or SIGTERM cancels the run that
+// `runId` names ("cancelling the <what>"); the second interrupts everything at
+// once. Returns how many interrupts arrived.
+int runUntilStopped(boost::asio::io_context& io, core::Workspace& workspace,
+                    const std::function<std::optional<std::string>()>& runId, const std::function<void()>& redraw,
+                    std::chrono::milliseconds every, std::string_view what);
+
+}  // namespace hydra::cli
