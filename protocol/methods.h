@@ -38,10 +38,10 @@ inline constexpr std::string_view kCleanup = "hydra/cleanup";
 inline constexpr std::string_view kAgentEvents = "hydra/agentEvents";
 
 // Every hydra/* request, as initialize announces them in capabilities.hydra.methods.
-inline constexpr std::array kHydraRequests = {kPing,  kAgents, kRace,  kStatus,  kCancel,     kScores,
-                                              kDiff,  kMerge,  kLog,   kRaces,   kCleanup,    kAgentEvents};
+inline constexpr std::array kHydraRequests = {kPing, kAgents, kRace,  kCollab,   kStatus,     kCancel, kScores,
+                                              kDiff, kMerge,  kLog,   kRaces,    kCleanup,    kAgentEvents};
 
-// hydra's notifications to the client while a race runs.
+// hydra's notifications to the client while a race or a collaboration runs.
 inline constexpr std::string_view kAgentStarted = "hydra/agentStarted";
 inline constexpr std::string_view kAgentOutput = "hydra/agentOutput";
 inline constexpr std::string_view kAgentFinished = "hydra/agentFinished";

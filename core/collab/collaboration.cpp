@@ -220,6 +220,8 @@ void Collaboration::scored(scoring::RaceScores scores) {
     stop("maxIterations");
     return;
   }
+  // On disk before the review starts: a crash during it loses nothing.
+  emit(IterationScored{id(), it});
   review();
 }
 

@@ -63,11 +63,13 @@ std::size_t bodyBytes(const RaceFinished& e) {
   }
   return bytes;
 }
-std::size_t bodyBytes(const IterationFinished& e) {
-  std::size_t bytes = e.raceId.size() + (e.result.review ? e.result.review->size() : 0);
-  if (e.result.score) bytes += sizeof(scoring::AgentScore) + checksBytes(e.result.score->checks);
+std::size_t iterationBytes(const IterationResult& x) {
+  std::size_t bytes = x.review ? x.review->size() : 0;
+  if (x.score) bytes += sizeof(scoring::AgentScore) + checksBytes(x.score->checks);
   return bytes;
 }
+std::size_t bodyBytes(const IterationScored& e) { return e.raceId.size() + iterationBytes(e.result); }
+std::size_t bodyBytes(const IterationFinished& e) { return e.raceId.size() + iterationBytes(e.result); }
 std::size_t bodyBytes(const OutputDropped& e) { return e.raceId.size() + e.agentId.size(); }
 
 }  // namespace

@@ -140,6 +140,12 @@ struct Describe {
     putIfSet(o, "iteration", e.iteration);
     return o;
   }
+  json::object operator()(const IterationScored& e) const {
+    json::object o{{"raceId", e.raceId}};
+    json::value result = json::value_from(e.result);
+    for (auto& [key, value] : result.as_object()) o[key] = value;
+    return o;
+  }
   json::object operator()(const IterationFinished& e) const {
     json::object o{{"raceId", e.raceId}};
     json::value result = json::value_from(e.result);
@@ -183,6 +189,7 @@ struct TypeName {
   std::string_view operator()(const AgentFinished&) const { return "agentFinished"; }
   std::string_view operator()(const ScoringStarted&) const { return "scoringStarted"; }
   std::string_view operator()(const CheckOutput&) const { return "checkOutput"; }
+  std::string_view operator()(const IterationScored&) const { return "iterationScored"; }
   std::string_view operator()(const IterationFinished&) const { return "iterationFinished"; }
   std::string_view operator()(const RaceFinished&) const { return "raceFinished"; }
   std::string_view operator()(const OutputDropped&) const { return "outputDropped"; }

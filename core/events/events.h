@@ -174,6 +174,14 @@ struct IterationResult {
   std::optional<std::string> stopReason;
 };
 
+// An iteration was built and scored and is about to be reviewed: recorded at
+// once, so a crash during the review loses nothing (not a notification; its
+// IterationFinished follows with the review).
+struct IterationScored {
+  std::string raceId;
+  IterationResult result;
+};
+
 struct IterationFinished {
   std::string raceId;
   IterationResult result;
@@ -201,7 +209,7 @@ struct OutputDropped {
 };
 
 using RaceEventBody = std::variant<RaceStarted, AgentStarted, AgentOutput, AgentFinished, ScoringStarted,
-                                   CheckOutput, IterationFinished, RaceFinished, OutputDropped>;
+                                   CheckOutput, IterationScored, IterationFinished, RaceFinished, OutputDropped>;
 
 struct RaceEvent {
   std::uint64_t seq = 0;  // assigned by the bus, strictly increasing
@@ -217,7 +225,8 @@ inline bool isDroppable(const RaceEventBody& body) {
 const std::string& raceIdOf(const RaceEventBody& body);
 
 // The event's type word: raceStarted, agentStarted, agentOutput, agentFinished,
-// scoringStarted, checkOutput, iterationFinished, raceFinished, outputDropped.
+// scoringStarted, checkOutput, iterationScored, iterationFinished, raceFinished,
+// outputDropped.
 std::string_view typeOf(const RaceEventBody& body);
 
 // The event's one JSON form, without its type (the members a notification carries).

@@ -109,13 +109,15 @@ struct Apply {
     a->sessionId = e.sessionId;
     a->escapes = e.escapes;
   }
-  void operator()(const IterationFinished& e) const {
+  void operator()(const IterationScored& e) const { upsert(e.result); }
+  void operator()(const IterationFinished& e) const { upsert(e.result); }
+  void upsert(const IterationResult& result) const {
     auto it = std::find_if(race.iterations.begin(), race.iterations.end(),
-                           [&](const IterationResult& x) { return x.iteration == e.result.iteration; });
+                           [&](const IterationResult& x) { return x.iteration == result.iteration; });
     if (it != race.iterations.end()) {
-      *it = e.result;
+      *it = result;
     } else {
-      race.iterations.push_back(e.result);
+      race.iterations.push_back(result);
     }
   }
   void operator()(const RaceFinished& e) const {
@@ -131,8 +133,13 @@ struct Apply {
                                 .mergedAt = e.finishedAt,
                                 .automatic = true};
     }
-    // Whatever had not ended by then never will.
+    // Whatever had not ended by then never will. A collaboration's reviewer
+    // that was never needed (the first result was good enough) never ran.
     for (auto& a : race.agents) {
+      if (race.isCollab() && a.status == AgentStatus::Queued && !a.startedAt &&
+          (e.status == RaceStatus::Completed || e.status == RaceStatus::Failed)) {
+        continue;
+      }
       if (!isFinal(a.status)) {
         a.status = e.status == RaceStatus::Cancelled ? AgentStatus::Cancelled : AgentStatus::Interrupted;
         if (!a.finishedAt) a.finishedAt = e.finishedAt;

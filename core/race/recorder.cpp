@@ -114,7 +114,7 @@ void RaceRecorder::write(const RaceEvent& event) {
           appendEvent(event);
         } else if constexpr (std::is_same_v<E, ScoringStarted>) {
           appendEvent(event);
-        } else if constexpr (std::is_same_v<E, IterationFinished>) {
+        } else if constexpr (std::is_same_v<E, IterationFinished> || std::is_same_v<E, IterationScored>) {
           // A collaboration's iteration is history once published: on disk at once.
           race.record.apply(event.body);
           for (auto& [key, log] : race.checkLogs) log->sync();

@@ -136,6 +136,7 @@ class CollabView {
     if (e.raceId == raceId_) finished_ = e;
   }
   void on(const core::CheckOutput&) {}
+  void on(const core::IterationScored&) {}
   void on(const core::OutputDropped&) {}
 
   std::string raceId_;

@@ -132,6 +132,7 @@ class RaceView {
     if (e.raceId == raceId_) finished_ = e;
   }
   void on(const core::CheckOutput&) {}
+  void on(const core::IterationScored&) {}
   void on(const core::IterationFinished&) {}
   void on(const core::OutputDropped& e) {
     if (e.raceId == raceId_) plain(e.agentId, "(" + std::to_string(e.lines) + " lines not shown; see the log)");
