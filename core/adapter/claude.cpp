@@ -133,6 +133,7 @@ class ClaudeParser final : public JsonLinesParser {
     AgentEvent summary = summaryEvent();
     summary.text = stringAt(line, {"result"});
     if (summary.text.empty()) summary.text = lastText_;
+    summary.sessionId = stringAt(line, {"session_id"});
     summary.isError = boolAt(line, {"is_error"});
     if (auto turns = countAt(line, {"num_turns"})) summary.turns = turnsFrom(*turns);
     summary.usage = usageOf(line);

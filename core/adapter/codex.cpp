@@ -66,7 +66,12 @@ class CodexParser final : public JsonLinesParser {
  protected:
   bool parseObjectLine(const json::object& line, std::vector<AgentEvent>& out) override {
     std::string type = stringAt(line, {"type"});
-    if (type == "thread.started" || type == "turn.started") return true;
+    if (type == "thread.started") {
+      // `codex exec resume` continues this thread.
+      threadId_ = stringAt(line, {"thread_id"});
+      return true;
+    }
+    if (type == "turn.started") return true;
     if (type == "item.started" || type == "item.updated" || type == "item.completed") {
       const json::object* item = objectAt(line, {"item"});
       return item != nullptr && parseItem(*item, type == "item.completed", out);
@@ -89,6 +94,7 @@ class CodexParser final : public JsonLinesParser {
   AgentEvent summaryFromSeen() override {
     AgentEvent summary = summaryEvent();
     summary.text = lastText_;
+    summary.sessionId = threadId_;
     summary.turns = turns_;
     if (sawUsage_) summary.usage = total_;
     summary.isError = failed_ || unresolvedError_ || turns_ == 0;
@@ -189,6 +195,7 @@ class CodexParser final : public JsonLinesParser {
 
   std::set<std::string> announced_;  // item ids whose ToolCall went out
   std::string lastText_;
+  std::string threadId_;
   Usage total_;
   bool sawUsage_ = false;
   int turns_ = 0;

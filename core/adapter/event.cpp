@@ -75,6 +75,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const AgentEvent& e) {
   putIfSet(o, "turns", e.turns);
   if (!e.warnings.empty()) o["warnings"] = stringArray(e.warnings);
   if (e.deniedToolCalls > 0) o["deniedToolCalls"] = e.deniedToolCalls;
+  if (!e.sessionId.empty()) o["sessionId"] = e.sessionId;
   out = std::move(o);
 }
 
@@ -92,6 +93,7 @@ AgentEvent tag_invoke(json::value_to_tag<AgentEvent>, const json::value& in) {
   e.turns = r.optionalNumber<int>("turns");
   e.warnings = r.strings("warnings");
   e.deniedToolCalls = r.optionalNumber<int>("deniedToolCalls").value_or(0);
+  e.sessionId = r.optionalString("sessionId").value_or("");
   return e;
 }
 

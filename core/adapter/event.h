@@ -46,11 +46,15 @@ struct AgentEvent {
   std::optional<int> turns;
   std::vector<std::string> warnings;
   int deniedToolCalls = 0;  // Summary: tool calls the CLI refused to run (permission denials)
+  // Summary: the CLI's own id of the session, which a later run can continue
+  // (Adapter::resumeInvocation); empty when the CLI gives none.
+  std::string sessionId;
 };
 
 // The one JSON form of each, used by the records, `--json` and the protocol:
 // {inputTokens?, outputTokens?, cachedInputTokens?, costUsd?} and {kind, text?,
-// tool?, detail?, path?, change?, isError?, usage?, turns?, warnings?}, members
+// tool?, detail?, path?, change?, isError?, usage?, turns?, warnings?,
+// deniedToolCalls?, sessionId?}, members
 // that say nothing left out. A cost that is not a finite number is left out.
 void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const Usage& usage);
 Usage tag_invoke(boost::json::value_to_tag<Usage>, const boost::json::value& in);

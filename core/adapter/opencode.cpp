@@ -33,6 +33,8 @@ class OpencodeParser final : public JsonLinesParser {
  protected:
   bool parseObjectLine(const json::object& line, std::vector<AgentEvent>& out) override {
     std::string type = stringAt(line, {"type"});
+    // Every line names its session; `opencode run --session` continues it.
+    if (std::string id = stringAt(line, {"sessionID"}); !id.empty()) sessionId_ = id;
     if (type == "error") {
       sawError_ = true;
       out.push_back(errorEvent(errorMessage(line)));
@@ -66,6 +68,7 @@ class OpencodeParser final : public JsonLinesParser {
   AgentEvent summaryFromSeen() override {
     AgentEvent summary = summaryEvent();
     summary.text = lastText_;
+    summary.sessionId = sessionId_;
     summary.turns = steps_;
     if (sawUsage_) summary.usage = total_;
     summary.isError = sawError_;
@@ -141,6 +144,7 @@ class OpencodeParser final : public JsonLinesParser {
 
   std::set<std::string> announced_;  // tool callIDs whose ToolCall went out
   std::string lastText_;
+  std::string sessionId_;
   std::string lastReason_;
   Usage total_;
   bool sawUsage_ = false;

@@ -19,16 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A session id comes from the agent's own output and goes back on its command
-// line: one that could read as an option (or anything but a plain id) is not
-// resumed.
-bool isSafeSessionId(std::string_view id) {
-  if (id.empty() || id.size() > 128 || !std::isalnum(static_cast<unsigned char>(id.front()))) return false;
-  return std::all_of(id.begin(), id.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == ':';
-  });
-}
-
 // How much of an agent's stderr its record keeps: the end, where CLIs say why they stopped.
 constexpr std::size_t kStderrTailLines = 20;
 constexpr std::size_t kStderrTailBytes = 4096;
@@ -171,7 +161,7 @@ void AgentRun::launch() {
     return;
   }
   std::optional<Invocation> resumed;
-  if (spec_.resumeSession && isSafeSessionId(*spec_.resumeSession)) {
+  if (spec_.resumeSession && isResumableSessionId(*spec_.resumeSession)) {
     resumed = adapter_->resumeInvocation(spec_.agent, *spec_.resumeSession, spec_.prompt);
   }
   resumed_ = resumed.has_value();
@@ -310,6 +300,7 @@ void AgentRun::note(const AgentEvent& e) {
   } else if (e.kind == EventKind::Summary) {
     if (e.usage) summaryUsage_ = e.usage;
     if (!e.text.empty()) finalMessage_ = e.text;
+    if (!e.sessionId.empty()) sessionId_ = e.sessionId;
     summaryIsError_ = summaryIsError_ || e.isError;
     deniedToolCalls_ += e.deniedToolCalls;
     warnings_.insert(warnings_.end(), e.warnings.begin(), e.warnings.end());
@@ -363,6 +354,7 @@ void AgentRun::onExit(const ProcessResult& result) {
   finished.stderrTail = joinLines(stderrTail_);
   finished.deniedToolCalls = deniedToolCalls_;
   finished.finalMessage = finalMessage_;
+  if (!sessionId_.empty()) finished.sessionId = sessionId_;
 
   // The CLI's own words say more than an exit code.
   std::string said = cliReason(lastNonEmpty(stderrTail_));
@@ -501,6 +493,13 @@ bool AgentRun::cancel() {
     asio::post(ctx_.pool, [reaper = reaper_, grace = spec_.killGrace] { reaper->kill(grace); });
   }
   return true;
+}
+
+bool isResumableSessionId(std::string_view id) {
+  if (id.empty() || id.size() > 128 || !std::isalnum(static_cast<unsigned char>(id.front()))) return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == ':';
+  });
 }
 
 }  // namespace hydra::core

@@ -163,6 +163,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::optional<Usage> summaryUsage_;
   std::vector<std::string> warnings_;
   std::string finalMessage_;
+  std::string sessionId_;  // the CLI's session, from its summary
   bool summaryIsError_ = false;
   int deniedToolCalls_ = 0;
   // An ACP agent: the session parser_ is, and when its work was over.
@@ -182,6 +183,12 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
 // Where a linked worktree's .git file points ("gitdir: <metadata>"); nullopt
 // when it is not such a file.
 std::optional<std::filesystem::path> linkTarget(const std::filesystem::path& worktree);
+
+// Whether a session id an agent's CLI reported may go back on its command
+// line (AgentRunSpec::resumeSession): it comes from the agent's own output, so
+// only a plain id (letters, digits, '-', '_', '.', ':', at most 128, starting
+// with a letter or digit) is, never anything that could read as an option.
+bool isResumableSessionId(std::string_view id);
 
 // The agent ids for a list of agent names: a name used once keeps its name,
 // a repeated one becomes name-1, name-2, ...

@@ -716,5 +716,64 @@ TEST_F(LiveRaceTest, AllFourCLIsRaceAtOnceAndRankByWhatTheyLeft) {
   expectCheckoutAsBefore(before);
 }
 
+// --- a collaboration, through `hydra collab` ----------------------------------------
+
+class LiveCollabTest : public LiveTest {};
+
+TEST_F(LiveCollabTest, ClaudeBuildsCodexReviewsAndClaudeRefinesInItsOwnSession) {
+  // claude's first round adds one too many, codex's review says so, and
+  // claude's second round (its session continued: the script goes on from the
+  // turns it already had) fixes it, reaching until_score.
+  repo_.writeConfig(general(240) + TestRepo::scoring() + "[collaboration]\nuntil_score = 100\nmax_iterations = 3\n\n" +
+                    agent("claude", "claude_collab.json") + agent("codex", "codex_review.json"));
+  auto before = checkoutSnapshot(repo_);
+  const fs::path out = repo_.scratch() / "collab.json";
+  const fs::path err = repo_.scratch() / "collab.stderr";
+  int rc = ::system(("cd " + shellQuote(repo_.root().string()) + " && " + shellQuote(HYDRA_BINARY) + " collab " +
+                     shellQuote(kTask) + " --builder claude --reviewer codex --json >" + shellQuote(out.string()) +
+                     " 2>" + shellQuote(err.string()))
+                        .c_str());
+  ASSERT_EQ(rc, 0) << readFile(err) << readFile(out);
+  for (const auto& cli : {"claude", "codex"}) expectNothingLeft(cli);
+  json::object result = json::parse(readFile(out)).as_object();
+  const json::object& record = result.at("race").as_object();
+  EXPECT_EQ(str(record.at("kind")), "collab");
+  EXPECT_EQ(str(record.at("status")), "completed") << readFile(err);
+  EXPECT_EQ(optionalString(record, "stopReason"), "untilScore") << json::serialize(record);
+
+  const json::array& iterations = record.at("iterations").as_array();
+  ASSERT_EQ(iterations.size(), 2u) << json::serialize(record);
+  const json::object& first = iterations[0].as_object();
+  const json::object& second = iterations[1].as_object();
+  EXPECT_EQ(str(first.at("builderStatus")), "completed");
+  EXPECT_LT(first.at("score").at("total").to_number<double>(), 100.0);
+  EXPECT_EQ(str(first.at("reviewStatus")), "completed");
+  EXPECT_THAT(optionalString(first, "review"), HasSubstr("one too many"));
+  EXPECT_EQ(first.at("approved"), json::value(false));
+  EXPECT_EQ(second.at("resumed"), json::value(true)) << "claude's refinement did not continue its session";
+  EXPECT_DOUBLE_EQ(second.at("score").at("total").to_number<double>(), 100.0);
+  EXPECT_EQ(result.at("scores").at("winner"), json::value("builder@2"));
+  // Each round's usage as claude's model reported it; the reviewer's as codex's did.
+  ASSERT_TRUE(first.contains("reviewUsage"));
+  EXPECT_EQ(first.at("reviewUsage").at("outputTokens"), json::value(model("codex").reported().outputTokens));
+
+  // The second round's commit holds the fix, on the builder's branch; the
+  // reviewer's checkout is gone and changed nothing.
+  const std::string branch = str(record.at("agents").at(0).at("branch"));
+  EXPECT_EQ(repo_.git("show " + branch + ":calc.py") + "\n", kFixedCalc);
+  EXPECT_EQ(repo_.git("show " + str(first.at("commit")) + ":calc.py").find("a + b + 1") != std::string::npos, true);
+  EXPECT_FALSE(fs::exists(str(record.at("agents").at(1).at("worktree"))));
+
+  // The model saw the refinement as the same conversation going on (turns 3
+  // to 5), and the reviewer worked in its own checkout.
+  int highest = -1;
+  for (const auto& r : model("claude").scriptedRequests()) {
+    if (r.at("turn").is_int64()) highest = std::max(highest, static_cast<int>(r.at("turn").as_int64()));
+  }
+  EXPECT_EQ(highest, 5);
+  expectModelToldWorktree("codex", str(record.at("agents").at(1).at("worktree")));
+  expectCheckoutAsBefore(before);
+}
+
 }  // namespace
 }  // namespace hydra::test

@@ -103,5 +103,12 @@ TEST(ClaudeParserTest, UnknownSystemEventsPassThroughRaw) {
   EXPECT_THAT(parser->parseLine(readLines("claude.stream.jsonl").front()), IsEmpty());
 }
 
+TEST(ClaudeParserTest, TheSummaryNamesTheSessionALaterRunCanContinue) {
+  std::vector<AgentEvent> events = testing::parseFixture("claude", "claude.stream.jsonl");
+  ASSERT_FALSE(events.empty());
+  ASSERT_EQ(events.back().kind, EventKind::Summary);
+  EXPECT_EQ(events.back().sessionId, "3098744b-cf4b-491d-b056-cc0c8dfb2b99");
+}
+
 }  // namespace
 }  // namespace hydra::core

@@ -131,5 +131,12 @@ TEST(CodexParserTest, StreamCutBeforeTurnCompletedIsAnError) {
   EXPECT_THAT(summary.warnings, ElementsAre("the stream ended before a turn completed"));
 }
 
+TEST(CodexParserTest, TheSummaryNamesTheSessionALaterRunCanContinue) {
+  std::vector<AgentEvent> events = testing::parseFixture("codex", "codex.stream.jsonl");
+  ASSERT_FALSE(events.empty());
+  ASSERT_EQ(events.back().kind, EventKind::Summary);
+  EXPECT_EQ(events.back().sessionId, "01a1fdc8-ceb4-7812-8b54-9db82d2a6db7");
+}
+
 }  // namespace
 }  // namespace hydra::core

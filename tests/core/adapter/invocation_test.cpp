@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -208,6 +209,40 @@ TEST(EventKindTest, EveryKindHasItsOwnName) {
   }
   EXPECT_THAT(names, UnorderedElementsAre("text", "toolCall", "toolResult", "fileChange",
                                           "usage", "error", "summary", "raw"));
+}
+
+// --- continuing a session (a collaboration's refinements) ----------------------------
+
+std::optional<Invocation> resumed(std::string_view adapter, const AgentConfig* config = nullptr) {
+  AgentConfig defaults = *findAgent(Config{}, adapter);
+  return testing::adapterNamed(adapter).resumeInvocation(config ? *config : defaults, "ses-42", kTask);
+}
+
+TEST(ResumeInvocationTest, ClaudeCodexAndOpencodeContinueTheSessionTheyReported) {
+  auto claude = resumed("claude");
+  ASSERT_TRUE(claude);
+  EXPECT_THAT(claude->args, ElementsAre("-p", kTask, "--resume", "ses-42", "--output-format", "stream-json",
+                                        "--verbose", "--permission-mode", "acceptEdits", "--allowedTools",
+                                        "Bash,Write,Edit,Read"));
+  EXPECT_THAT(claude->env, ElementsAre(Pair("DISABLE_AUTOUPDATER", "1")));
+  auto codex = resumed("codex");
+  ASSERT_TRUE(codex);
+  EXPECT_THAT(codex->args, ElementsAre("exec", "resume", "--json", "-c", "approval_policy=\"never\"", "-c",
+                                       "sandbox_mode=\"danger-full-access\"", "ses-42", kTask));
+  auto opencode = resumed("opencode");
+  ASSERT_TRUE(opencode);
+  EXPECT_THAT(opencode->args, ElementsAre("run", "--format", "json", "--session", "ses-42", kTask));
+}
+
+TEST(ResumeInvocationTest, OtherCLIsAndReplacedArgsStartAfresh) {
+  for (std::string_view adapter : {"cursor", "gemini", "aider", "command", "acp", "claude-acp"}) {
+    AgentConfig config = *findAgent(Config{}, adapter);
+    if (config.binary.empty()) config.binary = "agent";
+    EXPECT_FALSE(testing::adapterNamed(adapter).resumeInvocation(config, "ses-42", kTask).has_value()) << adapter;
+  }
+  AgentConfig replaced = *findAgent(Config{}, "claude");
+  replaced.args = {"-p", "{task}"};
+  EXPECT_FALSE(resumed("claude", &replaced).has_value()) << "hydra cannot tell where the session would go";
 }
 
 }  // namespace

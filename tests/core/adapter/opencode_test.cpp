@@ -118,5 +118,12 @@ TEST(OpencodeParserTest, StreamCutInsideAStepIsReported) {
   EXPECT_THAT(summary.warnings, ElementsAre("the stream ended inside a step"));
 }
 
+TEST(OpencodeParserTest, TheSummaryNamesTheSessionALaterRunCanContinue) {
+  std::vector<AgentEvent> events = testing::parseFixture("opencode", "opencode.stream.jsonl");
+  ASSERT_FALSE(events.empty());
+  ASSERT_EQ(events.back().kind, EventKind::Summary);
+  EXPECT_EQ(events.back().sessionId, "ses_e0237229cffeR51etvU9oEdfeK");
+}
+
 }  // namespace
 }  // namespace hydra::core

@@ -312,5 +312,16 @@ TEST_F(AgentRunTest, TheAdaptersSummaryGivesUsageWarningsAndTheFinalMessage) {
   EXPECT_FALSE(f.warnings.empty()) << "a denied tool call is reported";
 }
 
+TEST(ResumableSessionIdTest, OnlyPlainIdsGoBackOnTheCommandLine) {
+  for (const char* id : {"3098744b-cf4b-491d-b056-cc0c8dfb2b99", "ses_e0237229cffeR51etvU9oEdfeK", "a.b:c"}) {
+    EXPECT_TRUE(isResumableSessionId(id)) << id;
+  }
+  for (const char* id : {"", "--dangerously-skip-permissions", "-x", "a b", "a;rm -rf /", "a\nb", "{task}", "../x",
+                         "_x"}) {
+    EXPECT_FALSE(isResumableSessionId(id)) << id;
+  }
+  EXPECT_FALSE(isResumableSessionId(std::string(129, 'a')));
+}
+
 }  // namespace
 }  // namespace hydra::core
