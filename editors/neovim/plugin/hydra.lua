@@ -32,33 +32,55 @@ end, {
   end,
 })
 
+command('HydraCollab', function(opts)
+  hydra().collab_command(opts.args)
+end, {
+  nargs = '*',
+  desc = 'A builder and a reviewer agent in rounds: :HydraCollab [builder [reviewer]] [-- task]',
+  complete = function(arglead, cmdline)
+    return hydra().complete_agents(arglead, cmdline)
+  end,
+})
+
+command('HydraIterations', function(opts)
+  local id = opts.fargs[1]
+  hydra().iterations({ race = id ~= '' and id or nil })
+end, {
+  nargs = '?',
+  desc = "The iterations of a collaboration (default: the current one): :HydraIterations [race]",
+  complete = function(arglead)
+    return hydra().complete_collabs(arglead)
+  end,
+})
+
 command('HydraStatus', function()
   hydra().status()
 end, { nargs = 0, desc = "The repository's races" })
 
--- A command about agents of the current race: one (nargs '?') or more.
-local function race_agent_command(name, run, desc, nargs)
+-- A command about agents of the current race: one (nargs '?') or more; of
+-- a collaboration, its iterations too ("builder@2"), unless `agents_only`.
+local function race_agent_command(name, run, desc, nargs, agents_only)
   command(name, run, {
     nargs = nargs or '?',
     desc = desc,
     complete = function(arglead)
-      return hydra().complete_race_agents(arglead)
+      return hydra().complete_race_agents(arglead, agents_only)
     end,
   })
 end
 
 race_agent_command('HydraCancel', function(opts)
   hydra().cancel(agent_target(opts))
-end, 'Cancel the current race, or one of its agents')
+end, 'Cancel the current race, or one of its agents', nil, true)
 race_agent_command('HydraMerge', function(opts)
   hydra().merge(agent_target(opts))
-end, "Merge an agent's branch (default: the winner)")
+end, "Merge an agent's branch (default: the winner), or a collaboration's iteration: builder@N")
 race_agent_command('HydraFindings', function(opts)
   hydra().findings(agent_target(opts))
-end, "The build and lint findings of an agent's files (default: every agent's), in the quickfix list")
+end, "The build and lint findings of an agent's files (default: every agent's), in the quickfix list", nil, true)
 race_agent_command('HydraDiff', function(opts)
   hydra().diff_command(opts.args)
-end, "Review an agent's changes against your files, or compare two agents: :HydraDiff [agent [agent]]", '*')
+end, "Review an agent's (or an iteration's, builder@N) changes against your files, or compare two: :HydraDiff [agent [agent]]", '*')
 
 command('HydraLog', function(opts)
   hydra().log_command(opts.args)

@@ -125,9 +125,10 @@ H.agent_names = { 'breaker', 'chatty', 'crasher', 'fixer', 'replay', 'sleeper', 
 --- hydra.toml with the scripted agents, and one commit. `env` adds
 --- variables to every agent (SPEC_GATE, SPEC_PIDS, SPEC_LINES); `scoring`,
 --- lines for hydra.toml's [scoring] ("auto_merge = true"), each replacing
---- the default line of the same key ("build_command = ...").
+--- the default line of the same key ("build_command = ..."); `extra`, more
+--- lines for the end of hydra.toml (more agents, [collaboration]).
 --- Returns its root (symbolic links resolved, as git reports it).
-function H.make_repo(env, scoring)
+function H.make_repo(env, scoring, extra)
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir, 'p')
   dir = vim.fn.resolve(dir)
@@ -182,6 +183,10 @@ function H.make_repo(env, scoring)
   end
   table.insert(toml, '[scoring]')
   vim.list_extend(toml, scoring_lines)
+  if extra and #extra > 0 then
+    table.insert(toml, '')
+    vim.list_extend(toml, extra)
+  end
   H.write_file(dir .. '/hydra.toml', table.concat(toml, '\n') .. '\n')
   H.run({ 'git', 'init', '-q', '-b', 'main', dir })
   H.git(dir, 'config', 'user.name', 'Spec Runner')
@@ -408,12 +413,12 @@ function H.start_race(root, agents, task)
 end
 
 --- What a spec file that races needs first: notifications recorded, a fresh
---- repository (H.make_repo(env, scoring)) as the current directory, and the
---- plugin set up to start the hydra under test, with `window` options.
---- Returns the repository's root.
-function H.prepare(window, env, scoring)
+--- repository (H.make_repo(env, scoring, extra)) as the current directory,
+--- and the plugin set up to start the hydra under test, with `window`
+--- options. Returns the repository's root.
+function H.prepare(window, env, scoring, extra)
   H.capture_notifications()
-  local root = H.make_repo(env, scoring)
+  local root = H.make_repo(env, scoring, extra)
   require('hydra').setup({ server = { cmd = { H.hydra_bin, 'serve' } }, window = window })
   vim.cmd('cd ' .. vim.fn.fnameescape(root))
   return root

@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
 import { describeServerError, raceIsActive } from './format';
-import { pickAgent, pickRace, resolveAgent, targetOf } from './pick';
+import { pickAgent, pickRace, resolveAgent, resultsOf, targetOf } from './pick';
+import { isCollab } from './collabModel';
 
 export const SCHEME = 'hydra';
 
@@ -60,7 +61,8 @@ class AgentContentProvider implements vscode.TextDocumentContentProvider {
 }
 
 async function showDiff(session: HydraSession, arg: unknown): Promise<void> {
-  const chosen = await resolveAgent(session, arg, 'diff');
+  // A collaboration's diffs are its iterations' (builder@N).
+  const chosen = await resolveAgent(session, arg, 'diff', true);
   if (!chosen) return;
   const { race, agent } = chosen;
   let path = chosen.path;
@@ -94,23 +96,26 @@ async function changesOf(session: HydraSession, raceId: string, agentId: string)
 }
 
 /**
- * Two agents' versions of a file side by side: a race, two of its agents,
- * then one of the files either changed. An agent that did not change the
- * file shows the base's version of it.
+ * Two agents' versions of a file side by side: a race, two of its agents
+ * (a collaboration's: two of its iterations), then one of the files either
+ * changed. An agent that did not change the file shows the base's version of it.
  */
 async function compareAgents(session: HydraSession, arg: unknown): Promise<void> {
   const target = targetOf(arg);
   const race = (target ? session.store.get(target.raceId) : undefined) ?? await pickRace(session, 'The race whose agents to compare',
-    (r) => !raceIsActive(r.state) && r.agents.length >= 2, 'no finished race has two agents to compare');
+    (r) => !raceIsActive(r.state) && resultsOf(r).length >= 2, 'no finished race has two agents to compare');
   if (!race) return;
-  if (race.agents.length < 2) {
-    void vscode.window.showInformationMessage(`Hydra: race ${race.raceId} has one agent: nothing to compare it with.`);
+  const agents = resultsOf(race);
+  if (agents.length < 2) {
+    void vscode.window.showInformationMessage(isCollab(race)
+      ? `Hydra: collaboration ${race.raceId} has ${agents.length === 0 ? 'no iteration' : 'one iteration'}: nothing to compare.`
+      : `Hydra: race ${race.raceId} has one agent: nothing to compare it with.`);
     return;
   }
-  const first = race.agents.find((a) => a.agentId === target?.agentId) ?? await pickAgent(session, race, 'The first agent to compare');
+  const first = agents.find((a) => a.agentId === target?.agentId) ?? await pickAgent(session, race, 'The first agent to compare', agents);
   if (!first) return;
   const second = await pickAgent(session, race, `The agent to compare with ${first.agentId}`,
-    race.agents.filter((a) => a.agentId !== first.agentId));
+    agents.filter((a) => a.agentId !== first.agentId));
   if (!second) return;
   const [a, b] = [first.agentId, second.agentId];
   const [changedByA, changedByB] = await Promise.all([changesOf(session, race.raceId, a), changesOf(session, race.raceId, b)]);

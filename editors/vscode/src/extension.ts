@@ -1,6 +1,7 @@
 // Entry point: one hydra session, then each feature wires itself up.
 import * as vscode from 'vscode';
 import { HydraSession } from './session';
+import * as collab from './collab';
 import * as diagnostics from './diagnostics';
 import * as diff from './diff';
 import * as merge from './merge';
@@ -17,7 +18,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const log = vscode.window.createOutputChannel('Hydra');
   session = new HydraSession(log);
   context.subscriptions.push(log, session);
-  for (const feature of [races, view, output, diff, take, merge, scoreboard, statusBar, diagnostics]) feature.activate(context, session);
+  for (const feature of [races, collab, view, output, diff, take, merge, scoreboard, statusBar, diagnostics]) feature.activate(context, session);
 
   const s = session;
   context.subscriptions.push(

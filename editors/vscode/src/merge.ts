@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
 import { ALL_FAILED, alreadyMergedAgent, describeDryRun, mergeConcerns, mergedText, raceIsActive } from './format';
-import { pickAgent, pickRace, targetOf } from './pick';
+import { pickAgent, pickRace, resultsOf, targetOf } from './pick';
 
 /** hydra/scores of a race, or undefined when it was not scored (or hydra cannot say). */
 async function scoresOf(session: HydraSession, raceId: string): Promise<proto.ScoresResult | undefined> {
@@ -92,7 +92,8 @@ function mergeable(session: HydraSession, race: proto.RaceSummary): boolean {
 /**
  * Merges the agent a tree item names (the view offers only agents that can
  * win), or one picked among the agents of a race that can: an agent that
- * failed, timed out, was cancelled or changed nothing is never offered.
+ * failed, timed out, was cancelled or changed nothing is never offered. A
+ * collaboration's are its iterations ("builder@N").
  */
 async function mergeAgent(session: HydraSession, arg: unknown): Promise<void> {
   const target = targetOf(arg);
@@ -110,7 +111,7 @@ async function mergeAgent(session: HydraSession, arg: unknown): Promise<void> {
   }
   const scores = await scoresOf(session, race.raceId);
   if (scores) session.store.setScores(race.raceId, scores);
-  const eligible = race.agents.filter((a) => scores?.rankings.find((r) => r.agentId === a.agentId)?.eligible !== false);
+  const eligible = resultsOf(race).filter((a) => scores?.rankings.find((r) => r.agentId === a.agentId)?.eligible !== false);
   if (eligible.length === 0) {
     void vscode.window.showWarningMessage(`Hydra: ${ALL_FAILED} in race ${race.raceId}: no agent of it can be merged.`);
     return;

@@ -1,9 +1,12 @@
 // Choosing what a command acts on: the tree item it was invoked on, or, from
-// the command palette, a race and an agent picked from quick picks.
+// the command palette, a race and an agent picked from quick picks. A
+// collaboration's results are its iterations ("builder@N"): what to diff,
+// compare or merge is picked among them.
 import * as vscode from 'vscode';
 import type { AgentState, RaceSummary } from './protocol';
 import type { HydraSession } from './session';
 import { formatElapsed, mergedText } from './format';
+import { isCollab, iterationAgents, iterationOf, iterationPickDescription } from './collabModel';
 
 /** What a command acts on. Tree items and the scoreboard pass one. */
 export interface Target {
@@ -47,7 +50,8 @@ export async function pickAgent(
   const picked = await vscode.window.showQuickPick(
     agents.map((a) => ({
       label: a.agentId,
-      description: `${a.state} · ${formatElapsed(session.store.elapsedMs(race.raceId, a.agentId))}`,
+      description: iterationOf(a.agentId) !== undefined ? iterationPickDescription(race, a.agentId)
+        : `${a.state} · ${formatElapsed(session.store.elapsedMs(race.raceId, a.agentId))}`,
       agent: a,
     })),
     { placeHolder },
@@ -55,15 +59,32 @@ export async function pickAgent(
   return picked?.agent;
 }
 
-/** Resolves a command's argument to a race and agent, asking for what is missing. */
+/**
+ * What a race's results are, for a command that diffs, compares or merges
+ * them: its agents, or a collaboration's iterations.
+ */
+export function resultsOf(race: RaceSummary): AgentState[] {
+  return isCollab(race) ? iterationAgents(race) : race.agents;
+}
+
+/**
+ * Resolves a command's argument to a race and agent, asking for what is
+ * missing. `results`: the agent is one of the race's results (a
+ * collaboration's iterations, see resultsOf), not one of the agents that ran.
+ */
 export async function resolveAgent(
-  session: HydraSession, arg: unknown, what: string,
+  session: HydraSession, arg: unknown, what: string, results = false,
 ): Promise<{ race: RaceSummary; agent: AgentState; path?: string } | undefined> {
   const target = targetOf(arg);
   let race = target ? session.store.get(target.raceId) : undefined;
   if (!race) race = await pickRace(session, `The race whose agent to ${what}`);
   if (!race) return undefined;
-  const agent = race.agents.find((a) => a.agentId === target?.agentId) ?? (await pickAgent(session, race, `The agent to ${what}`));
+  const among = results ? resultsOf(race) : race.agents;
+  if (among.length === 0 && isCollab(race)) {
+    void vscode.window.showInformationMessage(`Hydra: collaboration ${race.raceId} has no iteration yet.`);
+    return undefined;
+  }
+  const agent = among.find((a) => a.agentId === target?.agentId) ?? (await pickAgent(session, race, `The agent to ${what}`, among));
   return agent ? { race, agent, path: target?.path } : undefined;
 }
 

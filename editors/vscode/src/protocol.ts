@@ -14,7 +14,15 @@ export interface AgentInfo {
   path?: string;
   problem?: string;
 }
-export interface AgentsResult { agents: AgentInfo[] }
+export interface AgentsResult {
+  agents: AgentInfo[];
+  /**
+   * hydra.toml's [collaboration] builder and reviewer, when the server names
+   * them (the collaboration contract does not say where it does: absent, the
+   * user just picks).
+   */
+  collaboration?: { builder?: string | null; reviewer?: string | null };
+}
 
 export interface RaceParams { task: string; agents: string[]; base?: string; workDoneToken?: string | number }
 export interface RaceAgent { agentId: string; agent: string; branch: string; worktree: string }
@@ -58,8 +66,45 @@ export interface MergedRecord {
   /** Merged by [scoring] auto_merge. */
   automatic?: boolean;
 }
+/**
+ * Why a collaboration stopped refining. hydra also gives "cancelled" for one
+ * cancelled (not in the collaboration protocol's list of reasons).
+ */
+export type CollabStopReason = 'untilScore' | 'approved' | 'maxIterations' | 'unchanged' | 'builderFailed' | 'reviewerFailed' | 'cancelled';
+/** What a collaboration's agent run does: the builder builds (iteration 1) or refines (2..), the reviewer reviews. */
+export type CollabPhase = 'build' | 'review' | 'refine';
+/** A collaboration's settings, as it started with them. */
+export interface CollaborationInfo {
+  /** The agents' configured names (their agent ids are "builder" and "reviewer"). */
+  builder: string;
+  reviewer: string;
+  maxIterations: number;
+  untilScore?: number | null;
+  approveMarker: string;
+  /** Once it stopped refining. */
+  stopReason?: CollabStopReason;
+}
+/** One iteration of a collaboration (agent id "builder@N"), as hydra/status and hydra/races give it. */
+export interface IterationSummary {
+  /** 1-based. */
+  iteration: number;
+  commit?: string;
+  builderStatus: string;
+  /** The builder's CLI continued its previous session. */
+  resumed: boolean;
+  /** Its total, when it could be scored. */
+  score?: number;
+  breakdown?: ScoreBreakdown;
+  /** The reviewer's final message (Markdown); absent when no review ran for it. */
+  review?: string;
+  reviewStatus?: string;
+  /** The review contained the approve marker. */
+  approved: boolean;
+}
 export interface RaceSummary {
   raceId: string;
+  /** "collab" for a collaboration; a race is "race" (or says nothing, from an older hydra). */
+  kind?: 'race' | 'collab';
   task: string;
   state: RaceStateName;
   createdAt: string;
@@ -74,11 +119,36 @@ export interface RaceSummary {
   sandboxWarning?: string;
   /** Present once one of its agents was merged: the race gives no other result. */
   merged?: MergedRecord;
+  /** A collaboration's settings and stop reason. */
+  collaboration?: CollaborationInfo;
+  /** A collaboration's iterations, first first. */
+  iterations?: IterationSummary[];
 }
 export interface StatusParams { raceId?: string }
 export interface StatusResult { races: RaceSummary[] }
 export interface RacesParams { offset?: number; limit?: number }
 export interface RacesResult { races: RaceSummary[]; total: number; nextOffset?: number }
+
+export interface CollabParams {
+  task: string;
+  /** Agent names; both optional when hydra.toml's [collaboration] names them. */
+  builder?: string;
+  reviewer?: string;
+  maxIterations?: number;
+  untilScore?: number;
+  base?: string;
+  workDoneToken?: string | number;
+}
+/** hydra/collab's answer: the collaboration's summary at its start. */
+export interface CollabResult extends RaceResult {
+  kind: 'collab';
+  collaboration: CollaborationInfo;
+  iterations: IterationSummary[];
+  task?: string;
+  state?: RaceStateName;
+  createdAt?: string;
+  baseCommit?: string;
+}
 
 export interface CancelParams { raceId: string; agentId?: string }
 export interface CancelResult { cancelled: boolean }
@@ -202,7 +272,18 @@ export interface PingParams { data?: unknown; delayMs?: number }
 export interface PingResult { data: unknown; version: string }
 
 // Notifications a race sends while it runs.
-export interface AgentStartedParams { raceId: string; agentId: string; agent: string; branch: string; worktree: string }
+export interface AgentStartedParams {
+  raceId: string;
+  agentId: string;
+  agent: string;
+  branch: string;
+  worktree: string;
+  /** In a collaboration: what this run does, and the iteration it belongs to. */
+  phase?: CollabPhase;
+  iteration?: number;
+  /** A refine whose CLI continued the builder's previous session. */
+  resumed?: boolean;
+}
 export interface Usage { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number; costUsd?: number }
 export interface AgentEvent {
   kind: 'text' | 'toolCall' | 'toolResult' | 'fileChange' | 'usage' | 'error' | 'summary' | 'raw';
@@ -225,6 +306,8 @@ export interface AgentOutputParams {
   lines: string[];
   events: AgentEvent[];
   droppedLines?: number;
+  phase?: CollabPhase;
+  iteration?: number;
 }
 export interface AgentFinishedParams {
   raceId: string;
@@ -240,8 +323,26 @@ export interface AgentFinishedParams {
   deniedToolCalls?: number;
   /** What it changed outside its worktree (put back where hydra could): it cannot win. */
   escapes?: string[];
+  phase?: CollabPhase;
+  iteration?: number;
 }
-export interface ScoringStartedParams { raceId: string }
+/** In a collaboration, `iteration`: the iteration whose commit is being checked. */
+export interface ScoringStartedParams { raceId: string; iteration?: number }
+/** A collaboration's iteration is done: built, scored and, unless it is the last, reviewed. */
+export interface IterationFinishedParams {
+  raceId: string;
+  iteration: number;
+  commit?: string;
+  builderStatus: string;
+  resumed: boolean;
+  /** As hydra/scores' rankings give it (agentId "builder@N"); absent when it could not be scored. */
+  score?: Ranking;
+  review?: string;
+  reviewStatus?: string;
+  approved: boolean;
+  next: 'refine' | 'stop';
+  stopReason?: CollabStopReason;
+}
 /** What [scoring] auto_merge did when the race finished. */
 export interface AutoMergeOutcome {
   agentId: string;
@@ -264,11 +365,14 @@ export interface RaceFinishedParams {
   allFailed: boolean;
   /** Present when auto_merge tried to merge the winner. */
   autoMerge?: AutoMergeOutcome;
+  /** A collaboration's: why it stopped refining. */
+  stopReason?: CollabStopReason;
 }
 
 export const ping = new RequestType<PingParams, PingResult, void>('hydra/ping');
 export const agents = new RequestType0<AgentsResult, void>('hydra/agents');
 export const race = new RequestType<RaceParams, RaceResult, void>('hydra/race');
+export const collab = new RequestType<CollabParams, CollabResult, void>('hydra/collab');
 export const status = new RequestType<StatusParams, StatusResult, void>('hydra/status');
 export const cancel = new RequestType<CancelParams, CancelResult, void>('hydra/cancel');
 export const scores = new RequestType<RaceIdParams, ScoresResult, void>('hydra/scores');
@@ -284,6 +388,7 @@ export const agentStarted = new NotificationType<AgentStartedParams>('hydra/agen
 export const agentOutput = new NotificationType<AgentOutputParams>('hydra/agentOutput');
 export const agentFinished = new NotificationType<AgentFinishedParams>('hydra/agentFinished');
 export const scoringStarted = new NotificationType<ScoringStartedParams>('hydra/scoringStarted');
+export const iterationFinished = new NotificationType<IterationFinishedParams>('hydra/iterationFinished');
 export const raceFinished = new NotificationType<RaceFinishedParams>('hydra/raceFinished');
 
 // hydra.toml's problems come as LSP's textDocument/publishDiagnostics

@@ -1,12 +1,14 @@
 // What the extension knows about races: the summaries hydra/status and
 // hydra/races return, kept current by the notifications of the races this
 // session runs. The tree view and the status bar read it. No VS Code imports:
-// the unit tests drive it with recorded notifications.
+// the unit tests drive it with recorded notifications. A collaboration is a
+// race of kind "collab": its iterations and the phase it is in are kept too.
 import type {
-  AgentFinishedParams, AgentStartedParams, MergeResult, MergedRecord, RaceFinishedParams, RaceResult, RaceSummary, Ranking,
-  ScoresResult,
+  AgentFinishedParams, AgentStartedParams, AgentState, CollabResult, IterationFinishedParams, MergeResult, MergedRecord,
+  RaceFinishedParams, RaceResult, RaceSummary, Ranking, ScoresResult,
 } from './protocol';
 import { raceIsActive } from './format';
+import { type LivePhase, isCollab, iterationAgentId, iterationFromNotification, phaseFromSummary } from './collabModel';
 
 type Listener = () => void;
 
@@ -18,6 +20,8 @@ export class RaceStore {
   private readonly allFailed = new Map<string, boolean>();
   // When each running agent started, on this machine's clock, for a live elapsed time.
   private readonly startedAt = new Map<string, number>();
+  // What each collaboration this session watches is doing, from its notifications.
+  private readonly phases = new Map<string, LivePhase>();
   private readonly listeners: Listener[] = [];
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -57,6 +61,7 @@ export class RaceStore {
   setSummaries(summaries: RaceSummary[]): void {
     for (const s of summaries) {
       this.races.set(s.raceId, s);
+      if (!raceIsActive(s.state)) this.phases.delete(s.raceId);
       for (const a of s.agents) {
         if (a.state === 'running' && !this.startedAt.has(key(s.raceId, a.agentId))) {
           this.startedAt.set(key(s.raceId, a.agentId), this.now() - a.elapsedMs);
@@ -101,6 +106,18 @@ export class RaceStore {
     return this.winners.get(raceId);
   }
 
+  /** The winner from the race's scores, else the one its summary records ("builder@2" for a collaboration). */
+  recordedWinnerOf(raceId: string): string | null | undefined {
+    return this.winners.get(raceId) ?? this.races.get(raceId)?.winner;
+  }
+
+  /** What a running collaboration is doing: as its notifications said, else as its summary suggests. */
+  phaseOf(raceId: string): LivePhase | undefined {
+    const race = this.races.get(raceId);
+    if (!race || !raceIsActive(race.state)) return undefined;
+    return this.phases.get(raceId) ?? phaseFromSummary(race);
+  }
+
   /** Whether every agent of the race failed, so that it has no winner: from its scores, else its summary. */
   allFailedIn(raceId: string): boolean {
     return this.allFailed.get(raceId) ?? this.races.get(raceId)?.allFailed === true;
@@ -127,11 +144,30 @@ export class RaceStore {
     this.fire();
   }
 
+  /** A collaboration this session just started (hydra/collab's answer). */
+  collabStarted(task: string, result: CollabResult): void {
+    this.races.set(result.raceId, {
+      raceId: result.raceId,
+      kind: 'collab',
+      task: result.task ?? task,
+      state: result.state ?? 'running',
+      createdAt: result.createdAt ?? new Date(this.now()).toISOString(),
+      baseCommit: result.baseCommit ?? '',
+      agents: result.agents.map((a): AgentState => ({ state: 'queued', elapsedMs: 0, ...a })),
+      collaboration: result.collaboration,
+      iterations: result.iterations ?? [],
+    });
+    this.fire();
+  }
+
   agentStarted(p: AgentStartedParams): void {
     const agent = this.agent(p.raceId, p.agentId);
     if (!agent) return;
     agent.state = 'running';
+    // A collaboration's agent runs once per round: this run's time starts now.
+    if (p.phase) agent.elapsedMs = 0;
     this.startedAt.set(key(p.raceId, p.agentId), this.now());
+    if (p.phase && p.iteration !== undefined) this.phases.set(p.raceId, { phase: p.phase, iteration: p.iteration });
     this.fire();
   }
 
@@ -149,10 +185,36 @@ export class RaceStore {
     this.fire();
   }
 
-  scoringStarted(raceId: string): void {
+  /** A race's scoring; in a collaboration, `iteration`'s (the collaboration runs on afterwards). */
+  scoringStarted(raceId: string, iteration?: number): void {
     const race = this.races.get(raceId);
     if (!race) return;
-    race.state = 'scoring';
+    if (iteration !== undefined || isCollab(race)) {
+      const at = iteration ?? this.phases.get(raceId)?.iteration ?? (race.iterations?.length ?? 0) + 1;
+      this.phases.set(raceId, { phase: 'scoring', iteration: at });
+    } else {
+      race.state = 'scoring';
+    }
+    this.fire();
+  }
+
+  /** A collaboration's iteration is done: recorded with its score and review; the phase moves on. */
+  iterationFinished(p: IterationFinishedParams): void {
+    const race = this.races.get(p.raceId);
+    if (!race) return;
+    const iterations = (race.iterations ?? []).filter((i) => i.iteration !== p.iteration);
+    race.iterations = [...iterations, iterationFromNotification(p)].sort((a, b) => a.iteration - b.iteration);
+    if (p.score) {
+      const ranking = { ...p.score, agentId: iterationAgentId(p.iteration) };
+      const known = (this.rankings.get(p.raceId) ?? []).filter((r) => r.agentId !== ranking.agentId);
+      this.rankings.set(p.raceId, [...known, ranking]);
+    }
+    if (p.next === 'refine') {
+      this.phases.set(p.raceId, { phase: 'refine', iteration: p.iteration + 1 });
+    } else {
+      this.phases.delete(p.raceId);
+      if (p.stopReason && race.collaboration) race.collaboration.stopReason = p.stopReason;
+    }
     this.fire();
   }
 
@@ -161,7 +223,9 @@ export class RaceStore {
     if (race) {
       race.state = p.status;
       race.finishedAt = new Date(this.now()).toISOString();
+      if (p.stopReason && race.collaboration) race.collaboration.stopReason = p.stopReason;
     }
+    this.phases.delete(p.raceId);
     this.rankings.set(p.raceId, p.rankings);
     this.winners.set(p.raceId, p.winner);
     this.allFailed.set(p.raceId, p.allFailed);

@@ -9,8 +9,9 @@ import {
 } from './format';
 import { firstLine, pickAgent, pickRace, targetOf } from './pick';
 import { trackRaceProgress } from './progress';
+import { isCollab } from './collabModel';
 
-interface AgentPick extends vscode.QuickPickItem {
+export interface AgentPick extends vscode.QuickPickItem {
   name: string;
   available: boolean;
   problem?: string;
@@ -21,7 +22,7 @@ interface AgentPick extends vscode.QuickPickItem {
  * in `picked` already ticked; then, under a "not available" separator, those
  * that cannot run here, each with hydra's reason.
  */
-function agentPicks(agents: proto.AgentInfo[], picked: string[]): Array<AgentPick | vscode.QuickPickItem> {
+export function agentPicks(agents: proto.AgentInfo[], picked: string[]): Array<AgentPick | vscode.QuickPickItem> {
   const ordered = [...agents].sort((a, b) => Number(b.configured) - Number(a.configured) || a.name.localeCompare(b.name));
   const available = ordered.filter((a) => a.available).map((a): AgentPick => ({
     name: a.name,
@@ -43,7 +44,7 @@ function agentPicks(agents: proto.AgentInfo[], picked: string[]): Array<AgentPic
   return [...available, { label: 'not available', kind: vscode.QuickPickItemKind.Separator }, ...unavailable];
 }
 
-function isAgentPick(item: vscode.QuickPickItem): item is AgentPick {
+export function isAgentPick(item: vscode.QuickPickItem): item is AgentPick {
   return typeof (item as Partial<AgentPick>).name === 'string';
 }
 
@@ -223,7 +224,7 @@ async function showHistory(session: HydraSession): Promise<void> {
   const picked = await vscode.window.showQuickPick(
     page.races.map((r) => ({
       label: firstLine(r.task),
-      description: `${r.state}${r.allFailed ? ` · ${ALL_FAILED}` : ''}${r.merged ? ` · ${mergedText(r.merged, true)}` : ''} · ${r.raceId}`,
+      description: `${isCollab(r) ? 'collab · ' : ''}${r.state}${r.allFailed ? ` · ${ALL_FAILED}` : ''}${r.merged ? ` · ${mergedText(r.merged, true)}` : ''} · ${r.raceId}`,
       detail: r.agents.map((a) => `${a.agentId}: ${a.state}`).join(' · '),
       race: r,
     })),
@@ -235,6 +236,8 @@ async function showHistory(session: HydraSession): Promise<void> {
     { label: 'Show Diff', command: 'hydra.showDiff' },
     { label: 'Show Agent Output', command: 'hydra.showAgentOutput' },
     { label: 'Show Agent Raw Log', command: 'hydra.showAgentRawLog' },
+    ...(isCollab(picked.race) && picked.race.iterations?.some((i) => i.review !== undefined)
+      ? [{ label: 'Show Review', command: 'hydra.showReview' }] : []),
     // A race without a winner has none to merge.
     ...(picked.race.state === 'completed' && !picked.race.allFailed && !picked.race.merged
       ? [{ label: 'Merge Winner', command: 'hydra.mergeWinner' }] : []),

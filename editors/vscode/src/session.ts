@@ -19,6 +19,8 @@ export class HydraSession implements vscode.Disposable {
   readonly onAgentOutput = new vscode.EventEmitter<proto.AgentOutputParams>();
   readonly onAgentFinished = new vscode.EventEmitter<proto.AgentFinishedParams>();
   readonly onRaceFinished = new vscode.EventEmitter<proto.RaceFinishedParams>();
+  /** A collaboration's iteration is done (scored and, unless it is the last, reviewed). */
+  readonly onIterationFinished = new vscode.EventEmitter<proto.IterationFinishedParams>();
   /** hydra.toml's problems (textDocument/publishDiagnostics). */
   readonly onDiagnostics = new vscode.EventEmitter<PublishDiagnosticsParams>();
   /** A new hydra starts: what the last one published no longer holds. */
@@ -118,7 +120,8 @@ export class HydraSession implements vscode.Disposable {
 
   dispose(): void {
     void this.stop();
-    for (const e of [this.onAgentStarted, this.onAgentOutput, this.onAgentFinished, this.onRaceFinished, this.onDiagnostics, this.onStarting]) {
+    for (const e of [this.onAgentStarted, this.onAgentOutput, this.onAgentFinished, this.onRaceFinished, this.onIterationFinished,
+      this.onDiagnostics, this.onStarting]) {
       e.dispose();
     }
   }
@@ -158,7 +161,11 @@ export class HydraSession implements vscode.Disposable {
       this.store.agentFinished(p);
       this.onAgentFinished.fire(p);
     });
-    client.onNotification(proto.scoringStarted, (p) => this.store.scoringStarted(p.raceId));
+    client.onNotification(proto.scoringStarted, (p) => this.store.scoringStarted(p.raceId, p.iteration));
+    client.onNotification(proto.iterationFinished, (p) => {
+      this.store.iterationFinished(p);
+      this.onIterationFinished.fire(p);
+    });
     client.onNotification(proto.raceFinished, (p) => {
       this.store.raceFinished(p);
       this.onRaceFinished.fire(p);

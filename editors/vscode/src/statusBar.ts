@@ -1,6 +1,7 @@
 // A status bar item while races run; it opens the Hydra view.
 import * as vscode from 'vscode';
 import type { HydraSession } from './session';
+import { isCollab, phaseText } from './collabModel';
 
 export function activate(context: vscode.ExtensionContext, session: HydraSession): void {
   const item = vscode.window.createStatusBarItem('hydra.status', vscode.StatusBarAlignment.Left, 10);
@@ -12,10 +13,17 @@ export function activate(context: vscode.ExtensionContext, session: HydraSession
       item.hide();
       return;
     }
-    const agents = running.flatMap((r) => r.agents);
+    // A collaboration says its phase; races count their agents done.
+    const races = running.filter((r) => !isCollab(r));
+    const agents = races.flatMap((r) => r.agents);
     const done = agents.filter((a) => a.state !== 'queued' && a.state !== 'running').length;
-    const scoring = running.some((r) => r.state === 'scoring');
-    item.text = `$(sync~spin) Hydra: ${scoring ? 'scoring' : `${done}/${agents.length} agents done`}`;
+    const scoring = races.some((r) => r.state === 'scoring');
+    const phases = running.filter((r) => isCollab(r)).map((r) => {
+      const phase = session.store.phaseOf(r.raceId);
+      return phase ? phaseText(phase) : 'collaborating';
+    });
+    const parts = [...(races.length > 0 ? [scoring ? 'scoring' : `${done}/${agents.length} agents done`] : []), ...phases];
+    item.text = `$(sync~spin) Hydra: ${parts.join(' · ')}`;
     item.tooltip = running.map((r) => `${r.raceId}: ${r.task}`).join('\n');
     item.show();
   };

@@ -1,7 +1,8 @@
 // The "Hydra" view: races -> agents by rank (state icon, elapsed time, rank
 // and score, a star for the winner) -> changed files. A file opens VS Code's
 // diff editor; inline actions diff, merge, show output and cancel. A merged
-// race, and the agent merged, say so and offer no merge.
+// race, and the agent merged, say so and offer no merge. A collaboration
+// lists its iterations instead (collabView.ts), each with its review and files.
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
@@ -10,8 +11,10 @@ import {
   raceIsActive, rankOrder,
 } from './format';
 import { firstLine, Target } from './pick';
+import { isCollab } from './collabModel';
+import { collabAgentItem, collabItem, iterationItem, reviewItem, rowsOf } from './collabView';
 
-type Node = RaceNode | AgentNode | FileNode;
+type Node = RaceNode | AgentNode | FileNode | IterationNode | ReviewNode;
 
 class RaceNode implements Target {
   readonly kind = 'race';
@@ -20,6 +23,16 @@ class RaceNode implements Target {
 class AgentNode implements Target {
   readonly kind = 'agent';
   constructor(readonly raceId: string, readonly agentId: string) {}
+}
+/** A collaboration's iteration N: agentId "builder@N". */
+class IterationNode implements Target {
+  readonly kind = 'iteration';
+  constructor(readonly raceId: string, readonly agentId: string, readonly iteration: number) {}
+}
+/** An iteration's review; it opens as a Markdown document. */
+class ReviewNode implements Target {
+  readonly kind = 'review';
+  constructor(readonly raceId: string, readonly agentId: string, readonly iteration: number) {}
 }
 class FileNode implements Target {
   readonly kind = 'file';
@@ -60,6 +73,23 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
   async getChildren(node?: Node): Promise<Node[]> {
     const store = this.session.store;
     if (!node) return store.list().map((r) => this.node(`race:${r.raceId}`, () => new RaceNode(r.raceId)));
+    if (node.kind === 'race' && isCollab(store.get(node.raceId))) {
+      await this.ensureRankings(node.raceId);
+      const iterations = rowsOf(store, node.raceId).map((row) => this.node(`iteration:${node.raceId}/${row.iteration}`,
+        () => new IterationNode(node.raceId, row.agentId, row.iteration)));
+      const agents = (store.get(node.raceId)?.agents ?? []).map((a) =>
+        this.node(`agent:${node.raceId}/${a.agentId}`, () => new AgentNode(node.raceId, a.agentId)));
+      return [...iterations, ...agents];
+    }
+    if (node.kind === 'iteration') {
+      const summary = store.get(node.raceId)?.iterations?.find((i) => i.iteration === node.iteration);
+      if (!summary) return [];
+      const review = summary.review !== undefined
+        ? [this.node(`review:${node.raceId}/${node.iteration}`, () => new ReviewNode(node.raceId, node.agentId, node.iteration))] : [];
+      const changes = await this.changesOf(node.raceId, node.agentId);
+      return [...review, ...changes.map((c) =>
+        this.node(`file:${node.raceId}/${node.agentId}/${c.path}`, () => new FileNode(node.raceId, node.agentId, c.path, c)))];
+    }
     if (node.kind === 'race') {
       await this.ensureRankings(node.raceId);
       const ids = (store.get(node.raceId)?.agents ?? []).map((a) => a.agentId);
@@ -84,8 +114,15 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
-    if (node.kind === 'race') return this.raceItem(node);
-    if (node.kind === 'agent') return this.agentItem(node);
+    const store = this.session.store;
+    const collab = node.kind !== 'file' && isCollab(store.get(node.raceId));
+    if (node.kind === 'race') return collab ? collabItem(store, node.raceId) : this.raceItem(node);
+    if (node.kind === 'agent') return collab ? collabAgentItem(store, node.raceId, node.agentId) : this.agentItem(node);
+    if (node.kind === 'iteration') {
+      const row = rowsOf(store, node.raceId).find((r) => r.iteration === node.iteration);
+      return iterationItem(store, node.raceId, row ?? { iteration: node.iteration, agentId: node.agentId });
+    }
+    if (node.kind === 'review') return reviewItem(store, node.raceId, node.iteration, node.agentId);
     return fileItem(node);
   }
 

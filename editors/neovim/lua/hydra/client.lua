@@ -169,6 +169,7 @@ end
 local reads_config = {
   [protocol.agents] = true,
   [protocol.race] = true,
+  [protocol.collab] = true,
   [protocol.merge] = true,
   [protocol.cleanup] = true,
 }
@@ -198,6 +199,7 @@ local function make_handlers(root)
     protocol.agent_finished,
     protocol.scoring_started,
     protocol.race_finished,
+    protocol.iteration_finished,
   }) do
     handlers[method] = function(_, params)
       dispatch(root, method, params)

@@ -4,6 +4,7 @@
 -- and shows (docs/protocol.md describes every request used here).
 
 local client = require('hydra.client')
+local collab = require('hydra.collab')
 local config = require('hydra.config')
 local findings = require('hydra.findings')
 local protocol = require('hydra.protocol')
@@ -71,7 +72,8 @@ end
 
 -- Calls fn(agentId) with the agent a review command is about: the one named,
 -- else the one whose output buffer is current, else the winner, else the
--- only agent, else the one the user picks.
+-- only agent, else the one the user picks. In a collaboration the agents to
+-- pick from are its iterations ("builder@2").
 local function with_agent(root, r, explicit, fn)
   if explicit then
     return fn(explicit)
@@ -84,13 +86,19 @@ local function with_agent(root, r, explicit, fn)
     if r.winner then
       return fn(r.winner)
     end
-    if #r.order == 1 then
-      return fn(r.order[1])
+    local is_collab = race.is_collab(r)
+    local choices = is_collab and collab.iteration_ids(r) or r.order
+    if #choices == 1 then
+      return fn(choices[1])
     end
-    if #r.order == 0 then
+    if #choices == 0 then
+      if is_collab then
+        return vim.notify('hydra: collaboration ' .. r.id .. ' has no iteration yet', vim.log.levels.ERROR)
+      end
       return vim.notify('hydra: race ' .. r.id .. ' has no agents', vim.log.levels.ERROR)
     end
-    vim.ui.select(r.order, { prompt = 'Agent of race ' .. r.id .. ':' }, function(choice)
+    local prompt = is_collab and ('Iteration of collaboration ' .. r.id .. ':') or ('Agent of race ' .. r.id .. ':')
+    vim.ui.select(choices, { prompt = prompt }, function(choice)
       if choice then
         fn(choice)
       end
@@ -138,11 +146,12 @@ end
 
 -- Calls fn(names) when hydra can race every agent named; otherwise says
 -- which it cannot and why (race.unknown_agent_text, race.unavailable_text),
--- and calls failed(err).
-local function check_agents(root, names, fn, failed)
+-- and calls failed(err). `what` is what did not start (default: the race).
+local function check_agents(root, names, fn, failed, what)
+  what = what or 'the race'
   client.request(root, protocol.agents, vim.empty_dict(), function(err, result)
     if err then
-      client.notify_error(err, 'the race did not start')
+      client.notify_error(err, what .. ' did not start')
       return failed(err)
     end
     local by_name, known = {}, {}
@@ -163,7 +172,7 @@ local function check_agents(root, names, fn, failed)
       end
     end
     if #problems > 0 then
-      local message = 'the race did not start: ' .. table.concat(problems, '; ')
+      local message = what .. ' did not start: ' .. table.concat(problems, '; ')
       vim.notify('hydra: ' .. message, vim.log.levels.ERROR)
       return failed({ message = message })
     end
@@ -224,6 +233,100 @@ function M.race_command(args)
   M.race({ agents = agents, task = task })
 end
 
+--- Splits :HydraCollab's arguments, "bob rita -- add the cart", into
+--- { builder?, reviewer?, task? }; nil and why when it names more than two
+--- agents.
+function M.parse_collab_args(args)
+  local names, task = M.parse_race_args(args)
+  if #names > 2 then
+    return nil, ':HydraCollab takes a builder and a reviewer (or neither, for [collaboration]\'s), then -- and the task'
+  end
+  return { builder = names[1], reviewer = names[2], task = task }
+end
+
+--- Starts a collaboration: `opts.builder` builds, `opts.reviewer` reviews
+--- (either may be left to hydra.toml's [collaboration]), on `opts.task`,
+--- asked for when missing; `opts.maxIterations`, `opts.untilScore` and
+--- `opts.base` go to hydra as they are. Agents named without a task are
+--- checked before the task is asked for. opts.callback(err, race) runs once
+--- hydra answered.
+function M.collab(opts)
+  opts = opts or {}
+  local root = opts.root or repository_root()
+  if not root then
+    return
+  end
+  local failed = function(err)
+    if opts.callback then
+      opts.callback(err, nil)
+    end
+  end
+  local names = vim.tbl_filter(function(n)
+    return n ~= nil
+  end, { opts.builder, opts.reviewer })
+  local function start(task)
+    local params = {
+      task = task,
+      builder = opts.builder,
+      reviewer = opts.reviewer,
+      maxIterations = opts.maxIterations,
+      untilScore = opts.untilScore,
+      base = opts.base,
+    }
+    collab.start(root, params, opts.callback)
+  end
+  if opts.task ~= nil and vim.trim(opts.task) ~= '' then
+    return start(opts.task)
+  end
+  local function ask()
+    vim.ui.input({ prompt = 'Task for the collaboration: ' }, function(input)
+      if input and vim.trim(input) ~= '' then
+        start(input)
+      end
+    end)
+  end
+  if #names == 0 then
+    return ask()
+  end
+  check_agents(root, names, ask, failed, 'the collaboration')
+end
+
+--- :HydraCollab [builder [reviewer]] [-- task]
+function M.collab_command(args)
+  local opts, why = M.parse_collab_args(args)
+  if not opts then
+    return vim.notify('hydra: ' .. why, vim.log.levels.ERROR)
+  end
+  M.collab(opts)
+end
+
+--- :HydraIterations [race]: the view of a collaboration's iterations (the
+--- current race's by default), as hydra has it now.
+function M.iterations(target)
+  target = target or {}
+  with_race(target, function(_, r)
+    if not race.is_collab(r) then
+      return vim.notify('hydra: race ' .. r.id .. ' is a race, not a collaboration (:HydraScores shows its results)', vim.log.levels.ERROR)
+    end
+    local function open()
+      local buf = collab.open(r)
+      if target.callback then
+        target.callback(buf)
+      end
+    end
+    -- One that runs here is drawn live; any other is read again.
+    if r.started_here and not protocol.finished_race_states[r.state] then
+      return open()
+    end
+    race.refresh(r, function(err)
+      if err then
+        return client.notify_error(err)
+      end
+      open()
+    end)
+  end)
+end
+
 --- :HydraStatus: every race of the repository in a floating window.
 function M.status(opts)
   opts = opts or {}
@@ -261,9 +364,15 @@ function M.status(opts)
           return client.notify_error(lookup_err)
         end
         race.set_latest(root, id)
-        race.show(r, 'tab')
+        if not race.is_collab(r) then
+          return race.show(r, 'tab')
+        end
+        -- A collaboration: its iterations above its agents' output, as hydra has them now.
+        race.refresh(r, function()
+          collab.show(r, 'tab')
+        end)
       end)
-    end), 'Output of this race')
+    end), 'Output of this race (of a collaboration: its iterations too)')
     if opts.callback then
       opts.callback(buf, result)
     end
@@ -279,7 +388,8 @@ function M.cancel(target)
       if err then
         return client.notify_error(err)
       end
-      local what = target.agent and (target.agent .. ' of race ' .. r.id) or ('race ' .. r.id)
+      local kind = race.is_collab(r) and 'collaboration ' or 'race '
+      local what = target.agent and (target.agent .. ' of ' .. kind .. r.id) or (kind .. r.id)
       if result.cancelled then
         vim.notify('hydra: cancelled ' .. what, vim.log.levels.INFO)
       else
@@ -786,7 +896,7 @@ end
 
 --- Completion for :HydraLog: the races and agents known here, and `raw`.
 function M.complete_log(arglead)
-  local out = M.complete_race_agents(arglead)
+  local out = M.complete_race_agents(arglead, true)
   local root = client.find_root()
   for id, r in pairs(race.races) do
     if r.root == root and vim.startswith(id, arglead) then
@@ -799,17 +909,34 @@ function M.complete_log(arglead)
   return out
 end
 
---- Completion for the commands that take one agent of the current race.
-function M.complete_race_agents(arglead)
+--- Completion for the commands that take one agent of the current race:
+--- of a collaboration, its iterations too ("builder@2"), unless
+--- `agents_only`.
+function M.complete_race_agents(arglead, agents_only)
   local root = client.find_root()
   local out = {}
   for _, r in pairs(race.races) do
     if r.root == root then
-      for _, id in ipairs(r.order) do
+      local iterations = (race.is_collab(r) and not agents_only) and collab.iteration_ids(r) or {}
+      local ids = vim.list_extend(vim.deepcopy(r.order), iterations)
+      for _, id in ipairs(ids) do
         if vim.startswith(id, arglead) and not vim.tbl_contains(out, id) then
           table.insert(out, id)
         end
       end
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+--- Completion for :HydraIterations: the collaborations known here.
+function M.complete_collabs(arglead)
+  local root = client.find_root()
+  local out = {}
+  for id, r in pairs(race.races) do
+    if r.root == root and race.is_collab(r) and vim.startswith(id, arglead) then
+      table.insert(out, id)
     end
   end
   table.sort(out)

@@ -23,6 +23,7 @@ M.publish_diagnostics = 'textDocument/publishDiagnostics'
 M.ping = 'hydra/ping'
 M.agents = 'hydra/agents'
 M.race = 'hydra/race'
+M.collab = 'hydra/collab'
 M.status = 'hydra/status'
 M.cancel = 'hydra/cancel'
 M.scores = 'hydra/scores'
@@ -39,6 +40,8 @@ M.agent_output = 'hydra/agentOutput'
 M.agent_finished = 'hydra/agentFinished'
 M.scoring_started = 'hydra/scoringStarted'
 M.race_finished = 'hydra/raceFinished'
+-- and while a collaboration runs (besides the ones above).
+M.iteration_finished = 'hydra/iterationFinished'
 
 -- Application error codes (docs/protocol.md, "Error codes").
 M.errors = {

@@ -16,7 +16,8 @@ local M = {}
 
 -- raceId -> race: { id, root, task, state, agents = {agentId -> agent}, order = {agentId},
 --                   rankings, winner, allFailed, autoMergeEligible, autoMergeEnabled,
---                   merged (RaceSummary.merged), started_here }
+--                   merged (RaceSummary.merged), started_here, kind ('race' or
+--                   'collab'), and for a collaboration what hydra.collab keeps }
 -- agent: { id, name, branch, worktree, state, exitCode, elapsedMs, error, warnings,
 --          stderrTail, deniedToolCalls, buf, pending = {lines, groups},
 --          live (a notification about it arrived) }
@@ -30,6 +31,20 @@ local output_ns = vim.api.nvim_create_namespace('hydra-output')
 
 local function present(v)
   return v ~= nil and v ~= vim.NIL
+end
+
+-- fn(race, summary) for every RaceSummary read into a race record (adopt).
+local adopt_listeners = {}
+
+--- Registers fn(race, summary), called each time a RaceSummary (hydra/status,
+--- hydra/collab's answer) is read into a race record.
+function M.on_adopt(fn)
+  table.insert(adopt_listeners, fn)
+end
+
+--- Whether race record `race` is a collaboration (hydra/collab).
+function M.is_collab(race)
+  return race ~= nil and race.kind == 'collab'
 end
 
 --- The key (ui.find_buffer) of an agent's output buffer.
@@ -96,7 +111,7 @@ local function header(race, agent)
     b:add(' · ⚠ not for auto-merge', 'HydraFlag')
   end
   if race.state ~= 'running' then
-    b:add(' · race ' .. race.state, 'HydraHeader')
+    b:add(' · ' .. (M.is_collab(race) and 'collaboration ' or 'race ') .. race.state, 'HydraHeader')
   end
   if race.allFailed == true then
     b:add(' · ' .. ui.all_failed, 'HydraError')
@@ -271,6 +286,13 @@ local function on_agent_started(p, root)
   local agent = ensure_agent(race, p.agentId, p)
   agent.live = true
   agent.state = 'running'
+  agent.stdout_tail = nil
+  -- An agent of a collaboration runs once a round, into the same buffer:
+  -- each run starts under a line that says which.
+  if present(p.phase) and present(p.iteration) then
+    local resumed = p.resumed == true and ' (resumed its session)' or ''
+    queue(race, agent, string.format('── iteration %d: %s%s ──', p.iteration, p.phase, resumed), 'HydraHeader')
+  end
   update_header(race, agent)
 end
 
@@ -294,13 +316,18 @@ local function on_agent_output(p, root)
     if not repeated[line] and not M.looks_like_json(line) then
       queue(race, agent, line, stderr and 'HydraStderr' or nil)
     end
+    if not stderr then
+      agent.stdout_tail = transcript.add_to_tail(agent.stdout_tail, line)
+    end
   end
   for _, event in ipairs(events) do
     if event.kind == 'summary' then
       note_warned(agent, event.warnings)
     end
-    if event.kind == 'summary' and present(event.text) and event.text == agent.last_text then
-      -- CLIs repeat their final message in the summary: say it once.
+    local repeats = event.text == agent.last_text or transcript.repeats_tail(event.text, agent.stdout_tail)
+    if event.kind == 'summary' and present(event.text) and repeats then
+      -- CLIs repeat their final message in the summary, and hydra stands
+      -- the end of a plain command's output for one: say it once.
       event = vim.tbl_extend('force', event, { text = vim.NIL })
     elseif event.kind == 'text' then
       agent.last_text = event.text
@@ -423,6 +450,10 @@ end
 
 local function on_scoring_started(p, root)
   local race = ensure_race(root, p.raceId)
+  -- A collaboration scores each iteration as it goes (`iteration`), and runs on.
+  if present(p.iteration) then
+    return
+  end
   race.state = 'scoring'
   update_headers(race)
 end
@@ -442,6 +473,7 @@ local function score_model(race, result)
   end
   return {
     raceId = race.id,
+    kind = race.kind,
     task = race.task,
     rankings = result.rankings or {},
     winner = present(result.winner) and result.winner or nil,
@@ -482,11 +514,15 @@ local function on_race_finished(p, root)
   M.set_scores(race, p)
   local auto = note_auto_merge(race, p.autoMerge, p.finishedAt)
   update_headers(race)
-  local message = 'hydra: race ' .. race.id .. ' ' .. p.status
+  local collab = M.is_collab(race)
+  local message = 'hydra: ' .. (collab and 'collaboration ' or 'race ') .. race.id .. ' ' .. p.status
   local level = vim.log.levels.INFO
+  if collab and present(p.stopReason) then
+    message = message .. ' (stopped: ' .. p.stopReason .. ')'
+  end
   if race.winner then
     local total = race.rankings[1] and race.rankings[1].total
-    message = message .. '; winner: ' .. race.winner .. (total and string.format(' (%.1f)', total) or '')
+    message = message .. (collab and '; best: ' or '; winner: ') .. race.winner .. (total and string.format(' (%.1f)', total) or '')
   end
   if p.allFailed then
     message = message .. '; ' .. ui.all_failed
@@ -498,7 +534,8 @@ local function on_race_finished(p, root)
       level = vim.log.levels.WARN
     end
   end
-  local show = race.started_here and config.options.window.scores_on_finish and #race.rankings > 0
+  -- A collaboration's own buffer (hydra.collab) shows its iterations' scores.
+  local show = race.started_here and not collab and config.options.window.scores_on_finish and #race.rankings > 0
   -- The scoreboard takes the focus: never in the middle of typing.
   local typing = vim.api.nvim_get_mode().mode:sub(1, 1) ~= 'n'
   if show and typing then
@@ -641,6 +678,8 @@ local function refusal_text(err)
   return type(err) == 'table' and err.message or tostring(err)
 end
 
+M.refusal_text = refusal_text
+
 --- Starts a race in `root`; callback(err, race) once hydra answered.
 function M.start(root, task, agents, callback)
   client.request(root, protocol.race, { task = task, agents = agents }, function(err, result)
@@ -693,6 +732,10 @@ function M.adopt(root, summary)
   end
   for _, a in ipairs(summary.agents or {}) do
     ensure_agent(race, a.agentId, a)
+  end
+  race.kind = present(summary.kind) and summary.kind or race.kind
+  for _, fn in ipairs(adopt_listeners) do
+    client.guarded(fn, race, summary)
   end
   return race
 end

@@ -110,15 +110,44 @@ function M.finished_line(status, exit_code, duration_ms, usage)
   return table.concat(non_nil(parts), ' · ')
 end
 
+-- Bytes of an agent's plain output kept to recognise its end in a summary.
+M.tail_bytes = 32 * 1024
+
+--- `tail` (what an agent printed so far, or nil) with `line` added, kept
+--- to its last M.tail_bytes (whole lines).
+function M.add_to_tail(tail, line)
+  tail = (tail or '') .. line .. '\n'
+  if #tail > M.tail_bytes then
+    local cut = tail:find('\n', #tail - M.tail_bytes, true)
+    tail = cut and tail:sub(cut + 1) or ''
+  end
+  return tail
+end
+
+--- Whether a summary's text only repeats the end of what the agent printed
+--- (`tail`, M.add_to_tail's): a plain command or text CLI has no final
+--- message of its own, and hydra stands the end of its output for one.
+function M.repeats_tail(text, tail)
+  if not present(text) or text == '' or not tail then
+    return false
+  end
+  return vim.endswith(vim.trim(tail), vim.trim(text))
+end
+
 --- Stored events as entries { text, group }, in order. A summary that
---- repeats the agent's last words leaves them out; stderr is marked.
+--- repeats the agent's last words (or the end of its plain output) leaves
+--- them out; stderr is marked.
 function M.entries(events)
-  local out, last_text = {}, nil
+  local out, last_text, tail = {}, nil, nil
   for _, event in ipairs(events) do
-    if event.kind == 'summary' and present(event.text) and event.text == last_text then
+    local plain = (event.kind == 'raw' or event.kind == 'text') and event.stream ~= 'stderr'
+    if event.kind == 'summary' and present(event.text) and (event.text == last_text or M.repeats_tail(event.text, tail)) then
       event = vim.tbl_extend('force', event, { text = vim.NIL })
     elseif event.kind == 'text' then
       last_text = event.text
+    end
+    if plain and present(event.text) then
+      tail = M.add_to_tail(tail, event.text)
     end
     local text, group = M.render_event(event)
     if text then
@@ -184,15 +213,21 @@ function M.read_raw(root, race_id, agent_id, callback)
 end
 
 --- What hydra recorded of an agent, as entries: its stored events; for an
---- agent whose adapter read nothing of its output (a plain command: no event
---- worth a line), its log, which is all there is. callback(err, entries).
+--- agent whose adapter read nothing of its output but how it ended (a plain
+--- command: no event worth a line), its log, which is all there is, and
+--- what its summaries add to it (hydra stands the end of a plain output for
+--- a final message: that is in the log already). callback(err, entries).
 function M.read(root, race_id, agent_id, callback)
   M.read_events(root, race_id, agent_id, function(err, events)
     if err then
       return callback(err, nil)
     end
     local entries = M.entries(events)
-    if #entries > 0 then
+    local read = false
+    for _, event in ipairs(events) do
+      read = read or event.kind ~= 'summary'
+    end
+    if read and #entries > 0 then
       return callback(nil, entries)
     end
     M.read_raw(root, race_id, agent_id, function(err2, stdout, stderr)
@@ -205,6 +240,15 @@ function M.read(root, race_id, agent_id, callback)
       end
       for _, l in ipairs(ui.text_lines(stderr)) do
         table.insert(out, { l, 'HydraStderr' })
+      end
+      for _, event in ipairs(events) do
+        if present(event.text) and stdout:find(vim.trim(event.text), 1, true) then
+          event = vim.tbl_extend('force', event, { text = vim.NIL })
+        end
+        local text, group = M.render_event(event)
+        if text then
+          table.insert(out, { text, group })
+        end
       end
       callback(nil, out)
     end)

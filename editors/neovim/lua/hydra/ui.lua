@@ -643,6 +643,45 @@ function M.finished_notice(p)
   return string.format('hydra: %s (race %s) %s', p.agentId, p.raceId, table.concat(parts, ' '))
 end
 
+--- Adds a ranking's breakdown to `b`, as the scoreboard shows it:
+--- "[BUILD: ✓] [TESTS: 100] [LINT: n/a] [DIFF: 100] [SPEED: 71]", each
+--- cell coloured by its score. `ranking` needs only `breakdown`; its
+--- `checks`, when there, say whether the build passed.
+function M.add_breakdown(b, ranking)
+  local breakdown = ranking.breakdown or {}
+  local build_failed = present(breakdown.build) and not build_passed(ranking)
+  if present(breakdown.build) then
+    local passed = build_passed(ranking)
+    b:add('[BUILD: ' .. (passed and '✓' or '✗') .. ']', passed and 'HydraScoreGood' or 'HydraScorePoor')
+  else
+    b:add('[BUILD: n/a]', 'HydraScoreNone')
+  end
+  local cells = {
+    { 'TESTS', breakdown.tests, build_failed },
+    { 'LINT', breakdown.lint, build_failed },
+    { 'DIFF', breakdown.diffSize, false },
+    { 'SPEED', breakdown.speed, false },
+  }
+  for _, cell in ipairs(cells) do
+    local label, score, skipped = cell[1], cell[2], cell[3]
+    local value, group
+    if not present(score) then
+      value, group = 'n/a', 'HydraScoreNone'
+    elseif skipped then
+      value, group = '--', 'HydraScoreNone'
+    else
+      value, group = tostring(round(score)), M.score_group(score)
+    end
+    local text = '[' .. label .. ': ' .. value .. ']'
+    b:add(' ')
+    b:add(text, group)
+    -- Pad after the cell, so columns line up without colouring the spaces.
+    if cell ~= cells[#cells] then
+      b:add(string.rep(' ', math.max(#label + 7 - #text, 0)))
+    end
+  end
+end
+
 --- The scoreboard, in the seed's layout:
 ---   #1  careful    97.1 / 100    [BUILD: ✓] [TESTS: 100] [LINT: n/a] [DIFF: 100] [SPEED: 71]
 --- An agent that can never win is marked "(failed: cannot win)", with its
@@ -656,8 +695,9 @@ end
 function M.scoreboard(model)
   local merged = present(model.merged) and model.merged or nil
   local b = M.builder()
-  local title = model.task and ('Race Results — Task: "' .. first_line(model.task, 60) .. '"')
-    or ('Race Results — ' .. model.raceId)
+  local results = model.kind == 'collab' and 'Collaboration Results' or 'Race Results'
+  local title = model.task and (results .. ' — Task: "' .. first_line(model.task, 60) .. '"')
+    or (results .. ' — ' .. model.raceId)
   b:line(title, 'HydraTitle')
   b:line(string.rep('=', 44), 'HydraTitle')
   b:line('')
@@ -669,42 +709,11 @@ function M.scoreboard(model)
   end
 
   for _, r in ipairs(model.rankings) do
-    local breakdown = r.breakdown or {}
-    local build_failed = present(breakdown.build) and not build_passed(r)
     b:add('  #' .. r.rank .. '  ')
     b:add(pad(r.agentId, name_width), r.agentId == model.winner and 'HydraWinner' or nil)
     b:add(string.format('%5s', fixed1(r.total)), M.score_group(r.total))
     b:add(' / 100    ')
-    if present(breakdown.build) then
-      local passed = build_passed(r)
-      b:add('[BUILD: ' .. (passed and '✓' or '✗') .. ']', passed and 'HydraScoreGood' or 'HydraScorePoor')
-    else
-      b:add('[BUILD: n/a]', 'HydraScoreNone')
-    end
-    local cells = {
-      { 'TESTS', breakdown.tests, build_failed },
-      { 'LINT', breakdown.lint, build_failed },
-      { 'DIFF', breakdown.diffSize, false },
-      { 'SPEED', breakdown.speed, false },
-    }
-    for _, cell in ipairs(cells) do
-      local label, score, skipped = cell[1], cell[2], cell[3]
-      local value, group
-      if not present(score) then
-        value, group = 'n/a', 'HydraScoreNone'
-      elseif skipped then
-        value, group = '--', 'HydraScoreNone'
-      else
-        value, group = tostring(round(score)), M.score_group(score)
-      end
-      local text = '[' .. label .. ': ' .. value .. ']'
-      b:add(' ')
-      b:add(text, group)
-      -- Pad after the cell, so columns line up without colouring the spaces.
-      if cell ~= cells[#cells] then
-        b:add(string.rep(' ', math.max(#label + 7 - #text, 0)))
-      end
-    end
+    M.add_breakdown(b, r)
     local cannot_win = M.ineligible_label(r)
     if cannot_win then
       b:add('  (' .. cannot_win .. ')', 'HydraMuted')
@@ -916,8 +925,48 @@ local function seconds(ms)
   return string.format('%.1f s', ms / 1000)
 end
 
+-- The total of iteration `agent_id` ("builder@2") among a collaboration's
+-- RaceSummary.iterations, when it was scored.
+local function iteration_total(race, agent_id)
+  for _, it in ipairs(list_of(race.iterations)) do
+    if type(it) == 'table' and 'builder@' .. tostring(it.iteration) == agent_id then
+      local score = it.score
+      if type(score) == 'table' then
+        score = score.total
+      end
+      return type(score) == 'number' and score or nil
+    end
+  end
+  return nil
+end
+
+-- The line under a collaboration in the race list: "2 iterations · best:
+-- builder@2 (71.3) · stopped: approved".
+local function add_collab_summary(b, race)
+  local c = type(race.collaboration) == 'table' and race.collaboration or {}
+  local count = #list_of(race.iterations)
+  b:add('    ' .. count .. ' iteration' .. (count == 1 and '' or 's'), 'HydraMuted')
+  if type(c.maxIterations) == 'number' then
+    b:add(' of ' .. c.maxIterations .. ' at most', 'HydraMuted')
+  end
+  if present(race.winner) then
+    b:add(' · best: ', 'HydraMuted'):add(race.winner, 'HydraWinner')
+    local total = iteration_total(race, race.winner)
+    if total then
+      b:add(' (' .. fixed1(total) .. ')', M.score_group(total))
+    end
+  end
+  local stop = present(c.stopReason) and c.stopReason or (present(race.stopReason) and race.stopReason or nil)
+  if stop then
+    b:add(' · stopped: ' .. stop, 'HydraMuted')
+  end
+  b:newline()
+end
+
 --- The race list of :HydraStatus, from hydra/status's races. Returns lines,
---- highlights and the raceId shown on each line.
+--- highlights and the raceId shown on each line. A collaboration says so,
+--- names its builder's and its reviewer's agents, and has a line with how
+--- many iterations it made, the best one and why it stopped.
 function M.race_list(root, races)
   local b = M.builder()
   b:line('hydra races in ' .. root, 'HydraTitle')
@@ -927,8 +976,13 @@ function M.race_list(root, races)
     b:line('No races yet: start one with :HydraRace.', 'HydraMuted')
   end
   for _, race in ipairs(races) do
+    local collab = race.kind == 'collab'
     b:add(race.raceId, 'HydraHeader'):add('  ')
-    b:add(pad(race.state, 11), 'HydraAgentState'):add(first_line(race.task, 60))
+    b:add(pad(race.state, 11), 'HydraAgentState')
+    if collab then
+      b:add('collaboration: ', 'HydraTitle')
+    end
+    b:add(first_line(race.task, 60))
     if race.allFailed == true then
       b:add('  ' .. M.all_failed, 'HydraError')
     end
@@ -938,8 +992,17 @@ function M.race_list(root, races)
     end
     b:newline()
     race_at[#b.lines] = race.raceId
-    for _, a in ipairs(race.agents or {}) do
-      b:add('    ' .. pad(a.agentId, 14))
+    -- In a collaboration, builder and reviewer are roles: say who plays them.
+    local names, width = {}, 14
+    for i, a in ipairs(race.agents or {}) do
+      names[i] = a.agentId
+      if collab and present(a.agent) and a.agent ~= a.agentId then
+        names[i] = a.agentId .. ' (' .. a.agent .. ')'
+        width = math.max(width, vim.fn.strdisplaywidth(names[i]) + 2)
+      end
+    end
+    for i, a in ipairs(race.agents or {}) do
+      b:add('    ' .. pad(names[i], width))
       b:add(pad(a.state, 12), 'HydraAgentState')
       b:add(pad(seconds(a.elapsedMs), 10))
       if present(a.exitCode) then
@@ -950,6 +1013,10 @@ function M.race_list(root, races)
       end
       mark_merged(b, merged, a.agentId)
       b:newline()
+      race_at[#b.lines] = race.raceId
+    end
+    if collab then
+      add_collab_summary(b, race)
       race_at[#b.lines] = race.raceId
     end
   end

@@ -5,7 +5,11 @@
 // scoring commands (the build, build.sh, prints its errors as compilers do,
 // so hydra reads them as findings), and one commit on branch main. `extraAgents` adds agents of the
 // same script ({name, mode, delaySeconds, binary}: binary defaults to the
-// script); `autoMerge` turns [scoring] auto_merge on.
+// script); `autoMerge` turns [scoring] auto_merge on. `collab` ({delaySeconds})
+// adds a builder, mason, and a reviewer, critic (fixtures/collab-agent.sh;
+// dawdler builds as mason does, after a minute: a collaboration to cancel),
+// named as the defaults in [collaboration], which refines until the reviewer
+// approves (at most 3 iterations; until_score 100, never reached by them).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +20,7 @@ export function git(dir, ...args) {
   return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
 }
 
-export function makeRepo(dir, { agentDelaySeconds = 0, extraAgents = [], autoMerge = false } = {}) {
+export function makeRepo(dir, { agentDelaySeconds = 0, extraAgents = [], autoMerge = false, collab } = {}) {
   fs.mkdirSync(dir, { recursive: true });
   fs.cpSync(path.join(fixtures, 'project'), dir, { recursive: true });
   const agent = path.join(fixtures, 'agent.sh');
@@ -59,6 +63,15 @@ export function makeRepo(dir, { agentDelaySeconds = 0, extraAgents = [], autoMer
       `env = { AGENT_DELAY = "${a.delaySeconds ?? agentDelaySeconds}" }`,
       '',
     ]),
+    ...(collab ? [['mason', 'build', collab.delaySeconds ?? 0], ['critic', 'review', collab.delaySeconds ?? 0], ['dawdler', 'build', 60]]
+      .flatMap(([name, mode, delay]) => [
+        `[agents.${name}]`,
+        'adapter = "command"',
+        `binary = "${path.join(fixtures, 'collab-agent.sh')}"`,
+        `args = ["${mode}"]`,
+        `env = { AGENT_DELAY = "${delay}" }`,
+        '',
+      ]) : []),
     '[scoring]',
     ...(autoMerge ? ['auto_merge = true'] : []),
     'build_command = "sh build.sh"',
@@ -66,6 +79,14 @@ export function makeRepo(dir, { agentDelaySeconds = 0, extraAgents = [], autoMer
     'test_format = "pytest"',
     'timeout_per_check_seconds = 30',
     '',
+    ...(collab ? [
+      '[collaboration]',
+      'builder = "mason"',
+      'reviewer = "critic"',
+      'max_iterations = 3',
+      'until_score = 100',
+      '',
+    ] : []),
   ].join('\n'));
   fs.writeFileSync(path.join(dir, '.gitignore'), '.hydra/\n.hydra-workspaces/\n');
   execFileSync('git', ['init', '-q', '-b', 'main', dir]);

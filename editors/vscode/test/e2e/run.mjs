@@ -24,7 +24,13 @@
 //     the pick listed it; renamed in hydra.toml meanwhile), what the user is
 //     told (hydra's problem, its "did you mean") and offered (pick again,
 //     race with the suggested name), and auto_merge merging the winner.
-//  4. untrusted: the same kind of repository in an untrusted workspace: no
+//  4. collab: collaborations of a scripted builder and reviewer: one run
+//     through another hydra serve first (its notifications checked against
+//     the protocol, then shown from hydra/races), one started from the
+//     palette (agent picks, progress, live phases, iterations with scores,
+//     the review as Markdown, an iteration's diff, merging builder@2), one
+//     cancelled from its progress notification.
+//  5. untrusted: the same kind of repository in an untrusted workspace: no
 //     race starts and hydra is never even started.
 // Screenshots of every step go to $HYDRA_E2E_SHOTS.
 //
@@ -876,6 +882,272 @@ async function agentsScenario() {
   return run;
 }
 
+/** Runs a collaboration through `rpc` (another hydra serve) until hydra/raceFinished; answers hydra/collab's answer and its notifications, in order. */
+async function collabThrough(rpc, params) {
+  const started = await rpc.request('hydra/collab', params);
+  await waitFor(() => rpc.notifications.some((n) => n.method === 'hydra/raceFinished' && n.params.raceId === started.raceId),
+    120000, `collaboration ${started.raceId} to finish`);
+  return { started, notifications: rpc.notifications.filter((n) => n.params?.raceId === started.raceId) };
+}
+
+const COLLAB_ID = /collaboration (\d{8}-\d{6}-[0-9a-f]+) started/;
+
+/**
+ * Collaborations: mason builds, critic reviews (fixtures/collab-agent.sh).
+ * Iteration 1 leaves add() broken and is asked to handle the empty cart;
+ * iteration 2 does, and critic answers LGTM. First one raced through
+ * another hydra serve before VS Code opens (what hydra sends is checked
+ * against the protocol, and VS Code shows it from hydra/races), then one
+ * started from the palette: the pick of its agents, its progress, its
+ * phases in the view while it runs, its iterations with their scores, the
+ * review as a Markdown document, an iteration's diff, the merge of
+ * builder@2; then one cancelled from its progress notification.
+ */
+async function collabScenario() {
+  const run = runFolder('collab');
+  const repo = makeRepo(path.join(run, 'cart'), { collab: { delaySeconds: 2 } });
+  let wb;
+  let rpc;
+  try {
+    // Before VS Code opens: a collaboration it sees only as hydra recorded it.
+    const elsewhere = new HydraRpc(hydra, repo);
+    await elsewhere.initialize();
+    const { started, notifications } = await collabThrough(elsewhere, { task: 'An earlier collaboration', builder: 'mason', reviewer: 'critic' });
+    const { races: [earlier] } = await elsewhere.request('hydra/status', { raceId: started.raceId });
+    await elsewhere.close();
+    check(started.kind === 'collab' && started.collaboration?.builder === 'mason' && started.collaboration?.reviewer === 'critic' &&
+      Array.isArray(started.iterations) && started.agents?.map((a) => a.agentId).join() === 'builder,reviewer',
+    `hydra/collab answers a RaceSummary of kind collab with its collaboration and iterations: ${JSON.stringify({
+      kind: started.kind, collaboration: started.collaboration, iterations: started.iterations, agents: started.agents?.map((a) => a.agentId) })}`);
+    const seen = notifications.map((n) => {
+      const p = n.params;
+      if (n.method === 'hydra/agentStarted') return `started ${p.agentId} ${p.phase}@${p.iteration}`;
+      if (n.method === 'hydra/scoringStarted') return `scoring @${p.iteration}`;
+      if (n.method === 'hydra/iterationFinished') return `iteration ${p.iteration} ${p.next}${p.stopReason ? ` (${p.stopReason})` : ''}`;
+      if (n.method === 'hydra/raceFinished') return `finished ${p.status} ${p.winner} (${p.stopReason})`;
+      return undefined;
+    }).filter(Boolean);
+    const expected = ['started builder build@1', 'scoring @1', 'started reviewer review@1', 'iteration 1 refine', 'started builder refine@2',
+      'scoring @2', 'started reviewer review@2', 'iteration 2 stop (approved)', 'finished completed builder@2 (approved)'];
+    check(JSON.stringify(seen) === JSON.stringify(expected),
+      `a collaboration's notifications come as the protocol says, in order: ${seen.join(' | ')}`);
+    const finished = notifications.filter((n) => n.method === 'hydra/iterationFinished').map((n) => n.params);
+    check(finished.length === 2 && finished[0].score?.agentId === 'builder@1' && typeof finished[0].score?.total === 'number' &&
+      finished[0].score?.breakdown && /Please handle the empty cart/.test(finished[0].review ?? '') && finished[0].approved === false &&
+      finished[1].review?.trim() === 'LGTM' && finished[1].approved === true && finished[1].score?.total < 100,
+    `hydra/iterationFinished carries the score (an AgentScore of builder@N) and the reviewer's stdout as its review: ${JSON.stringify(
+      finished.map((f) => ({ iteration: f.iteration, total: f.score?.total, agentId: f.score?.agentId, review: f.review, approved: f.approved })))}`);
+    check(earlier.kind === 'collab' && earlier.winner === 'builder@2' && earlier.collaboration?.stopReason === 'approved' &&
+      earlier.iterations?.length === 2 && earlier.iterations.every((i) => typeof i.score === 'number' && i.breakdown) &&
+      earlier.iterations[0].review === finished[0].review,
+    `hydra/status gives the collaboration's iterations, winner and stop reason: ${JSON.stringify({ winner: earlier.winner,
+      collaboration: earlier.collaboration, iterations: earlier.iterations?.map((i) => ({ ...i, review: i.review?.slice(0, 30) })) })}`);
+
+    wb = await Workbench.open({
+      run, folder: repo, settings: { 'hydra.serverPath': hydra }, vsix, port: await port(4), trust: true, prefix: 'collab',
+    });
+    const page = wb.page;
+    await page.locator('.activitybar [aria-label^="Hydra"]').first().waitFor({ timeout: 30000 });
+    rpc = new HydraRpc(hydra, repo);
+    await rpc.initialize();
+    // A row as "label description" (its innerText runs them together).
+    const labelled = (e) => [e.querySelector('.label-name'), e.querySelector('.label-description')]
+      .map((part) => (part?.textContent ?? '').trim()).filter((t) => t).join(' ');
+    const rowText = async (row) => row.evaluate(labelled);
+    const expand = async (row) => {
+      if ((await row.getAttribute('aria-expanded')) !== 'true') await row.locator('.label-name').first().click();
+      await waitFor(async () => (await row.getAttribute('aria-expanded')) === 'true', 10000, 'the row to expand');
+    };
+
+    // The earlier collaboration, from hydra/races: its iterations with their scores, its best starred.
+    let sidebar = await wb.hydraView();
+    const earlierRow = sidebar.locator('.monaco-list-row[aria-level="1"]', { hasText: 'An earlier collaboration' }).first();
+    await earlierRow.waitFor({ timeout: 30000 });
+    const earlierText = await rowText(earlierRow);
+    check(/collab · completed · approved by the reviewer · best builder@2/.test(earlierText),
+      `a collaboration from hydra/races says it stopped approved, and its best iteration: ${earlierText}`);
+    await expand(earlierRow);
+    const rowsAt = async (level) => sidebar.locator(`.monaco-list-row[aria-level="${level}"]`).evaluateAll((els) => els.map((e) =>
+      [e.querySelector('.label-name'), e.querySelector('.label-description')].map((part) => (part?.textContent ?? '').trim())
+        .filter((t) => t).join(' ')));
+    const levelTwo = () => rowsAt(2);
+    const earlierRows = await waitFor(async () => {
+      const rows = await levelTwo();
+      return rows.length >= 4 ? rows : undefined;
+    }, 20000, 'the earlier collaboration\'s iterations');
+    const [s1, s2] = earlier.iterations.map((i) => i.score.toFixed(1));
+    check(earlierRows[0].startsWith('builder@1') && earlierRows[0].includes(s1) && /review: Please handle the empty cart/.test(earlierRows[0]) &&
+      earlierRows[1].startsWith('builder@2') && earlierRows[1].includes(s2) && /winner/.test(earlierRows[1]) &&
+      /stopped: approved by the reviewer/.test(earlierRows[1]) && /^builder\b/.test(earlierRows[2]) && /^reviewer\b/.test(earlierRows[3]),
+    `its rows: the iterations with hydra's scores (${s1}, ${s2}), the review's first line, the winner, why it stopped, then its agents: ${
+      earlierRows.join(' | ')}`);
+    await wb.shot('earlier-collab');
+    await earlierRow.locator('.label-name').first().click(); // folded away again
+
+    // Start Collaboration from the palette: the task, the builder, the reviewer.
+    await wb.palette('Hydra: Start Collaboration');
+    await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
+    const task = 'Handle the empty cart';
+    await page.keyboard.type(task);
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'mason' }).first().waitFor({ timeout: 30000 });
+    const builderTitle = (await page.locator('.quick-input-title').innerText()).trim();
+    const firstBuilder = (await page.locator('.quick-input-list .monaco-list-row[data-index="0"]').innerText()).replace(/\n/g, ' ');
+    check(/builder/.test(builderTitle), `the first pick asks for the builder: ${builderTitle}; first row: ${firstBuilder}`);
+    log(/hydra\.toml's builder/.test(firstBuilder) ? 'hydra names [collaboration]\'s builder: it comes first'
+      : 'hydra does not name [collaboration]\'s builder: the pick has no default');
+    await wb.shot('collab-builder');
+    await wb.pick('mason');
+    await waitFor(async () => /reviewer/.test(await page.locator('.quick-input-title').innerText()), 20000, 'the reviewer pick');
+    const reviewerTitle = (await page.locator('.quick-input-title').innerText()).trim();
+    check(/reviewer of mason/.test(reviewerTitle), `then the reviewer: ${reviewerTitle}`);
+    await wb.pick('critic');
+    const startedText = await waitFor(async () => {
+      for (const t of await page.locator('.statusbar-item', { hasText: 'collaboration' }).allInnerTexts()) if (COLLAB_ID.test(t)) return t;
+      return undefined;
+    }, 30000, 'the status bar to say the collaboration started');
+    const collabId = COLLAB_ID.exec(startedText)[1];
+    check(/mason builds, critic reviews/.test(startedText), `the collaboration started: ${startedText.trim()}`);
+    const progress = await wb.toast('Collaborating');
+    check(/Collaborating: mason builds, critic reviews/.test(progress), `its progress is a notification: ${progress}`);
+    await wb.shot('collab-started');
+
+    // While it runs, the view says what it does; hydra's notifications move it on.
+    sidebar = await wb.hydraView();
+    const collabRow = sidebar.locator('.monaco-list-row[aria-level="1"]', { hasText: task }).first();
+    await collabRow.waitFor({ timeout: 20000 });
+    const phases = new Set();
+    let liveRows = new Set();
+    const done = await waitFor(async () => {
+      const t = await rowText(collabRow);
+      const phase = /iteration \d: \w+/.exec(t)?.[0];
+      if (phase) phases.add(phase);
+      for (const r of await levelTwo()) if (/^builder@\d/.test(r)) liveRows.add(r.split(' · ')[0] + (/…/.test(r) ? ' (in progress)' : ''));
+      return /collab · completed/.test(t) ? t : undefined;
+    }, 120000, 'the collaboration to complete');
+    check(phases.size >= 2 && [...phases].some((p) => /iteration 1: (building|scoring|reviewing)/.test(p)) &&
+      [...phases].some((p) => /iteration 2: (refining|scoring|reviewing)/.test(p)),
+    `the view shows the phase in progress as it moves on: ${[...phases].join(', ')}`);
+    check([...liveRows].some((r) => /in progress/.test(r)), `an iteration in progress has its row while it runs: ${[...liveRows].join(', ')}`);
+    check(/approved by the reviewer · best builder@2/.test(done), `then says it stopped approved, and its best: ${done}`);
+
+    // Its iterations, against hydra/status.
+    const { races: [collab] } = await rpc.request('hydra/status', { raceId: collabId });
+    await expand(collabRow);
+    const iterRow = (n) => sidebar.locator('.monaco-list-row[aria-level="2"]', { hasText: `builder@${n}` }).first();
+    const [t1, t2] = await waitFor(async () => {
+      const rows = [await rowText(iterRow(1)), await rowText(iterRow(2))];
+      return rows.every((r) => /\d+\.\d/.test(r)) && /winner/.test(rows[1]) ? rows : undefined;
+    }, 20000, 'the iterations with their scores');
+    const [c1, c2] = collab.iterations.map((i) => i.score.toFixed(1));
+    check(collab.iterations.length === 2 && t1.includes(c1) && t2.includes(c2) && /review: Please handle the empty cart\./.test(t1) &&
+      /winner · approved · stopped: approved by the reviewer/.test(t2) && await iterRow(2).locator('.codicon-star-full').count() === 1 &&
+      await iterRow(1).locator('.codicon-star-full').count() === 0,
+    `the view shows 2 iterations with hydra's scores (${c1}, ${c2}), the first's review, the second starred as the winner: ${t1} | ${t2}`);
+    // The tooltip has the breakdown.
+    await iterRow(1).locator('.label-name').first().hover();
+    const hover = page.locator('.monaco-hover, .workbench-hover, .custom-hover', { hasText: 'diff size' }).first();
+    const hoverText = await hover.waitFor({ state: 'visible', timeout: 10000 }).then(() => hover.innerText()).catch(() => '');
+    const b = collab.iterations[0].breakdown;
+    check(hoverText.includes(`score ${c1} / 100: build ${b.build} · tests ${b.tests}`) && /review \(critic\):/.test(hoverText),
+      `an iteration's tooltip has its score's breakdown and its review: ${hoverText.replace(/\n/g, ' | ')}`);
+    await wb.shot('collab-iterations');
+    await page.mouse.move(0, 0);
+
+    // The review opens as a Markdown document with the reviewer's text.
+    await wb.inline(iterRow(1), 'Show Review');
+    await wb.waitActiveTab(/builder@1 review\.md/, 'the review of iteration 1');
+    const review = await wb.waitProbe((p) => p.activeTab?.kind === 'text' && /builder@1 review/.test(p.activeTab.label) &&
+      p.activeTab.text !== undefined && p.activeTab, 'the review document');
+    check(review.languageId === 'markdown' && review.uri.startsWith('hydra-review:') && review.text === collab.iterations[0].review &&
+      /^Please handle the empty cart\.\n\n- `cart_total` with no items must print 0\./.test(review.text),
+    `the review opens as a Markdown document (${review.languageId}, ${review.uri}) with the reviewer's text: ${JSON.stringify(review.text)}`);
+    await wb.shot('collab-review');
+
+    // Iteration 1's diff: the iteration's inline Show Diff, then the only file it changed.
+    await wb.inline(iterRow(1), 'Show Diff');
+    await wb.waitActiveTab(/cart\.sh \(base ↔ builder@1\)/, "builder@1's diff");
+    const diff1 = await wb.waitProbe((p) => p.activeTab?.kind === 'diff' && /builder@1/.test(p.activeTab.label) &&
+      p.activeTab.modifiedText !== undefined && p.activeTab, 'its sides');
+    const cartOf = async (agentId) => (await rpc.request('hydra/diff', { raceId: collabId, agentId, path: 'cart.sh' })).agent;
+    check(hydraSide(diff1.modified).agent === 'builder@1' && diff1.originalText === '' && diff1.modifiedText === await cartOf('builder@1') &&
+      !/empty cart/.test(diff1.modifiedText),
+    `builder@1's diff opens in the diff editor: cart.sh as iteration 1 wrote it (${hydraSide(diff1.modified).agent})`);
+    // Iteration 2's: from its files, under its review.
+    await expand(iterRow(2));
+    const levelThree = sidebar.locator('.monaco-list-row[aria-level="3"]');
+    await waitFor(async () => (await levelThree.allInnerTexts()).some((t) => /prices\.csv/.test(t)), 20000, "builder@2's files");
+    const children = await rowsAt(3);
+    check(/^review\b.*approved · LGTM/.test(children[0] ?? '') && ['cart.sh', 'lib.sh', 'prices.csv'].every((f) => children.some((c) => c.startsWith(f))),
+      `an iteration lists its review, then the files it changed: ${children.join(' | ')}`);
+    await levelThree.filter({ hasText: 'lib.sh' }).first().click();
+    await wb.waitActiveTab(/lib\.sh \(base ↔ builder@2\)/, "builder@2's lib.sh");
+    const diff2 = await wb.waitProbe((p) => p.activeTab?.kind === 'diff' && /builder@2/.test(p.activeTab.label) &&
+      p.activeTab.modifiedText !== undefined && p.activeTab, 'its sides');
+    check(/\$1 - \$2/.test(diff2.originalText) && /\$1 \+ \$2/.test(diff2.modifiedText), 'a file of builder@2 opens its diff: add() fixed');
+    await wb.shot('collab-diff');
+
+    // Merge builder@2 from its row: the winner, so a plain question; its change lands.
+    const headBefore = git(repo, 'rev-parse', 'HEAD');
+    await wb.inline(iterRow(2), 'Merge Agent');
+    const dialog = await wb.dialog();
+    check(/Merge builder@2, the winner, into main\?/.test(dialog.text) && dialog.primary.join() === 'Merge',
+      `merging builder@2 asks first, as the winner: ${dialog.text}`);
+    await dialog.press('Merge');
+    const merged = await wb.toast('merged builder@2 into main');
+    const cart = fs.readFileSync(path.join(repo, 'cart.sh'), 'utf8');
+    check(git(repo, 'rev-parse', 'HEAD') !== headBefore && /An empty cart costs nothing/.test(cart) &&
+      /\$1 \+ \$2/.test(fs.readFileSync(path.join(repo, 'lib.sh'), 'utf8')) && fs.existsSync(path.join(repo, 'prices.csv')) &&
+      git(repo, 'status', '--porcelain') === '',
+    `merging builder@2 lands iteration 2's change in the repository: ${merged}`);
+    const mergedRow = await waitFor(async () => {
+      const t = await rowText(iterRow(2));
+      return /merged into main/.test(t) ? t : undefined;
+    }, 20000, 'builder@2 to show as merged');
+    const collabMerged = await waitFor(async () => {
+      const t = await rowText(collabRow);
+      return /merged builder@2 into main/.test(t) ? t : undefined;
+    }, 20000, 'the collaboration to show as merged');
+    check(await iterRow(2).locator('.codicon-git-merge').count() === 1, `the view marks builder@2 and the collaboration merged: ${mergedRow} | ${collabMerged}`);
+    await wb.shot('collab-merged');
+
+    // A collaboration cancelled from its progress notification (dawdler takes a minute to build): hydra stops it.
+    await wb.palette('Notifications: Clear All Notifications');
+    await wb.palette('Hydra: Start Collaboration');
+    await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
+    await page.keyboard.type('A collaboration to cancel');
+    await page.keyboard.press('Enter');
+    await wb.pick('dawdler');
+    await waitFor(async () => /reviewer/.test(await page.locator('.quick-input-title').innerText()), 20000, 'the reviewer pick');
+    await wb.pick('critic');
+    const toCancel = page.locator('.notification-toast', { hasText: 'A collaboration to cancel' }).first();
+    await toCancel.waitFor({ timeout: 20000 });
+    const cancelledId = await waitFor(async () => {
+      for (const t of await page.locator('.statusbar-item', { hasText: 'collaboration' }).allInnerTexts()) {
+        const id = COLLAB_ID.exec(t)?.[1];
+        if (id && id !== collabId) return id;
+      }
+      return undefined;
+    }, 20000, 'the second collaboration to start');
+    await toCancel.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    const cancelled = await waitFor(async () => {
+      const { races: [r] } = await rpc.request('hydra/status', { raceId: cancelledId });
+      return r.state === 'cancelled' ? r : undefined;
+    }, 30000, 'the collaboration to be cancelled');
+    check(cancelled.agents.every((a) => a.state !== 'running') && cancelled.agents.find((a) => a.agentId === 'builder')?.state === 'cancelled',
+      `Cancel on its progress notification cancels the collaboration: ${cancelled.agents.map((a) => `${a.agentId} ${a.state}`).join(', ')}`);
+    await waitFor(async () => /collab · cancelled/.test(await rowText(sidebar.locator('.monaco-list-row[aria-level="1"]',
+      { hasText: 'A collaboration to cancel' }).first())), 20000, 'the view to show it cancelled');
+    await wb.shot('collab-cancelled');
+  } catch (e) {
+    await scenarioFailed(wb, 'collab', e);
+  } finally {
+    await rpc?.close().catch(() => undefined);
+    await wb?.close();
+  }
+  return run;
+}
+
 async function untrustedScenario() {
   const run = runFolder('untrusted');
   const repo = makeRepo(path.join(run, 'calc'));
@@ -914,7 +1186,11 @@ async function untrustedScenario() {
 
 fs.mkdirSync(shots, { recursive: true });
 for (const f of fs.readdirSync(shots)) if (f.endsWith('.png')) fs.rmSync(path.join(shots, f));
-const runs = [await raceScenario(), await historyScenario(), await agentsScenario(), await untrustedScenario()];
+// HYDRA_E2E_SCENARIOS (e.g. "collab,untrusted") runs only those.
+const scenarios = { race: raceScenario, history: historyScenario, agents: agentsScenario, collab: collabScenario, untrusted: untrustedScenario };
+const only = (process.env.HYDRA_E2E_SCENARIOS || '').split(',').map((s) => s.trim()).filter(Boolean);
+const runs = [];
+for (const [name, scenario] of Object.entries(scenarios)) if (only.length === 0 || only.includes(name)) runs.push(await scenario());
 const passed = results.filter(Boolean).length;
 const failed = results.length - passed;
 console.log(`${passed} passed, ${failed} failed`);

@@ -1,6 +1,6 @@
 // The end-to-end test's window into VS Code's extension API, which a browser
 // driving the workbench cannot reach: what vscode.languages.getDiagnostics()
-// and the active tab say, written as JSON to the file $HYDRA_E2E_PROBE names
+// and the active tab say (a text tab's language and text too), written as JSON to the file $HYDRA_E2E_PROBE names
 // whenever they change (and every half second). It only reads.
 const fs = require('fs');
 const vscode = require('vscode');
@@ -17,7 +17,10 @@ function tabState() {
       originalText: text(input.original), modifiedText: text(input.modified),
     };
   }
-  if (input instanceof vscode.TabInputText) return { kind: 'text', label: tab.label, uri: input.uri.toString() };
+  if (input instanceof vscode.TabInputText) {
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === input.uri.toString());
+    return { kind: 'text', label: tab.label, uri: input.uri.toString(), languageId: doc?.languageId, text: doc?.getText() };
+  }
   return { kind: 'other', label: tab.label };
 }
 
