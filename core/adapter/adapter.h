@@ -84,6 +84,10 @@ class Adapter {
     return std::nullopt;
   }
   virtual std::unique_ptr<StreamParser> parser() const = 0;
+  // A CLI that prints plain text has no final message of its own: the end of
+  // what it printed on stdout stands for one (AgentFinished::finalMessage;
+  // what a reviewer run as a command has to say).
+  virtual bool finalMessageIsOutput() const { return false; }
   // For an agent spoken to over stdio: its session, used instead of parser().
   virtual std::unique_ptr<AgentSession> session(const SessionSetup& setup) const {
     (void)setup;

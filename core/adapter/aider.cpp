@@ -34,6 +34,8 @@ class AiderAdapter final : public Adapter {
   std::unique_ptr<StreamParser> parser() const override {
     return plainTextParser(EventKind::Text, /*keepBlank=*/false);
   }
+
+  bool finalMessageIsOutput() const override { return true; }
 };
 
 }  // namespace

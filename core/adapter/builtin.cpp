@@ -1,7 +1,5 @@
 #include "core/adapter/builtin.h"
 
-#include "core/process/utf8.h"
-
 #include <algorithm>
 #include <limits>
 #include <utility>
@@ -126,39 +124,21 @@ class PlainTextParser final : public StreamParser {
   std::vector<AgentEvent> parseLine(std::string_view line) override {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     bool blank = line.find_first_not_of(" \t") == std::string_view::npos;
-    keepTail(line);
     if (blank && !keepBlank_) return {};
     AgentEvent event = kind_ == EventKind::Text ? textEvent(std::string(line)) : rawEvent(line);
     return {std::move(event)};
   }
 
-  // Plain text has no final message of its own: the end of what it printed
-  // stands for one (what a reviewer run as a command has to say).
   std::vector<AgentEvent> finish() override {
     if (finished_) return {};
     finished_ = true;
-    AgentEvent summary = summaryEvent();
-    std::size_t a = tail_.find_first_not_of(" \t\n");
-    if (a != std::string::npos) summary.text = makeValidUtf8(tail_.substr(a, tail_.find_last_not_of(" \t\n") - a + 1));
-    return {std::move(summary)};
+    return {summaryEvent()};
   }
 
  private:
-  static constexpr std::size_t kMaxTail = 16 * 1024;
-
-  void keepTail(std::string_view line) {
-    tail_.append(line);
-    tail_ += '\n';
-    if (tail_.size() <= kMaxTail) return;
-    // Whole lines only, so the text never starts inside a character.
-    std::size_t cut = tail_.find('\n', tail_.size() - kMaxTail);
-    tail_.erase(0, cut == std::string::npos ? tail_.size() : cut + 1);
-  }
-
   EventKind kind_;
   bool keepBlank_;
   bool finished_ = false;
-  std::string tail_;
 };
 
 }  // namespace

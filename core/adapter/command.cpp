@@ -31,6 +31,8 @@ class CommandAdapter final : public Adapter {
     return plainTextParser(EventKind::Raw, /*keepBlank=*/true);
   }
 
+  bool finalMessageIsOutput() const override { return true; }
+
   // Any program: there is no option it is known to answer with a version.
   std::vector<std::string> versionArgs() const override { return {}; }
 };

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/guard/worktree_link.h"
+#include "core/process/utf8.h"
 #include "core/sandbox/sandboxed.h"
 
 #include <algorithm>
@@ -265,6 +266,7 @@ void AgentRun::onLine(OutputStream stream, std::string line) {
   if (stream == OutputStream::Stdout) {
     events = parser_->parseLine(line);
     if (session_) converse();
+    if (adapter_->finalMessageIsOutput()) keepOutputTail(line);
   } else {
     stderrTailBytes_ += line.size();
     stderrTail_.push_back(line);
@@ -275,6 +277,15 @@ void AgentRun::onLine(OutputStream stream, std::string line) {
   }
   for (const auto& e : events) note(e);
   ctx_.publish(AgentOutput{spec_.raceId, spec_.agentId, stream, std::move(line), std::move(events)});
+}
+
+void AgentRun::keepOutputTail(std::string_view line) {
+  outputTail_.append(line);
+  outputTail_ += '\n';
+  if (outputTail_.size() <= kMaxOutputTail) return;
+  // Whole lines only, so the text never starts inside a character.
+  std::size_t cut = outputTail_.find('\n', outputTail_.size() - kMaxOutputTail);
+  outputTail_.erase(0, cut == std::string::npos ? outputTail_.size() : cut + 1);
 }
 
 void AgentRun::converse() {
@@ -354,6 +365,12 @@ void AgentRun::onExit(const ProcessResult& result) {
   finished.stderrTail = joinLines(stderrTail_);
   finished.deniedToolCalls = deniedToolCalls_;
   finished.finalMessage = finalMessage_;
+  if (finished.finalMessage.empty() && !outputTail_.empty()) {
+    std::size_t a = outputTail_.find_first_not_of(" \t\r\n");
+    if (a != std::string::npos) {
+      finished.finalMessage = makeValidUtf8(outputTail_.substr(a, outputTail_.find_last_not_of(" \t\r\n") - a + 1));
+    }
+  }
   if (!sessionId_.empty()) finished.sessionId = sessionId_;
 
   // The CLI's own words say more than an exit code.

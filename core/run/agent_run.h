@@ -138,6 +138,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void note(const AgentEvent& event);
   // An ACP agent: writes what its session has to say, and ends it once its work is over.
   void converse();
+  void keepOutputTail(std::string_view line);
   // Why the CLI says it failed, in its own words; `lastStderr` when it said nothing else.
   std::string cliReason(const std::string& lastStderr) const;
   std::map<std::string, std::string> environment(const std::map<std::string, std::string>& adapterEnv) const;
@@ -164,6 +165,9 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::vector<std::string> warnings_;
   std::string finalMessage_;
   std::string sessionId_;  // the CLI's session, from its summary
+  // Adapter::finalMessageIsOutput(): the end of its stdout, redacted.
+  static constexpr std::size_t kMaxOutputTail = 16 * 1024;
+  std::string outputTail_;
   bool summaryIsError_ = false;
   int deniedToolCalls_ = 0;
   // An ACP agent: the session parser_ is, and when its work was over.

@@ -209,6 +209,39 @@ TEST_F(AgentRunTest, SecretsAreMaskedInEverythingItPublishes) {
   EXPECT_EQ(results.at(0).stderrTail.find("abcdefghijklmnopqrstuvwxyz123456"), std::string::npos);
 }
 
+TEST_F(AgentRunTest, APlainTextAgentsFinalMessageIsTheEndOfWhatItPrinted) {
+  // A reviewer run as a command says its review on stdout: that is its last word,
+  // masked like everything else, and its stderr is not part of it.
+  start(spec("reviewer", kScriptedAgent.string(),
+             {"say", "", "say", "add() subtracts.", "shout", "thinking", "say", "Key hunter2-secret-value is exposed.",
+              "say", ""}));
+  ASSERT_TRUE(runUntil([&] { return !results.empty(); }));
+  EXPECT_EQ(results.at(0).finalMessage, "add() subtracts.\nKey [REDACTED] is exposed.");
+  // Its output events are what they were: no summary repeating it.
+  for (const auto& e : events) {
+    if (const auto* o = std::get_if<AgentOutput>(&e)) {
+      for (const auto& ev : o->events) {
+        if (ev.kind == EventKind::Summary) {
+          EXPECT_EQ(ev.text, "");
+        }
+      }
+    }
+  }
+}
+
+TEST_F(AgentRunTest, ARunCarriesItsPhaseAndAnAdapterThatCannotResumeStartsAfresh) {
+  // The command adapter cannot continue a session: the run starts afresh.
+  auto s = spec("builder", kScriptedAgent.string(), {"say", "hi"});
+  s.resumeSession = "3098744b-cf4b-491d-b056-cc0c8dfb2b99";
+  s.phase = RunPhase{"refine", 2};
+  start(std::move(s));
+  ASSERT_TRUE(runUntil([&] { return !results.empty(); }));
+  const auto& started = std::get<AgentStarted>(events.front());
+  EXPECT_FALSE(started.resumed);
+  EXPECT_EQ(started.phase, (RunPhase{"refine", 2}));
+  EXPECT_EQ(results.at(0).phase, (RunPhase{"refine", 2}));
+}
+
 TEST_F(AgentRunTest, AHungAgentTimesOutWithItsGrandchild) {
   fs::path pidFile = repo.outside() / "grandchild.pid";
   fs::create_directories(repo.outside());
