@@ -21,6 +21,36 @@ std::string stateColored(const std::string& state, const Style& style, std::size
   return style.red(cell);
 }
 
+// A collaboration's rounds under its agents: each iteration's score and the
+// first line of its review.
+void printIterations(const core::RaceSummary& race, const Style& style) {
+  const core::CollabSettings& settings = *race.collaboration;
+  std::cout << "    " << style.dim("collaboration: " + settings.builder + " builds, " + settings.reviewer + " reviews, " +
+                                   std::to_string(race.iterations.size()) + " of at most " +
+                                   std::to_string(settings.maxIterations) + " iteration(s)" +
+                                   (race.stopReason ? "; stopped: " + *race.stopReason : std::string()))
+            << "\n";
+  for (const auto& value : race.iterations) {
+    const boost::json::object& it = value.as_object();
+    const std::string id = "builder@" + std::to_string(it.at("iteration").to_number<int>());
+    std::string score = "--";
+    if (const auto* total = it.if_contains("score"); total && total->is_number()) {
+      score = fixed1(total->to_number<double>());
+    }
+    score.insert(0, score.size() < 5 ? 5 - score.size() : 0, ' ');
+    std::cout << "    " << padRight("", 3) << padRight(id, 11) << score;
+    if (race.winner && *race.winner == id) std::cout << "  " << style.green("best");
+    if (race.merged && race.merged->agentId == id) std::cout << "  " << style.green("merged");
+    if (const auto* review = it.if_contains("review"); review && review->is_string()) {
+      std::string line(review->get_string());
+      line = line.substr(0, line.find('\n'));
+      if (line.size() > 60) line = line.substr(0, 57) + "...";
+      std::cout << "  " << (it.at("approved").as_bool() ? style.green("approved: ") : std::string()) << style.dim("\"" + line + "\"");
+    }
+    std::cout << "\n";
+  }
+}
+
 void printRace(const core::RaceSummary& race, const Style& style, bool details) {
   std::string task = race.task.substr(0, race.task.find('\n'));
   if (task.size() > 60) task = task.substr(0, 57) + "...";
@@ -74,6 +104,7 @@ void printRace(const core::RaceSummary& race, const Style& style, bool details) 
     }
     std::cout << "\n";
   }
+  if (race.collaboration) printIterations(race, style);
 }
 
 }  // namespace

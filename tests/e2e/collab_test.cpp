@@ -366,6 +366,10 @@ TEST_F(CollabTest, TheTerminalRunsACollaborationAndAddressesItsIterations) {
   EXPECT_THAT(hydra("diff " + id + " builder@1 --no-pager"), HasSubstr("+# attempt 1"));
   EXPECT_THAT(hydra("diff builder@2 --stat"), HasSubstr("calc.py"));
   EXPECT_THAT(hydra("scores"), HasSubstr("Collaboration Results"));
+  const std::string status = hydra("status " + id);
+  EXPECT_THAT(status, HasSubstr("collaboration: bob builds, rita reviews, 2 of at most 3 iteration(s); stopped: untilScore"));
+  EXPECT_THAT(status, HasSubstr("builder@1"));
+  EXPECT_THAT(status, HasSubstr("\"add() subtracts\""));
 
   json::value record = hydraJson("collab 'Fix add() in calc.py' --max-iterations 1 --json");
   EXPECT_EQ(record.at("race").at("kind").as_string(), "collab");
