@@ -718,23 +718,39 @@ TEST_F(LiveRaceTest, AllFourCLIsRaceAtOnceAndRankByWhatTheyLeft) {
 
 // --- a collaboration, through `hydra collab` ----------------------------------------
 
-class LiveCollabTest : public LiveTest {};
+// The builder is GetParam() (each CLI whose session hydra continues), the
+// reviewer codex.
+class LiveCollabTest : public LiveTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  // [agents.NAME] for codex reviewing with scenarios/codex_review.json; NAME
+  // other than "codex" (when codex also builds) says its adapter.
+  std::string reviewerTable(const std::string& name) {
+    auto& reviewer = models_[name] =
+        std::make_unique<ScriptedModel>("codex_review.json", repo_.scratch() / "models" / name, repo_.root());
+    homes_[name] = home(name);
+    std::string table = agentTable(name, agentEnvironment("codex", reviewer->url(), home(name)));
+    if (name != "codex") table.insert(table.find('\n') + 1, "adapter = \"codex\"\n");
+    return table;
+  }
+};
 
-TEST_F(LiveCollabTest, ClaudeBuildsCodexReviewsAndClaudeRefinesInItsOwnSession) {
-  // claude's first round adds one too many, codex's review says so, and
-  // claude's second round (its session continued: the script goes on from the
-  // turns it already had) fixes it, reaching until_score.
+TEST_P(LiveCollabTest, TheBuilderBuildsCodexReviewsAndTheBuilderRefinesInItsOwnSession) {
+  // The builder's first round adds one too many, codex's review says so, and
+  // the builder's second round (its session continued: the script goes on
+  // from the turns it already had) fixes it, reaching until_score.
+  const std::string builder = GetParam();
+  const std::string reviewerName = builder == "codex" ? "codex-reviewer" : "codex";
   repo_.writeConfig(general(240) + TestRepo::scoring() + "[collaboration]\nuntil_score = 100\nmax_iterations = 3\n\n" +
-                    agent("claude", "claude_collab.json") + agent("codex", "codex_review.json"));
+                    agent(builder, builder + "_collab.json") + reviewerTable(reviewerName));
   auto before = checkoutSnapshot(repo_);
   const fs::path out = repo_.scratch() / "collab.json";
   const fs::path err = repo_.scratch() / "collab.stderr";
   int rc = ::system(("cd " + shellQuote(repo_.root().string()) + " && " + shellQuote(HYDRA_BINARY) + " collab " +
-                     shellQuote(kTask) + " --builder claude --reviewer codex --json >" + shellQuote(out.string()) +
+                     shellQuote(kTask) + " --builder " + builder + " --reviewer " + reviewerName + " --json >" + shellQuote(out.string()) +
                      " 2>" + shellQuote(err.string()))
                         .c_str());
   ASSERT_EQ(rc, 0) << readFile(err) << readFile(out);
-  for (const auto& cli : {"claude", "codex"}) expectNothingLeft(cli);
+  for (const auto& name : {builder, reviewerName}) expectNothingLeft(name);
   json::object result = json::parse(readFile(out)).as_object();
   const json::object& record = result.at("race").as_object();
   EXPECT_EQ(str(record.at("kind")), "collab");
@@ -750,12 +766,12 @@ TEST_F(LiveCollabTest, ClaudeBuildsCodexReviewsAndClaudeRefinesInItsOwnSession) 
   EXPECT_EQ(str(first.at("reviewStatus")), "completed");
   EXPECT_THAT(optionalString(first, "review"), HasSubstr("one too many"));
   EXPECT_EQ(first.at("approved"), json::value(false));
-  EXPECT_EQ(second.at("resumed"), json::value(true)) << "claude's refinement did not continue its session";
+  EXPECT_EQ(second.at("resumed"), json::value(true)) << builder + "'s refinement did not continue its session";
   EXPECT_DOUBLE_EQ(second.at("score").at("total").to_number<double>(), 100.0);
   EXPECT_EQ(result.at("scores").at("winner"), json::value("builder@2"));
   // Each round's usage as claude's model reported it; the reviewer's as codex's did.
   ASSERT_TRUE(first.contains("reviewUsage"));
-  EXPECT_EQ(first.at("reviewUsage").at("outputTokens"), json::value(model("codex").reported().outputTokens));
+  EXPECT_EQ(first.at("reviewUsage").at("outputTokens"), json::value(model(reviewerName).reported().outputTokens));
 
   // The second round's commit holds the fix, on the builder's branch; the
   // reviewer's checkout is gone and changed nothing.
@@ -767,13 +783,16 @@ TEST_F(LiveCollabTest, ClaudeBuildsCodexReviewsAndClaudeRefinesInItsOwnSession) 
   // The model saw the refinement as the same conversation going on (turns 3
   // to 5), and the reviewer worked in its own checkout.
   int highest = -1;
-  for (const auto& r : model("claude").scriptedRequests()) {
+  for (const auto& r : model(builder).scriptedRequests()) {
     if (r.at("turn").is_int64()) highest = std::max(highest, static_cast<int>(r.at("turn").as_int64()));
   }
   EXPECT_EQ(highest, 5);
-  expectModelToldWorktree("codex", str(record.at("agents").at(1).at("worktree")));
+  expectModelToldWorktree(reviewerName, str(record.at("agents").at(1).at("worktree")));
   expectCheckoutAsBefore(before);
 }
+
+INSTANTIATE_TEST_SUITE_P(Builder, LiveCollabTest, ::testing::Values("claude", "codex", "opencode"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace hydra::test
