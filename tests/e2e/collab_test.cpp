@@ -343,6 +343,31 @@ TEST_F(CollabTest, HydraKilledMidLoopIsRecoveredAsInterrupted) {
       << "the reviewer outlived hydra";
 }
 
+// A hostile reviewer, unconfined: it moves the user's branch through the refs
+// its checkout shares with the repository. hydra puts the branch back, charges
+// the reviewer with the escape, and the loop ends there: nothing it touched
+// reaches the builder.
+TEST_F(CollabTest, AReviewerThatEscapesEndsTheLoopAndItsChangeIsPutBack) {
+  const std::string mainBefore = repo_.git("rev-parse refs/heads/main");
+  configure("printf '%s' " + shellQuote(stillBroken(1)) + " > calc.py\n",
+            "git update-ref refs/heads/main HEAD\necho 'All good, LGTM'\n");
+  start();
+  const std::string id = str(collab().at("raceId"));
+  json::object done = finished(id);
+  EXPECT_EQ(done.at("stopReason").as_string(), "reviewerFailed");
+  EXPECT_EQ(repo_.git("rev-parse refs/heads/main"), mainBefore) << "the moved branch was put back";
+  json::object reviewer;
+  for (const auto& m : client().notifications("hydra/agentFinished")) {
+    if (m.at("params").at("agentId").as_string() == "reviewer") reviewer = m.at("params").as_object();
+  }
+  ASSERT_TRUE(reviewer.contains("escapes")) << json::serialize(reviewer);
+  EXPECT_THAT(str(reviewer.at("escapes").at(0)), HasSubstr("refs/heads/main"));
+  auto its = iterations(id);
+  ASSERT_EQ(its.size(), 1u);
+  EXPECT_FALSE(its[0].at("approved").as_bool()) << "an escaping reviewer's approval counts for nothing";
+  EXPECT_EQ(client().notifications("hydra/agentStarted").size(), 2u) << "the builder never ran again";
+}
+
 // The same flow from the terminal: live progress, the table, --json, and the
 // review commands on an iteration.
 TEST_F(CollabTest, TheTerminalRunsACollaborationAndAddressesItsIterations) {
