@@ -133,6 +133,14 @@ int runCommand(int argc, char** argv) {
   diffCmd->add_flag("--color", diff.color, "Colour the diff even when the output is not a terminal");
   diffCmd->add_flag("--no-pager", diff.noPager, "Print to the terminal instead of a pager");
 
+  hydra::cli::LogOptions log;
+  CLI::App* logCmd = app.add_subcommand("log", "Show everything an agent printed (a collaboration's builder: every round)");
+  logCmd->add_option("args", log.words, "[RACE] AGENT: a race id or latest (default), an agent id of that race")
+      ->required()
+      ->expected(1, 2);
+  logCmd->add_flag("--stderr", log.stderrStream, "What it wrote on stderr instead of stdout");
+  logCmd->add_flag("--no-pager", log.noPager, "Print to the terminal instead of a pager");
+
   hydra::cli::MergeOptions merge;
   CLI::App* mergeCmd = app.add_subcommand("merge", "Merge an agent's result (default: the winner) into your branch");
   mergeCmd->add_option("args", merge.words, "[RACE] [AGENT]: a race id or latest (default), an agent id of that race (default: the winner)")
@@ -156,6 +164,7 @@ int runCommand(int argc, char** argv) {
     if (scoresCmd->parsed()) return hydra::cli::runScores(scores);
     if (diffCmd->parsed()) return hydra::cli::runDiff(diff);
     if (mergeCmd->parsed()) return hydra::cli::runMerge(merge);
+    if (logCmd->parsed()) return hydra::cli::runLog(log);
     std::cout << app.help();
     return 0;
   } catch (const hydra::cli::CommandError& e) {

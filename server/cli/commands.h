@@ -73,6 +73,13 @@ struct DiffOptions {
 };
 int runDiff(const DiffOptions& options);
 
+struct LogOptions {
+  std::vector<std::string> words;  // [RACE] AGENT
+  bool stderrStream = false;       // --stderr: what it wrote on stderr
+  bool noPager = false;
+};
+int runLog(const LogOptions& options);
+
 struct MergeOptions {
   std::vector<std::string> words;  // [RACE] [AGENT]; no agent: the winner
   bool dryRun = false;

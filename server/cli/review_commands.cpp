@@ -187,6 +187,24 @@ int runDiff(const DiffOptions& options) {
   return 0;
 }
 
+int runLog(const LogOptions& options) {
+  boost::asio::io_context io;
+  core::Workspace workspace(io, std::filesystem::current_path());
+  auto [raceId, rest] = raceAndRest(workspace, options.words, 1);
+  if (rest.empty()) throw CommandError("name the agent whose output to show: hydra log [RACE] AGENT", 2);
+  if (rest.size() > 1) throw CommandError("too many arguments: hydra log [RACE] AGENT", 2);
+  const auto stream = options.stderrStream ? core::OutputStream::Stderr : core::OutputStream::Stdout;
+  // The first page before the pager starts: an unknown agent is an error, not an empty pager.
+  core::LogText page = workspace.log(raceId, rest[0], stream, 0, core::Workspace::kMaxLogRead);
+  Pager pager(stdoutIsTerminal() && !options.noPager);
+  while (true) {
+    pager.write(page.data);
+    if (page.nextOffset >= page.totalSize || page.nextOffset <= page.offset) break;
+    page = workspace.log(raceId, rest[0], stream, page.nextOffset, core::Workspace::kMaxLogRead);
+  }
+  return 0;
+}
+
 int runMerge(const MergeOptions& options) {
   boost::asio::io_context io;
   core::Workspace workspace(io, std::filesystem::current_path());

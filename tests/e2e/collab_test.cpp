@@ -391,6 +391,7 @@ TEST_F(CollabTest, TheTerminalRunsACollaborationAndAddressesItsIterations) {
   EXPECT_THAT(hydra("diff " + id + " builder@1 --no-pager"), HasSubstr("+# attempt 1"));
   EXPECT_THAT(hydra("diff builder@2 --stat"), HasSubstr("calc.py"));
   EXPECT_THAT(hydra("scores"), HasSubstr("Collaboration Results"));
+  EXPECT_EQ(hydra("log " + id + " reviewer"), "add() subtracts");
   const std::string status = hydra("status " + id);
   EXPECT_THAT(status, HasSubstr("collaboration: bob builds, rita reviews, 2 of at most 3 iteration(s); stopped: untilScore"));
   EXPECT_THAT(status, HasSubstr("builder@1"));
