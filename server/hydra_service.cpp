@@ -227,7 +227,18 @@ void HydraService::agents(Reply reply) {
   reportConfig();
   // Probing runs every agent's version option: seconds, at worst.
   onPool(std::move(reply), [ws = &workspace()] {
-    return json::value(json::object{{"agents", json::value_from(ws->agents())}});
+    json::object result{{"agents", json::value_from(ws->agents())}};
+    // What a client offers first when it asks for a collaboration's agents.
+    if (auto config = ws->configState().config) {
+      const core::CollaborationConfig& c = config->collaboration;
+      if (c.builder || c.reviewer) {
+        json::object collaboration;
+        if (c.builder) collaboration["builder"] = *c.builder;
+        if (c.reviewer) collaboration["reviewer"] = *c.reviewer;
+        result["collaboration"] = std::move(collaboration);
+      }
+    }
+    return json::value(std::move(result));
   });
 }
 

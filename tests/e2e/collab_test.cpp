@@ -407,6 +407,36 @@ TEST_F(CollabTest, TheTerminalRunsACollaborationAndAddressesItsIterations) {
   EXPECT_EQ(repo_.read("calc.py"), TestRepo::fixedCalc() + "\n");
 }
 
+TEST_F(CollabTest, AgentsNameTheDefaultBuilderAndReviewerAndCollabUsesThem) {
+  configure("printf '%s' " + shellQuote(stillBroken(1)) + " > calc.py\n", "echo LGTM\n",
+            "[collaboration]\nbuilder = \"bob\"\nreviewer = \"rita\"\n");
+  start();
+  json::object agents = client().call("hydra/agents", json::object{}).as_object();
+  EXPECT_EQ(agents.at("collaboration"), (json::object{{"builder", "bob"}, {"reviewer", "rita"}}));
+  json::object started = client().call("hydra/collab", json::object{{"task", "Fix add() in calc.py"}}).as_object();
+  EXPECT_EQ(started.at("agents").at(0).at("agent").as_string(), "bob");
+  EXPECT_EQ(started.at("agents").at(1).at("agent").as_string(), "rita");
+  EXPECT_EQ(finished(str(started.at("raceId"))).at("stopReason").as_string(), "approved");
+}
+
+TEST_F(CollabTest, AutoMergeTakesTheBestIterationUnderTheRacesRules) {
+  // TestRepo::scoring() is a [scoring] table: auto_merge goes into it.
+  repo_.writeConfig(TestRepo::scoring().substr(0, TestRepo::scoring().size() - 1) + "auto_merge = true\n\n" +
+                    agent("bob", script("builder.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
+                                                          " > calc.py\n")) +
+                    agent("rita", script("reviewer.sh", "echo 'never asked'\n")));
+  start();
+  const std::string id = str(collab().at("raceId"));
+  json::object done = finished(id);
+  EXPECT_EQ(done.at("stopReason").as_string(), "untilScore");
+  EXPECT_EQ(done.at("autoMergeEnabled").as_bool(), true);
+  ASSERT_TRUE(done.contains("autoMerge")) << json::serialize(done);
+  EXPECT_EQ(done.at("autoMerge").at("agentId").as_string(), "builder@1");
+  EXPECT_EQ(done.at("autoMerge").at("outcome").as_string(), "fastForward");
+  EXPECT_EQ(repo_.read("calc.py"), TestRepo::fixedCalc() + "\n");
+  EXPECT_EQ(repo_.raceRecord(id).at("merged").at("agentId").as_string(), "builder@1");
+}
+
 TEST_F(CollabTest, RefusedRequestsSayWhyAndLeaveNothingBehind) {
   configure("true\n", "echo LGTM\n");
   start();
