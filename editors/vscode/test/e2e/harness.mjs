@@ -189,6 +189,42 @@ export class Workbench {
     }
   }
 
+  /**
+   * Clicks `button` on the notification saying `text`: on its toast, or in the
+   * notification centre when VS Code has already hidden the toast there (on a
+   * busy machine later notices push it out of view).
+   */
+  async clickNotificationButton(text, button, timeout = 30000) {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const toast = this.page.locator('.notification-toast', { hasText: text }).first();
+      const onToast = toast.locator('.monaco-button', { hasText: button }).first();
+      if (await onToast.isVisible().catch(() => false)) {
+        try {
+          await onToast.click({ timeout: 3000 });
+          return;
+        } catch { /* hidden meanwhile: look in the centre */ }
+      }
+      await this.palette('Notifications: Show Notifications');
+      const centre = this.page.locator('.notifications-center');
+      await centre.waitFor({ state: 'visible', timeout: 10000 });
+      const item = centre.locator('.notification-list-item', { hasText: text }).first();
+      if ((await item.count()) > 0) {
+        // An item's buttons show on the expanded or focused item.
+        await item.click();
+        const inCentre = item.locator('.monaco-button', { hasText: button }).first();
+        if (await inCentre.isVisible().catch(() => false)) {
+          await inCentre.click();
+          await this.palette('Notifications: Hide Notifications');
+          return;
+        }
+      }
+      await this.palette('Notifications: Hide Notifications');
+      if (Date.now() > deadline) throw new Error(`no "${button}" on a notification saying "${text}" within ${timeout} ms`);
+      await this.page.waitForTimeout(500);
+    }
+  }
+
   /** The side bar showing the Hydra view (the activity bar item toggles it: clicked only to open it). */
   async hydraView() {
     const sidebar = this.page.locator('.part.sidebar');
