@@ -133,6 +133,32 @@ int runCommand(int argc, char** argv) {
   diffCmd->add_flag("--color", diff.color, "Colour the diff even when the output is not a terminal");
   diffCmd->add_flag("--no-pager", diff.noPager, "Print to the terminal instead of a pager");
 
+  hydra::cli::EvalRunOptions evalRun;
+  hydra::cli::EvalCompareOptions evalCompare;
+  CLI::App* evalCmd = app.add_subcommand("eval", "Run eval sets many times per agent: pass@k, scores, regressions");
+  evalCmd->require_subcommand(1);
+  CLI::App* evalRunCmd = evalCmd->add_subcommand("run", "Run every case of SET x agent x sample and write the report");
+  evalRunCmd->add_option("set", evalRun.set, "The eval set (TOML)")->required();
+  evalRunCmd->add_option("-a,--agents", evalRun.agents, "Agents to run, comma-separated (default: the set's)")
+      ->delimiter(',');
+  evalRunCmd->add_option("-n,--samples", evalRun.samples, "Samples per case and agent (default: the set's)")
+      ->check(CLI::Range(1, 100000));
+  evalRunCmd->add_option("--pass-k", evalRun.passK, "The k of pass@k, comma-separated (default: the set's)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 100000));
+  evalRunCmd->add_option("-o,--out", evalRun.out, "Where the report goes (default: .hydra/evals/NAME-TIME.json)");
+  evalRunCmd->add_option("--format", evalRun.format, "How the report is printed at the end: text, json or markdown")
+      ->capture_default_str();
+  evalRunCmd->add_option("--resume", evalRun.resume, "Continue an interrupted run from its report");
+  CLI::App* evalCompareCmd =
+      evalCmd->add_subcommand("compare", "Compare two reports: regressions and improvements per case and agent");
+  evalCompareCmd->add_option("--baseline", evalCompare.baseline, "The report to compare against")->required();
+  evalCompareCmd->add_option("--current", evalCompare.current, "The new report")->required();
+  evalCompareCmd->add_option("--threshold", evalCompare.threshold, "A change counts beyond this (0.05 = 5 points)")
+      ->capture_default_str();
+  evalCompareCmd->add_flag("--fail-on-regression", evalCompare.failOnRegression, "Exit 1 when anything regressed");
+  evalCompareCmd->add_option("--format", evalCompare.format, "text, json or markdown")->capture_default_str();
+
   hydra::cli::LogOptions log;
   CLI::App* logCmd = app.add_subcommand("log", "Show everything an agent printed (a collaboration's builder: every round)");
   logCmd->add_option("args", log.words, "[RACE] AGENT: a race id or latest (default), an agent id of that race")
@@ -165,6 +191,8 @@ int runCommand(int argc, char** argv) {
     if (diffCmd->parsed()) return hydra::cli::runDiff(diff);
     if (mergeCmd->parsed()) return hydra::cli::runMerge(merge);
     if (logCmd->parsed()) return hydra::cli::runLog(log);
+    if (evalRunCmd->parsed()) return hydra::cli::runEvalRun(evalRun);
+    if (evalCompareCmd->parsed()) return hydra::cli::runEvalCompare(evalCompare);
     std::cout << app.help();
     return 0;
   } catch (const hydra::cli::CommandError& e) {

@@ -60,7 +60,7 @@ std::map<std::string, FileStamp> watchedFiles(const fs::path& root, std::set<std
     const std::string name = entry.path().filename().string();
     if (entry.is_regular_file() && !entry.is_symlink()) {
       if (auto stamp = stampOf(entry.path())) files[name] = *stamp;
-    } else if (entry.is_directory() && !entry.is_symlink() && name != "races") {
+    } else if (entry.is_directory() && !entry.is_symlink() && name != "races" && name != kEvalReportsFolder) {
       addFilesUnder(root, entry.path(), files);
     }
   }

@@ -14,7 +14,9 @@
 //     its logs and event streams grow all the time;
 //   - a new folder under `.hydra/races/` whose name is not a race id.
 // Not watched: a new race folder named like hydra's races (another hydra
-// may have started it), and the logs and events of races under way.
+// may have started it), the logs and events of races under way, and the eval
+// reports (`.hydra/evals/`), which hydra writes after every sample while the
+// next ones run and which are written whole from memory each time.
 //
 // Files are compared by their stat data (inode, size, modification and
 // change times) and, up to 1 MiB, a digest of their content: cheap on a long
@@ -34,6 +36,9 @@
 #include <vector>
 
 namespace hydra::core::guard {
+
+// The folder of .hydra/ that `hydra eval run` writes its reports in by default.
+inline constexpr const char* kEvalReportsFolder = "evals";
 
 struct FileStamp {
   dev_t device = 0;

@@ -137,7 +137,8 @@ void Race::worktreesCreated(std::vector<Worktree> created, std::string error) {
     spec.prompt = plan_.prompt;
     spec.checkout = *wt;
     spec.timeout = std::chrono::seconds(config.timeoutSeconds.value_or(plan_.config->general.timeoutSeconds));
-    spec.env = {{"HYDRA_TASK", plan_.prompt}};
+    spec.env = plan_.env;
+    spec.env["HYDRA_TASK"] = plan_.prompt;
     spec.binaryBase = plan_.repoRoot;
     spec.commitMessage = "hydra: " + plan.agentId + ": " + firstLine(started.task) + "\n\nRace " + id() +
                          ", agent " + plan.agentId + " (" + config.adapter + ").\n\nTask:\n" + started.task + "\n";

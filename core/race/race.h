@@ -42,6 +42,7 @@ struct RacePlan {
   std::shared_ptr<const Config> config;
   std::vector<AgentConfig> agents;  // resolved, in the order of started.agents
   std::filesystem::path repoRoot;
+  std::map<std::string, std::string> env;  // for every agent, on top of HYDRA_TASK
 };
 
 struct RaceContext {

@@ -180,6 +180,8 @@ std::vector<RaceSummary> Workspace::status(const std::optional<std::string>& rac
   // Running races first, then the newest of the others.
   std::vector<RaceRecord> rest;
   for (auto& race : allRaces()) {
+    // An evaluation's samples are listed by its report, not one by one.
+    if (race.kind == "sample") continue;
     if (race.status == RaceStatus::Running || busy(race.id)) {
       out.push_back(summaryOf(race));
     } else if (rest.size() < newest) {
@@ -192,6 +194,7 @@ std::vector<RaceSummary> Workspace::status(const std::optional<std::string>& rac
 
 RacePage Workspace::races(std::size_t offset, std::size_t limit) {
   auto all = allRaces();  // newest first
+  std::erase_if(all, [](const RaceRecord& race) { return race.kind == "sample"; });
   RacePage page;
   page.total = static_cast<std::int64_t>(all.size());
   auto begin = std::min(offset, all.size());

@@ -250,6 +250,16 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
   started.sandbox = plan.sandbox->confined ? "bubblewrap" : "unconfined";
   started.sandboxWarning = plan.sandbox->warning;
   if (!plan.sandbox->warning.empty()) spdlog::warn("race {}: {}", started.raceId, plan.sandbox->warning);
+  if (request.scoring) {
+    auto copy = std::make_shared<Config>(*config);
+    copy->scoring = *request.scoring;
+    config = copy;
+  }
+  if (request.timeoutSeconds) {
+    for (auto& agent : resolved) agent.timeoutSeconds = *request.timeoutSeconds;
+  }
+  if (!collab) started.kind = request.kind;
+  plan.race.env = request.env;
   plan.race.config = config;
   plan.race.agents = std::move(resolved);
   plan.race.repoRoot = root_;

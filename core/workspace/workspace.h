@@ -57,6 +57,23 @@ struct RaceRequest {
   std::string task;
   std::vector<std::string> agents;     // agent names; a name may repeat
   std::optional<std::string> baseRef;  // default: HEAD
+  // What a mode built on races adds (an evaluation's samples): the record's
+  // kind, variables for the agents, their timeout, and the checks to score with.
+  std::string kind = "race";
+  std::map<std::string, std::string> env = {};
+  std::optional<int> timeoutSeconds = std::nullopt;
+  std::optional<ScoringConfig> scoring = std::nullopt;
+};
+
+// A command run in a fresh checkout of an agent's commit with files added
+// first (an evaluation's verification with its hidden files).
+struct VerifyRequest {
+  std::string raceId;
+  std::string agentId;
+  std::string command;
+  std::filesystem::path filesFrom;  // where `files` are
+  std::vector<std::string> files;   // relative paths, copied to the same path in the checkout
+  int timeoutSeconds = 600;
 };
 
 // A collaboration (hydra collab): what is not given comes from [collaboration].
@@ -117,6 +134,10 @@ class Workspace {
   // base), and when no builder or reviewer is given or configured.
   void startCollab(CollabRequest request, std::function<void(RaceSummary)> started,
                    std::function<void(WorkspaceError)> refused);
+  // Runs `request` (io thread): the checkout is made on the pool, the command
+  // runs confined as checks do, the checkout is removed; `done` gets the
+  // command's result (its `error` says what kept it from running).
+  void startVerify(VerifyRequest request, std::function<void(scoring::CheckResult)> done);
   // Cancels a race this workspace runs, or one of its agents. False when there
   // is nothing to cancel. Use record() first to tell an unknown id.
   bool cancel(std::string_view raceId, std::optional<std::string_view> agentId = std::nullopt);

@@ -73,6 +73,26 @@ struct DiffOptions {
 };
 int runDiff(const DiffOptions& options);
 
+struct EvalRunOptions {
+  std::filesystem::path set;
+  std::vector<std::string> agents;  // default: the set's
+  std::optional<int> samples;       // default: the set's
+  std::vector<int> passK;           // default: the set's
+  std::optional<std::filesystem::path> out;     // default: .hydra/evals/NAME-TIME.json (or --resume's)
+  std::string format = "text";
+  std::optional<std::filesystem::path> resume;  // a report of an interrupted run of the same set
+};
+int runEvalRun(const EvalRunOptions& options);
+
+struct EvalCompareOptions {
+  std::filesystem::path baseline;
+  std::filesystem::path current;
+  double threshold = 0.05;
+  bool failOnRegression = false;
+  std::string format = "text";
+};
+int runEvalCompare(const EvalCompareOptions& options);
+
 struct LogOptions {
   std::vector<std::string> words;  // [RACE] AGENT
   bool stderrStream = false;       // --stderr: what it wrote on stderr

@@ -59,15 +59,9 @@ class CollabTest : public ::testing::Test {
   }
   RpcClient& client() { return *client_; }
 
-  // An executable bash script in the scratch folder; `body` runs in the agent's checkout.
-  fs::path script(const std::string& name, const std::string& body) {
-    fs::path path = repo_.scratch() / name;
-    std::ofstream(path) << "#!/usr/bin/env bash\nset -eu\n" << body;
-    fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
-    return path;
-  }
+  fs::path script(const std::string& name, const std::string& body) { return repo_.script(name, body); }
   static std::string agent(const std::string& name, const fs::path& binary) {
-    return "[agents." + name + "]\nadapter = \"command\"\nbinary = \"" + binary.string() + "\"\n\n";
+    return TestRepo::commandAgent(name, binary);
   }
   // hydra.toml with a builder and a reviewer from these scripts and the test repo's scoring.
   void configure(const std::string& builderBody, const std::string& reviewerBody, const std::string& extra = "") {

@@ -158,6 +158,17 @@ std::string TestRepo::agent(const std::string& name, const std::vector<std::stri
          stepsScript().string() + "\"\nargs = [" + args + "]\n\n";
 }
 
+fs::path TestRepo::script(const std::string& name, const std::string& body) const {
+  fs::path path = scratch_ / name;
+  std::ofstream(path) << "#!/usr/bin/env bash\nset -eu\n" << body;
+  fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+  return path;
+}
+
+std::string TestRepo::commandAgent(const std::string& name, const fs::path& binary) {
+  return "[agents." + name + "]\nadapter = \"command\"\nbinary = \"" + binary.string() + "\"\n\n";
+}
+
 std::string TestRepo::scoring() {
   return "[scoring]\n"
          "build_command = \"/usr/bin/python3 -m py_compile calc.py\"\n"

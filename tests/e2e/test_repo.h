@@ -48,6 +48,11 @@ class TestRepo {
   static std::string fixedCalc();
 
   static std::filesystem::path stepsScript();
+  // An executable bash script (`set -eu`, then `body`) in the scratch folder,
+  // for an agent whose behaviour a test writes out; `body` runs in the agent's checkout.
+  std::filesystem::path script(const std::string& name, const std::string& body) const;
+  // [agents.NAME] running `binary` with the command adapter.
+  static std::string commandAgent(const std::string& name, const std::filesystem::path& binary);
 
  private:
   std::filesystem::path dir_;

@@ -1,0 +1,313 @@
+#include "core/eval/runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+#include <set>
+#include <tuple>
+
+#include "core/eval/stats.h"
+#include "core/git/git.h"
+#include "core/util/atomic_file.h"
+#include "core/util/timestamp.h"
+
+namespace hydra::core::eval {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// [scoring] as the case wants it: its own commands where it names them.
+ScoringConfig scoringFor(const ScoringConfig& base, const EvalCase& c) {
+  ScoringConfig out = base;
+  if (c.buildCommand) out.buildCommand = c.buildCommand;
+  if (c.testCommand) out.testCommand = c.testCommand;
+  if (c.lintCommand) out.lintCommand = c.lintCommand;
+  return out;
+}
+
+// The first of `names` that did not pass in `tests` (by its name, or the end
+// of a runner's full name: "test_add" matches "tests/test_calc.py::test_add").
+std::optional<std::string> firstNotPassing(const std::vector<std::string>& names, const scoring::CheckResult* tests) {
+  for (const auto& name : names) {
+    bool passed = false;
+    if (tests) {
+      for (const auto& [full, outcome] : tests->testCases) {
+        const bool same = full == name || (full.size() > name.size() + 2 &&
+                                           full.compare(full.size() - name.size(), name.size(), name) == 0 &&
+                                           full.compare(full.size() - name.size() - 2, 2, "::") == 0);
+        if (same && outcome == scoring::TestOutcome::Passed) passed = true;
+      }
+    }
+    if (!passed) return name;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+EvalRunner::EvalRunner(Workspace& workspace, RunOptions options, OnSample onSample, Done done)
+    : workspace_(workspace), options_(std::move(options)), onSample_(std::move(onSample)), done_(std::move(done)) {}
+
+std::shared_ptr<EvalRunner> EvalRunner::start(Workspace& workspace, RunOptions options, OnSample onSample,
+                                              Done done) {
+  if (options.agents.empty()) {
+    throw WorkspaceError::invalidRequest("no agents: name them with --agents or in the eval set's [eval] agents");
+  }
+  for (const auto& c : options.set.cases) {
+    if (c.repo) {
+      std::error_code ec;
+      fs::path repo = fs::path(*c.repo).is_absolute() ? fs::path(*c.repo) : options.set.folder() / *c.repo;
+      if (fs::weakly_canonical(repo, ec) != fs::weakly_canonical(workspace.root(), ec)) {
+        throw WorkspaceError::invalidRequest("case '" + c.id + "' runs in " + repo.string() +
+                                             ": run hydra eval in that repository (cases of one run share it)");
+      }
+    }
+  }
+  std::shared_ptr<EvalRunner> self(new EvalRunner(workspace, std::move(options), std::move(onSample), std::move(done)));
+  RunOptions& o = self->options_;
+  Report& r = self->report_;
+  r.name = o.set.name;
+  r.hydraVersion = o.hydraVersion;
+  r.evalSetHash = evalSetHash(o.set);
+  r.startedAt = formatTimestamp(recordNow());
+  r.passK = o.passK;
+  auto repo = git::openRepository(workspace.root());
+  for (const auto& c : o.set.cases) {
+    try {
+      r.baseCommits[c.id] = git::toHex(git::resolveCommit(repo.get(), c.base));
+    } catch (const git::GitError& e) {
+      throw WorkspaceError::invalidRequest("case '" + c.id + "': cannot use '" + c.base + "' as the base: " + e.what());
+    }
+  }
+  // Every agent is known and installed before anything runs.
+  const std::vector<AgentInfo> infos = workspace.agents();
+  std::vector<std::string> known;
+  for (const auto& info : infos) known.push_back(info.name);
+  for (const auto& name : o.agents) {
+    auto info = std::find_if(infos.begin(), infos.end(), [&](const AgentInfo& i) { return i.name == name; });
+    if (info == infos.end()) throw WorkspaceError::unknownAgentName(name, known);
+    if (!info->available) throw WorkspaceError::agentUnavailable(name, info->problem.value_or("not installed"));
+    r.agentVersions[name] = info->version.value_or("");
+  }
+  // What a resumed run already has stays; the rest is to do, case by case.
+  std::set<std::tuple<std::string, std::string, int>> already;
+  if (o.resumeFrom) {
+    for (const auto& s : o.resumeFrom->samples) {
+      if (!o.set.findCase(s.caseId) || s.index >= o.samples ||
+          std::find(o.agents.begin(), o.agents.end(), s.agent) == o.agents.end()) {
+        continue;
+      }
+      if (already.insert({s.caseId, s.agent, s.index}).second) r.samples.push_back(s);
+    }
+    if (!o.resumeFrom->startedAt.empty()) r.startedAt = o.resumeFrom->startedAt;
+  }
+  for (const auto& c : o.set.cases) {
+    for (int i = 0; i < o.samples; ++i) {
+      for (const auto& agent : o.agents) {
+        ++self->total_;
+        if (!already.contains({c.id, agent, i})) self->jobs_.push_back(Job{&c, agent, i, ""});
+      }
+    }
+  }
+  self->limit_ = o.set.maxConcurrentAgents.value_or(workspace.config()->general.maxConcurrentAgents);
+  self->write();
+  self->next();
+  self->finishIfDone();
+  return self;
+}
+
+void EvalRunner::next() {
+  while (!cancelled_ && nextJob_ < jobs_.size() &&
+         running_.size() + starting_ + busy_ < static_cast<std::size_t>(std::max(1, limit_))) {
+    launch(nextJob_++);
+  }
+}
+
+void EvalRunner::launch(std::size_t index) {
+  Job& job = jobs_[index];
+  ++starting_;
+  RaceRequest request;
+  request.task = job.evalCase->task;
+  request.agents = {job.agent};
+  request.baseRef = report_.baseCommits.at(job.evalCase->id);
+  request.kind = "sample";
+  request.env = {{"HYDRA_CASE_ID", job.evalCase->id}, {"HYDRA_SAMPLE", std::to_string(job.index)}};
+  request.timeoutSeconds = options_.set.timeoutSeconds;
+  request.scoring = scoringFor(workspace_.config()->scoring, *job.evalCase);
+  std::weak_ptr<EvalRunner> weak = shared_from_this();
+  workspace_.startRace(
+      std::move(request),
+      [weak, index](RaceSummary started) {
+        auto self = weak.lock();
+        if (!self) return;
+        --self->starting_;
+        self->jobs_[index].raceId = started.raceId;
+        self->running_[started.raceId] = index;
+        if (self->cancelled_) self->workspace_.cancel(started.raceId);
+      },
+      [weak, index](WorkspaceError error) {
+        auto self = weak.lock();
+        if (!self) return;
+        --self->starting_;
+        const Job& job = self->jobs_[index];
+        Sample s;
+        s.caseId = job.evalCase->id;
+        s.agent = job.agent;
+        s.index = job.index;
+        s.status = "failed";
+        s.error = error.what();
+        self->record(std::move(s));
+        self->next();
+        self->finishIfDone();
+      });
+}
+
+void EvalRunner::handle(const RaceEvent& event) {
+  const auto* finished = std::get_if<RaceFinished>(&event.body);
+  if (!finished) return;
+  auto it = running_.find(finished->raceId);
+  if (it == running_.end()) return;
+  std::size_t index = it->second;
+  running_.erase(it);
+  ++busy_;
+  raceOver(index, *finished);
+}
+
+void EvalRunner::raceOver(std::size_t index, const RaceFinished& finished) {
+  const Job& job = jobs_[index];
+  if (cancelled_ || finished.status == RaceStatus::Cancelled || finished.status == RaceStatus::Interrupted) {
+    --busy_;  // a sample that did not run to its end is not a sample
+    finishIfDone();
+    return;
+  }
+  AgentRecord agent;
+  try {
+    RaceRecord race = workspace_.record(job.raceId);
+    if (!race.agents.empty()) agent = race.agents.front();
+  } catch (const std::exception& e) {
+    spdlog::warn("eval {}: the record of sample race {} is unreadable: {}", options_.set.name, job.raceId, e.what());
+  }
+  if (!agent.commit || agent.status != AgentStatus::Completed) {
+    verified(index, finished, agent, std::nullopt);
+    return;
+  }
+  VerifyRequest verify;
+  verify.raceId = job.raceId;
+  verify.agentId = agent.agentId;
+  verify.command = job.evalCase->verifyCommand;
+  verify.filesFrom = options_.set.folder();
+  verify.files = job.evalCase->hiddenFiles;
+  verify.timeoutSeconds = options_.set.timeoutSeconds;
+  std::weak_ptr<EvalRunner> weak = shared_from_this();
+  workspace_.startVerify(std::move(verify), [weak, index, finished, agent](scoring::CheckResult result) {
+    if (auto self = weak.lock()) self->verified(index, finished, agent, std::move(result));
+  });
+}
+
+void EvalRunner::verified(std::size_t index, const RaceFinished& finished, const AgentRecord& agent,
+                          std::optional<scoring::CheckResult> verification) {
+  --busy_;
+  const Job& job = jobs_[index];
+  Sample s;
+  s.caseId = job.evalCase->id;
+  s.agent = job.agent;
+  s.index = job.index;
+  s.status = std::string(toString(agent.status));
+  s.commit = agent.commit;
+  s.latencyMs = agent.durationMs.value_or(0);
+  s.error = agent.error;
+  if (agent.usage) {
+    s.costUsd = agent.usage->costUsd;
+    s.inputTokens = agent.usage->inputTokens;
+    s.outputTokens = agent.usage->outputTokens;
+  }
+  const scoring::AgentScore* score =
+      finished.scores && !finished.scores->rankings.empty() ? &finished.scores->rankings.front() : nullptr;
+  if (score) {
+    s.score = score->total;
+    const auto& checks = score->checks;
+    s.builds = !checks.build || checks.build->passed();
+    if (checks.tests && checks.tests->tests) {
+      s.testsPassed = checks.tests->tests->passed;
+      s.testsFailed = checks.tests->tests->failed;
+    }
+    if (checks.lint && checks.lint->lint) s.lintWarnings = checks.lint->lint->warnings;
+  } else {
+    s.builds = agent.status == AgentStatus::Completed;
+  }
+  if (verification) {
+    s.solved = verification->passed();
+    // The verification's tests count where the scoring had none to count.
+    if (s.testsPassed + s.testsFailed == 0 && verification->tests) {
+      s.testsPassed = verification->tests->passed;
+      s.testsFailed = verification->tests->failed;
+    }
+    if (!verification->error.empty()) s.error = "verification could not run: " + verification->error;
+  }
+  // fail_to_pass and pass_to_pass: named tests of the scoring's test run must pass too.
+  if (s.solved) {
+    const scoring::CheckResult* tests = score && score->checks.tests ? &*score->checks.tests : nullptr;
+    const EvalCase& c = *job.evalCase;
+    if (auto missing = firstNotPassing(c.failToPass, tests)) {
+      s.solved = false;
+      s.error = "fail_to_pass: " + *missing + " did not pass";
+    } else if (auto broken = firstNotPassing(c.passToPass, tests)) {
+      s.solved = false;
+      s.error = "pass_to_pass: " + *broken + " did not pass";
+    }
+  }
+  s.forgetestScore = forgetestScore(s.builds && agent.status == AgentStatus::Completed, s.testsPassed,
+                                    s.testsFailed, s.lintWarnings);
+  record(std::move(s));
+  next();
+  finishIfDone();
+}
+
+void EvalRunner::record(Sample sample) {
+  report_.samples.push_back(sample);
+  // In the set's order whatever order they finished in: case, sample, agent.
+  auto rank = [this](const Sample& s) {
+    std::size_t c = 0;
+    while (c < options_.set.cases.size() && options_.set.cases[c].id != s.caseId) ++c;
+    auto a = std::find(options_.agents.begin(), options_.agents.end(), s.agent) - options_.agents.begin();
+    return std::tuple(c, s.index, a);
+  };
+  std::stable_sort(report_.samples.begin(), report_.samples.end(),
+                   [&](const Sample& x, const Sample& y) { return rank(x) < rank(y); });
+  write();
+  if (onSample_) onSample_(sample, static_cast<int>(report_.samples.size()), total_);
+}
+
+void EvalRunner::write() {
+  aggregate(report_);
+  try {
+    if (!options_.out.parent_path().empty()) fs::create_directories(options_.out.parent_path());
+    writeFileAtomic(options_.out, boost::json::serialize(boost::json::value_from(report_)) + "\n");
+  } catch (const std::exception& e) {
+    spdlog::error("eval {}: cannot write the report {}: {}", options_.set.name, options_.out.string(), e.what());
+  }
+}
+
+void EvalRunner::cancel() {
+  if (cancelled_ || finished_) return;
+  cancelled_ = true;
+  for (const auto& [raceId, job] : running_) workspace_.cancel(raceId);
+  finishIfDone();
+}
+
+void EvalRunner::finishIfDone() {
+  if (finished_) return;
+  const bool allStarted = cancelled_ || nextJob_ >= jobs_.size();
+  if (!allStarted || !running_.empty() || starting_ > 0 || busy_ > 0) return;
+  finished_ = true;
+  report_.finishedAt = formatTimestamp(recordNow());
+  write();
+  auto done = std::move(done_);
+  if (done) done(report_);
+}
+
+}  // namespace hydra::core::eval

@@ -1,0 +1,92 @@
+#pragma once
+
+// Running an eval set: every case x agent x sample as an agent run of its
+// own, contained like every agent run (each sample is a one-agent race of
+// kind "sample": its own worktree at the case's base, confinement,
+// supervision, records, logs and hydra's scoring), then verified: the case's
+// hidden files are copied into a fresh checkout of the sample's commit (after
+// the agent is gone, so it never saw them) and `verify_command` decides
+// whether it is solved. The report is written after every sample, so an
+// interrupted run keeps every finished sample and can be resumed.
+// io thread only.
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/eval/eval_set.h"
+#include "core/eval/report.h"
+#include "core/events/events.h"
+#include "core/workspace/workspace.h"
+
+namespace hydra::core::eval {
+
+struct RunOptions {
+  EvalSet set;
+  std::vector<std::string> agents;  // the agent names to run (the set's, unless overridden)
+  int samples = 1;
+  std::vector<int> passK{1};
+  std::filesystem::path out;        // the report, written after every sample
+  std::optional<Report> resumeFrom;  // the samples already done
+  std::string hydraVersion;
+};
+
+class EvalRunner : public std::enable_shared_from_this<EvalRunner> {
+ public:
+  // A sample finished: it, and how many of how many are done.
+  using OnSample = std::function<void(const Sample&, int done, int total)>;
+  // Every sample is done, or the run was cancelled: the report as written.
+  using Done = std::function<void(const Report&)>;
+
+  // Checks the cases (their repository must be the workspace's) and starts
+  // the first samples. Throws WorkspaceError (InvalidRequest) for a run that
+  // cannot start.
+  static std::shared_ptr<EvalRunner> start(Workspace& workspace, RunOptions options, OnSample onSample, Done done);
+
+  // Every event of the workspace's bus, in order: the samples' ends.
+  void handle(const RaceEvent& event);
+  // Stops: the running samples are cancelled and left out; the report keeps
+  // every finished one.
+  void cancel();
+  bool finished() const { return finished_; }
+
+ private:
+  struct Job {
+    const EvalCase* evalCase = nullptr;
+    std::string agent;
+    int index = 0;
+    std::string raceId;  // once its race started
+  };
+
+  EvalRunner(Workspace& workspace, RunOptions options, OnSample onSample, Done done);
+  void next();
+  void launch(std::size_t job);
+  void raceOver(std::size_t job, const RaceFinished& finished);
+  void verified(std::size_t job, const RaceFinished& finished, const AgentRecord& agent,
+                std::optional<scoring::CheckResult> verification);
+  void record(Sample sample);
+  void write();
+  void finishIfDone();
+
+  Workspace& workspace_;
+  RunOptions options_;
+  OnSample onSample_;
+  Done done_;
+  Report report_;
+  std::vector<Job> jobs_;        // the samples still to run, in order
+  std::size_t nextJob_ = 0;
+  std::map<std::string, std::size_t> running_;  // race id -> job
+  std::size_t starting_ = 0;     // jobs whose race is being planned
+  std::size_t busy_ = 0;         // jobs being verified
+  int total_ = 0;
+  int limit_ = 1;
+  bool cancelled_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace hydra::core::eval
