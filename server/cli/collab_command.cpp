@@ -215,15 +215,12 @@ int runCollab(const CollabOptions& options) {
   std::optional<core::RaceSummary> collab;
   std::optional<core::WorkspaceError> refused;
   std::unique_ptr<CollabView> view;
-  std::shared_ptr<core::Subscription> subscription;
-  auto drain = [&] {
-    for (auto& event : subscription->drain()) {
-      if (view) view->handle(event);
-    }
-    if (view && view->finished()) io.stop();
-  };
-  subscription = workspace.bus().subscribe(core::SubscriptionOptions{
-      .maxEvents = 4096, .maxBytes = 4 * 1024 * 1024, .onReady = [&] { asio::post(io, drain); }});
+  // Subscribed before the run starts, so nothing of it is missed.
+  EventFollower events(io, workspace, [&](const core::RaceEvent& event) {
+    if (!view) return;
+    view->handle(event);
+    if (view->finished()) io.stop();
+  });
 
   workspace.startCollab(
       core::CollabRequest{options.task, options.builder, options.reviewer, options.maxIterations, options.until,
@@ -254,7 +251,7 @@ int runCollab(const CollabOptions& options) {
   if (refused) throw commandError(*refused);
   io.restart();
   io.poll();
-  drain();
+  events.drain();
   workspace.flush();
 
   if (interrupts > 1) {

@@ -108,14 +108,9 @@ int runEvalRun(const EvalRunOptions& options) {
   int total = 0;
   std::optional<core::eval::Report> finished;
   std::shared_ptr<core::eval::EvalRunner> runner;
-  std::shared_ptr<core::Subscription> subscription = workspace.bus().subscribe(core::SubscriptionOptions{
-      .maxEvents = 4096, .maxBytes = 4 * 1024 * 1024, .onReady = [&] {
-        asio::post(io, [&] {
-          for (auto& event : subscription->drain()) {
-            if (runner) runner->handle(event);
-          }
-        });
-      }});
+  EventFollower events(io, workspace, [&](const core::RaceEvent& event) {
+    if (runner) runner->handle(event);
+  });
   auto progress = [&] {
     if (!terminal) return;
     std::cout << "\r\033[2K  samples " << done << "/" << total << " · solved " << solved << " · " << money(cost)

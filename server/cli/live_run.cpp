@@ -1,5 +1,6 @@
 #include "server/cli/live_run.h"
 
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <csignal>
@@ -9,9 +10,23 @@ namespace hydra::cli {
 
 namespace asio = boost::asio;
 
+EventFollower::EventFollower(asio::io_context& io, core::Workspace& workspace,
+                             std::function<void(const core::RaceEvent&)> handle)
+    : handle_(std::move(handle)) {
+  subscription_ = workspace.bus().subscribe(core::SubscriptionOptions{
+      .maxEvents = 4096, .maxBytes = 4 * 1024 * 1024, .onReady = [this, &io] {
+        asio::post(io, [this] { drain(); });
+      }});
+}
+
+void EventFollower::drain() {
+  for (auto& event : subscription_->drain()) handle_(event);
+}
+
 int runUntilStopped(asio::io_context& io, core::Workspace& workspace,
-                    const std::function<std::optional<std::string>()>& runId, const std::function<void()>& redraw,
-                    std::chrono::milliseconds every, std::string_view what) {
+                    const std::function<std::optional<std::string>()>& runId,
+                    const std::function<void()>& redraw, std::chrono::milliseconds every,
+                    std::string_view what) {
   asio::steady_timer ticker(io);
   std::function<void()> tick = [&] {
     redraw();

@@ -200,16 +200,12 @@ int runRace(const RaceOptions& options) {
   std::optional<core::RaceSummary> race;
   std::optional<core::WorkspaceError> refused;
   std::unique_ptr<RaceView> view;
-  std::shared_ptr<core::Subscription> subscription;
-  auto drain = [&] {
-    for (auto& event : subscription->drain()) {
-      if (view) view->handle(event);
-    }
-    if (view && view->finished()) io.stop();
-  };
-  // Subscribed before the race starts, so nothing of it is missed.
-  subscription = workspace.bus().subscribe(core::SubscriptionOptions{
-      .maxEvents = 4096, .maxBytes = 4 * 1024 * 1024, .onReady = [&] { asio::post(io, drain); }});
+  // Subscribed before the run starts, so nothing of it is missed.
+  EventFollower events(io, workspace, [&](const core::RaceEvent& event) {
+    if (!view) return;
+    view->handle(event);
+    if (view->finished()) io.stop();
+  });
 
   workspace.startRace(
       core::RaceRequest{options.task, options.agents, options.base},
@@ -236,7 +232,7 @@ int runRace(const RaceOptions& options) {
   if (refused) throw commandError(*refused);
   io.restart();
   io.poll();
-  drain();
+  events.drain();
   if (view) view->redraw();
   workspace.flush();
 
