@@ -37,6 +37,7 @@ enum class ErrorCode : int {
   NotARepository = -32020,      // the workspace is not inside a git repository
   RaceRefused = -32021,         // the race cannot start, e.g. its base does not exist
   AgentUnavailable = -32022,    // an agent's binary is not installed
+  EvalSetError = -32023,        // hydra/evalRun's eval set is missing or broken
 };
 
 // An error a handler reports; the dispatcher turns it into a JSON-RPC error

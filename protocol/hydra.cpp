@@ -272,4 +272,72 @@ AgentEventsParams tag_invoke(json::value_to_tag<AgentEventsParams>, const json::
   return x;
 }
 
+// --- hydra/evalRun, hydra/evalReport, hydra/evalCancel -----------------------
+
+void tag_invoke(json::value_from_tag, json::value& v, const EvalRunParams& x) {
+  json::object o{{"set", x.set}};
+  if (!x.agents.empty()) o["agents"] = arrayOf(x.agents);
+  put(o, "samples", x.samples);
+  if (!x.passK.empty()) o["passK"] = arrayOf(x.passK);
+  put(o, "out", x.out);
+  put(o, "resume", x.resume);
+  if (x.workDoneToken) o["workDoneToken"] = toJson(*x.workDoneToken);
+  v = std::move(o);
+}
+
+EvalRunParams tag_invoke(json::value_to_tag<EvalRunParams>, const json::value& v) {
+  ObjectReader r(v);
+  EvalRunParams x;
+  r.required("set", x.set);
+  r.optional("agents", x.agents);
+  r.optional("samples", x.samples);
+  r.optional("passK", x.passK);
+  r.optional("out", x.out);
+  r.optional("resume", x.resume);
+  r.optional("workDoneToken", x.workDoneToken);
+  if (blank(x.set)) throw ParamError("set", "must name an eval set file");
+  for (std::size_t i = 0; i < x.agents.size(); ++i) {
+    if (x.agents[i].empty()) throw ParamError("agents[" + std::to_string(i) + "]", "must not be empty");
+  }
+  if (x.samples && *x.samples < 1) throw ParamError("samples", "must be at least 1");
+  for (std::size_t i = 0; i < x.passK.size(); ++i) {
+    if (x.passK[i] < 1) throw ParamError("passK[" + std::to_string(i) + "]", "must be at least 1");
+  }
+  if (x.out && blank(*x.out)) throw ParamError("out", "must not be empty (leave it out for the default)");
+  if (x.resume && blank(*x.resume)) throw ParamError("resume", "must name a report");
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const EvalReportParams& x) {
+  json::object o{{"format", x.format}};
+  put(o, "report", x.report);
+  put(o, "evalId", x.evalId);
+  v = std::move(o);
+}
+
+EvalReportParams tag_invoke(json::value_to_tag<EvalReportParams>, const json::value& v) {
+  ObjectReader r(v);
+  EvalReportParams x;
+  r.optional("report", x.report);
+  r.optional("evalId", x.evalId);
+  r.optional("format", x.format);
+  if (x.format != "json" && x.format != "text" && x.format != "markdown") {
+    throw ParamError("format", "must be json, text or markdown");
+  }
+  if (x.report && x.evalId) throw ParamError("report", "name a report or an evalId, not both");
+  if (x.report && blank(*x.report)) throw ParamError("report", "must name a report");
+  if (x.evalId && x.evalId->empty()) throw ParamError("evalId", "must not be empty");
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& v, const EvalIdParams& x) { v = json::object{{"evalId", x.evalId}}; }
+
+EvalIdParams tag_invoke(json::value_to_tag<EvalIdParams>, const json::value& v) {
+  ObjectReader r(v);
+  EvalIdParams x;
+  r.required("evalId", x.evalId);
+  if (x.evalId.empty()) throw ParamError("evalId", "must not be empty");
+  return x;
+}
+
 }  // namespace hydra::protocol

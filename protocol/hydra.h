@@ -126,6 +126,28 @@ struct AgentEventsParams {
   std::optional<std::uint64_t> limit;  // capped by the server
 };
 
+// --- hydra/evalRun, hydra/evalReport, hydra/evalCancel -----------------------
+
+struct EvalRunParams {
+  std::string set;                             // the eval set's file, relative to the repository root
+  std::vector<std::string> agents;             // empty: the set's [eval] agents
+  std::optional<int> samples;                  // >= 1; default: the set's
+  std::vector<int> passK;                      // each >= 1; empty: the set's
+  std::optional<std::string> out;              // the report's path; default .hydra/evals/NAME-TIME.json
+  std::optional<std::string> resume;           // a report of an unfinished run of the same set
+  std::optional<ProgressToken> workDoneToken;  // LSP's WorkDoneProgressParams
+};
+
+struct EvalReportParams {
+  std::optional<std::string> report;  // a report's path, relative to the repository root
+  std::optional<std::string> evalId;  // an evaluation of this session
+  std::string format = "json";        // json, or text / markdown for `text` too
+};
+
+struct EvalIdParams {
+  std::string evalId;
+};
+
 #define HYDRA_WIRE_TYPE(T)                                           \
   void tag_invoke(json::value_from_tag, json::value& v, const T& x); \
   T tag_invoke(json::value_to_tag<T>, const json::value& v)
@@ -143,6 +165,9 @@ HYDRA_WIRE_TYPE(MergeParams);
 HYDRA_WIRE_TYPE(LogParams);
 HYDRA_WIRE_TYPE(CleanupParams);
 HYDRA_WIRE_TYPE(AgentEventsParams);
+HYDRA_WIRE_TYPE(EvalRunParams);
+HYDRA_WIRE_TYPE(EvalReportParams);
+HYDRA_WIRE_TYPE(EvalIdParams);
 
 #undef HYDRA_WIRE_TYPE
 

@@ -36,10 +36,14 @@ inline constexpr std::string_view kLog = "hydra/log";
 inline constexpr std::string_view kRaces = "hydra/races";
 inline constexpr std::string_view kCleanup = "hydra/cleanup";
 inline constexpr std::string_view kAgentEvents = "hydra/agentEvents";
+inline constexpr std::string_view kEvalRun = "hydra/evalRun";
+inline constexpr std::string_view kEvalReport = "hydra/evalReport";
+inline constexpr std::string_view kEvalCancel = "hydra/evalCancel";
 
 // Every hydra/* request, as initialize announces them in capabilities.hydra.methods.
-inline constexpr std::array kHydraRequests = {kPing, kAgents, kRace,  kCollab,   kStatus,     kCancel, kScores,
-                                              kDiff, kMerge,  kLog,   kRaces,    kCleanup,    kAgentEvents};
+inline constexpr std::array kHydraRequests = {kPing,  kAgents, kRace,    kCollab,      kStatus,  kCancel,
+                                              kScores, kDiff,  kMerge,   kLog,         kRaces,   kCleanup,
+                                              kAgentEvents, kEvalRun, kEvalReport, kEvalCancel};
 
 // hydra's notifications to the client while a race or a collaboration runs.
 inline constexpr std::string_view kAgentStarted = "hydra/agentStarted";
@@ -48,6 +52,10 @@ inline constexpr std::string_view kAgentFinished = "hydra/agentFinished";
 inline constexpr std::string_view kScoringStarted = "hydra/scoringStarted";
 inline constexpr std::string_view kIterationFinished = "hydra/iterationFinished";
 inline constexpr std::string_view kRaceFinished = "hydra/raceFinished";
+
+// hydra's notifications while an evaluation runs (its samples' races send none of the above).
+inline constexpr std::string_view kEvalSample = "hydra/evalSample";
+inline constexpr std::string_view kEvalFinished = "hydra/evalFinished";
 
 // The prefix LSP reserves for protocol-implementation notifications that may be ignored.
 inline constexpr std::string_view kDollarPrefix = "$/";

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <variant>
 
+#include "core/guard/records.h"
 #include "hydra/version.h"
 #include "protocol/methods.h"
 #include "server/rpc_errors.h"
@@ -409,11 +410,228 @@ void HydraService::merge(protocol::MergeParams params, Reply reply) {
   });
 }
 
+// --- evaluations -------------------------------------------------------------------------
+
+namespace {
+
+// A broken or missing eval set: where, for the editor to show the place.
+RpcError evalSetError(const core::ConfigError& e) {
+  return RpcError(ErrorCode::EvalSetError, e.what(),
+                  json::object{{"file", e.file().string()},
+                               {"line", e.line()},
+                               {"column", e.column()},
+                               {"message", e.message()}});
+}
+
+std::string progressLine(int done, int total, int solved, double costUsd) {
+  char cost[32];
+  std::snprintf(cost, sizeof cost, "$%.4f", costUsd);
+  return std::to_string(done) + "/" + std::to_string(total) + " samples · " + std::to_string(solved) + " solved · " +
+         cost;
+}
+
+// The newest report under .hydra/evals, by when it was last written.
+std::optional<fs::path> newestReport(const fs::path& root) {
+  std::error_code ec;
+  std::optional<fs::path> newest;
+  fs::file_time_type newestTime{};
+  for (const auto& entry : fs::directory_iterator(root / ".hydra" / core::guard::kEvalReportsFolder, ec)) {
+    if (!entry.is_regular_file(ec) || entry.path().extension() != ".json") continue;
+    auto time = entry.last_write_time(ec);
+    if (ec) continue;
+    if (!newest || time > newestTime || (time == newestTime && entry.path() > *newest)) {
+      newest = entry.path();
+      newestTime = time;
+    }
+  }
+  return newest;
+}
+
+}  // namespace
+
+void HydraService::evalRun(protocol::EvalRunParams params, Reply reply) {
+  reportConfig();
+  // Reading the set, resolving the bases and probing the agents block: the pool.
+  asio::post(workspace().pool(), [this, alive = alive_, ws = &workspace(), params = std::move(params),
+                                  reply = std::move(reply)]() mutable {
+    std::shared_ptr<core::eval::EvalRunner> runner;
+    try {
+      auto path = [](const std::optional<std::string>& p) -> std::optional<fs::path> {
+        if (!p) return std::nullopt;
+        return fs::path(*p);
+      };
+      core::eval::RunOptions options = core::eval::resolve(
+          core::eval::RunRequest{params.set, params.agents, params.samples, params.passK, path(params.out),
+                                 path(params.resume), kVersion},
+          ws->root());
+      runner = core::eval::EvalRunner::prepare(*ws, std::move(options));
+    } catch (const core::ConfigError& e) {
+      reply.error(evalSetError(e));
+      return;
+    } catch (const core::WorkspaceError& e) {
+      failWith(std::move(reply), e);
+      return;
+    } catch (const std::exception& e) {
+      spdlog::error("hydra/evalRun failed: {}", e.what());
+      reply.error(RpcError(ErrorCode::RequestFailed, std::string("hydra/evalRun failed: ") + e.what()));
+      return;
+    }
+    asio::post(ctx_.io, [this, alive, runner = std::move(runner), token = params.workDoneToken,
+                         reply = std::move(reply)]() mutable {
+      if (!*alive || stopped_) {
+        reply.error(RpcError(ErrorCode::RequestFailed, "hydra is stopping"));
+        return;
+      }
+      startEval(std::move(runner), std::move(token), std::move(reply));
+    });
+  });
+}
+
+void HydraService::startEval(std::shared_ptr<core::eval::EvalRunner> runner,
+                             std::optional<protocol::ProgressToken> token, Reply reply) {
+  const core::eval::RunOptions& options = runner->options();
+  const std::string id = core::eval::evalId(options);
+  if (auto it = evals_.find(id); it != evals_.end() && !it->second.runner->finished()) {
+    reply.error(RpcError(ErrorCode::InvalidParams,
+                         "evaluation " + id + " is already writing " + options.out.string() + "; wait for it or cancel it",
+                         json::object{{"evalId", id}}));
+    return;
+  }
+  LiveEval& live = evals_[id];
+  live = LiveEval{runner, nullptr, options.out, 0};
+
+  protocol::WorkDoneProgressBegin begin;
+  begin.title = "Evaluating " + options.set.name;
+  begin.cancellable = true;
+  begin.message = progressLine(runner->done(), runner->total(), runner->solved(), 0);
+  begin.percentage = runner->total() > 0 ? runner->done() * 100 / runner->total() : 0;
+  live.progress = WorkDoneProgress::begin(*ctx_.dispatcher, std::move(token), ctx_.clientCreatesProgress,
+                                          std::move(begin));
+
+  json::array agents;
+  for (const auto& a : options.agents) agents.emplace_back(a);
+  json::array passK;
+  for (int k : options.passK) passK.emplace_back(k);
+  reply(json::object{{"evalId", id},
+                     {"name", options.set.name},
+                     {"report", options.out.string()},
+                     {"cases", options.set.cases.size()},
+                     {"agents", std::move(agents)},
+                     {"samples", options.samples},
+                     {"passK", std::move(passK)},
+                     {"total", runner->total()},
+                     {"done", runner->done()}});
+
+  // The answer goes first; a resumed run with nothing left ends at once.
+  runner->run(
+      [this, alive = alive_, id](const core::eval::Sample& sample, int done, int total) {
+        if (!*alive || stopped_) return;
+        auto it = evals_.find(id);
+        if (it == evals_.end()) return;
+        LiveEval& e = it->second;
+        e.costUsd += sample.costUsd.value_or(0.0);
+        const int solved = e.runner->solved();
+        notify(method::kEvalSample, json::object{{"evalId", id},
+                                                 {"done", done},
+                                                 {"total", total},
+                                                 {"solved", solved},
+                                                 {"sample", json::value_from(sample)}});
+        if (e.progress) {
+          protocol::WorkDoneProgressReport report;
+          report.message = progressLine(done, total, solved, e.costUsd);
+          report.percentage = total > 0 ? std::min(99, done * 100 / total) : 0;
+          e.progress->report(std::move(report));
+        }
+      },
+      [this, alive = alive_, id](const core::eval::Report& report) {
+        if (!*alive || stopped_) return;
+        auto it = evals_.find(id);
+        if (it == evals_.end()) return;
+        LiveEval& e = it->second;
+        const int done = static_cast<int>(report.samples.size());
+        const int total = e.runner->total();
+        const int solved = static_cast<int>(
+            std::count_if(report.samples.begin(), report.samples.end(), [](const auto& s) { return s.solved; }));
+        const std::string status = e.runner->cancelled() ? "cancelled" : "completed";
+        // The progress ends first: a client that hears of the end has no progress left to close.
+        if (e.progress) {
+          e.progress->end(protocol::WorkDoneProgressEnd{"evaluation " + status + ": " + std::to_string(solved) + "/" +
+                                                        std::to_string(done) + " solved"});
+          e.progress.reset();
+        }
+        notify(method::kEvalFinished, json::object{{"evalId", id},
+                                                   {"status", status},
+                                                   {"report", e.report.string()},
+                                                   {"done", done},
+                                                   {"total", total},
+                                                   {"solved", solved}});
+      });
+}
+
+void HydraService::evalReport(protocol::EvalReportParams params, Reply reply) {
+  std::optional<fs::path> path;
+  if (params.evalId) {
+    auto it = evals_.find(*params.evalId);
+    if (it == evals_.end()) {
+      reply.error(RpcError(ErrorCode::InvalidParams, "no evaluation '" + *params.evalId + "' in this session",
+                           json::object{{"evalId", *params.evalId}}));
+      return;
+    }
+    path = it->second.report;
+  } else if (params.report) {
+    path = fs::path(*params.report);
+  }
+  onPool(std::move(reply), [ws = &workspace(), path, format = params.format]() -> json::value {
+    fs::path file;
+    if (path) {
+      file = path->is_absolute() ? *path : ws->root() / *path;
+    } else if (auto newest = newestReport(ws->root())) {
+      file = *newest;
+    } else {
+      throw RpcError(ErrorCode::InvalidParams, "no eval report yet in " +
+                                                   (ws->root() / ".hydra" / core::guard::kEvalReportsFolder).string() +
+                                                   ": run an eval set first");
+    }
+    core::eval::Report report;
+    try {
+      report = core::eval::readReportFile(file);
+    } catch (const std::runtime_error& e) {
+      throw RpcError(ErrorCode::InvalidParams, e.what(), json::object{{"path", file.string()}});
+    }
+    json::object result{{"path", file.string()}, {"report", json::value_from(report)}};
+    if (format == "text") result["text"] = core::eval::renderText(report);
+    if (format == "markdown") result["text"] = core::eval::renderMarkdown(report);
+    return result;
+  });
+}
+
+void HydraService::evalCancel(protocol::EvalIdParams params, Reply reply) {
+  auto it = evals_.find(params.evalId);
+  if (it == evals_.end()) {
+    reply.error(RpcError(ErrorCode::InvalidParams, "no evaluation '" + params.evalId + "' in this session",
+                         json::object{{"evalId", params.evalId}}));
+    return;
+  }
+  const bool running = !it->second.runner->finished();
+  if (running) {
+    spdlog::info("evaluation {} cancelled", params.evalId);
+    it->second.runner->cancel();
+  }
+  reply(json::value_from(protocol::CancelRaceResult{running}));
+}
+
 void HydraService::progressCancelled(const protocol::ProgressToken& token) {
   for (const auto& [id, race] : live_) {
     if (race.progress && race.progress->token() == token) {
       spdlog::info("race {} cancelled from its progress", id);
       if (workspace_) workspace_->cancel(id);
+      return;
+    }
+  }
+  for (const auto& [id, e] : evals_) {
+    if (e.progress && e.progress->token() == token && !e.runner->finished()) {
+      spdlog::info("evaluation {} cancelled from its progress", id);
+      e.runner->cancel();
       return;
     }
   }
@@ -444,6 +662,24 @@ void HydraService::drain() {
 }
 
 void HydraService::onEvent(core::RaceEvent& event) {
+  // An evaluation's samples are races the client never hears of: their ends
+  // go to the evaluations, once their records are on disk.
+  const std::string& raceId = core::raceIdOf(event.body);
+  if (const auto* started = std::get_if<core::RaceStarted>(&event.body); started && started->kind == "sample") {
+    sampleRaces_.insert(started->raceId);
+  }
+  if (sampleRaces_.contains(raceId)) {
+    if (std::holds_alternative<core::RaceFinished>(event.body)) {
+      sampleRaces_.erase(raceId);
+      workspace_->whenRecorded([this, alive = alive_, event] {
+        if (!*alive || stopped_) return;
+        for (auto& [id, e] : evals_) {
+          if (!e.runner->finished()) e.runner->handle(event);
+        }
+      });
+    }
+    return;
+  }
   std::visit(
       [&](auto& e) {
         using E = std::decay_t<decltype(e)>;

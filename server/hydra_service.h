@@ -14,8 +14,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
+#include "core/eval/runner.h"
 #include "core/events/bus.h"
 #include "core/workspace/workspace.h"
 #include "protocol/hydra.h"
@@ -68,7 +70,11 @@ class HydraService {
   void log(protocol::LogParams params, Reply reply);
   void agentEvents(protocol::AgentEventsParams params, Reply reply);
   void cleanup(protocol::CleanupParams params, Reply reply);
-  // window/workDoneProgress/cancel on a race's progress cancels the race.
+  void evalRun(protocol::EvalRunParams params, Reply reply);
+  void evalReport(protocol::EvalReportParams params, Reply reply);
+  void evalCancel(protocol::EvalIdParams params, Reply reply);
+  // window/workDoneProgress/cancel on a race's (an evaluation's) progress
+  // cancels the race (the evaluation).
   void progressCancelled(const protocol::ProgressToken& token);
 
   // The client is gone or the editor closes: every race ends as interrupted
@@ -85,7 +91,18 @@ class HydraService {
     int maxIterations = 0;  // a collaboration's; 0 for a race
   };
 
+  // An evaluation this session started; kept after it ends, for hydra/evalReport.
+  struct LiveEval {
+    std::shared_ptr<core::eval::EvalRunner> runner;
+    std::shared_ptr<WorkDoneProgress> progress;
+    std::filesystem::path report;
+    double costUsd = 0;
+  };
+
   core::Workspace& workspace();
+  // The prepared evaluation starts: answered, announced, run. io thread.
+  void startEval(std::shared_ptr<core::eval::EvalRunner> runner, std::optional<protocol::ProgressToken> token,
+                 Reply reply);
   // Runs `fn` (returning the result as JSON) on the workspace's pool and
   // answers from there; a WorkspaceError becomes its RPC error.
   template <class Fn>
@@ -120,6 +137,8 @@ class HydraService {
   std::shared_ptr<core::Subscription> subscription_;
   std::unique_ptr<OutputNotifier> output_;
   std::map<std::string, LiveRace> live_;
+  std::map<std::string, LiveEval> evals_;  // by evalId
+  std::set<std::string> sampleRaces_;      // races an evaluation runs: never announced
   bool stopped_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

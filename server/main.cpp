@@ -150,6 +150,18 @@ int runCommand(int argc, char** argv) {
   evalRunCmd->add_option("--format", evalRun.format, "How the report is printed at the end: text, json or markdown")
       ->capture_default_str();
   evalRunCmd->add_option("--resume", evalRun.resume, "Continue an interrupted run from its report");
+  hydra::cli::EvalInitOptions evalInit;
+  CLI::App* evalInitCmd = evalCmd->add_subcommand(
+      "init", "Write a commented eval set: a template, or a case from a race with its winner's tests hidden");
+  evalInitCmd->add_option("path", evalInit.path, "Where the set goes (default: evals/NAME/eval.toml)");
+  evalInitCmd->add_option("--from-race", evalInit.fromRace, "A race (or latest) whose task and base make the case");
+  evalInitCmd->add_option("--agent", evalInit.agent, "Whose new or changed tests become hidden files (default: the winner)");
+  evalInitCmd->add_option("--name", evalInit.name, "The set's name (default: from the race's task or the repository)");
+  evalInitCmd->add_option("-a,--agents", evalInit.agents, "The set's agents, comma-separated (default: the race's)")
+      ->delimiter(',');
+  evalInitCmd->add_option("--verify-command", evalInit.verifyCommand,
+                          "What decides a case is solved (default: [scoring] test_command)");
+  evalInitCmd->add_flag("-f,--force", evalInit.force, "Replace an existing set and its hidden files");
   CLI::App* evalCompareCmd =
       evalCmd->add_subcommand("compare", "Compare two reports: regressions and improvements per case and agent");
   evalCompareCmd->add_option("--baseline", evalCompare.baseline, "The report to compare against")->required();
@@ -193,6 +205,7 @@ int runCommand(int argc, char** argv) {
     if (logCmd->parsed()) return hydra::cli::runLog(log);
     if (evalRunCmd->parsed()) return hydra::cli::runEvalRun(evalRun);
     if (evalCompareCmd->parsed()) return hydra::cli::runEvalCompare(evalCompare);
+    if (evalInitCmd->parsed()) return hydra::cli::runEvalInit(evalInit);
     std::cout << app.help();
     return 0;
   } catch (const hydra::cli::CommandError& e) {

@@ -67,6 +67,12 @@ void Server::bindMethods() {
                                   [this](auto p, Reply r) { hydra().cleanup(std::move(p), std::move(r)); });
   d.bind<protocol::AgentEventsParams>(method::kAgentEvents,
                                       [this](auto p, Reply r) { hydra().agentEvents(std::move(p), std::move(r)); });
+  d.bind<protocol::EvalRunParams>(method::kEvalRun,
+                                  [this](auto p, Reply r) { hydra().evalRun(std::move(p), std::move(r)); });
+  d.bind<protocol::EvalReportParams>(method::kEvalReport,
+                                     [this](auto p, Reply r) { hydra().evalReport(std::move(p), std::move(r)); });
+  d.bind<protocol::EvalIdParams>(method::kEvalCancel,
+                                 [this](auto p, Reply r) { hydra().evalCancel(std::move(p), std::move(r)); });
 }
 
 HydraService& Server::hydra() {

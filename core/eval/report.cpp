@@ -4,8 +4,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <utility>
 
+#include <boost/json/parse.hpp>
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
 
@@ -621,6 +625,18 @@ Report tag_invoke(json::value_to_tag<Report>, const json::value& in) {
   report.agents = r.array<AgentStats>(
       "agents", [](const json::value& v, const std::string& path) { return readAgentStats(JsonFields(v, path)); });
   return report;
+}
+
+Report readReportFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read the report " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return json::value_to<Report>(json::parse(text.str()));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path.string() + " is not a hydra eval report: " + e.what());
+  }
 }
 
 }  // namespace hydra::core::eval

@@ -8,6 +8,7 @@
 // is undefined.
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -159,6 +160,10 @@ void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const AgentS
 AgentStats tag_invoke(boost::json::value_to_tag<AgentStats>, const boost::json::value& v);
 void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const Report& x);
 Report tag_invoke(boost::json::value_to_tag<Report>, const boost::json::value& v);
+
+// A report from its file. Throws std::runtime_error saying which file could
+// not be read or why it is not a hydra eval report.
+Report readReportFile(const std::filesystem::path& path);
 
 // One number by a printf `spec` ("%.1f"), as the renderings show numbers.
 std::string formatted(const char* spec, double x);

@@ -11,6 +11,7 @@
 
 #include "core/eval/stats.h"
 #include "core/git/git.h"
+#include "core/guard/records.h"
 #include "core/util/atomic_file.h"
 #include "core/util/timestamp.h"
 
@@ -47,13 +48,85 @@ std::optional<std::string> firstNotPassing(const std::vector<std::string>& names
   return std::nullopt;
 }
 
+// 20261126T031500: when a run started, for its report's name.
+std::string fileStamp() {
+  std::string stamp = formatTimestamp(recordNow()).substr(0, 19);
+  std::string out;
+  for (char c : stamp) {
+    if (c != '-' && c != ':') out += c;
+  }
+  return out;
+}
+
+// A hidden file that every sample's checkout already holds: the eval set's
+// folder is inside the repository and the base commit has the file there.
+// The hidden file and the path it has in the base commit.
+std::optional<std::pair<std::string, std::string>> hiddenFileAtBase(git_repository* repo, const git_oid& base,
+                                                                    const EvalSet& set, const EvalCase& c,
+                                                                    const fs::path& root) {
+  std::error_code ec;
+  const fs::path folder = fs::weakly_canonical(set.folder(), ec);
+  const fs::path top = fs::weakly_canonical(root, ec);
+  const fs::path inside = folder.lexically_relative(top);
+  if (inside.empty() || *inside.begin() == "..") return std::nullopt;
+  git::CommitPtr commit = git::lookupCommit(repo, base);
+  git_tree* rawTree = nullptr;
+  git::check(git_commit_tree(&rawTree, commit.get()), "reading the tree of a case's base");
+  git::TreePtr tree(rawTree);
+  for (const auto& hidden : c.hiddenFiles) {
+    const std::string path = (inside / hidden).lexically_normal().generic_string();
+    git_tree_entry* entry = nullptr;
+    if (git_tree_entry_bypath(&entry, tree.get(), path.c_str()) == 0) {
+      git_tree_entry_free(entry);
+      return std::pair(hidden, path);
+    }
+  }
+  return std::nullopt;
+}
+
+fs::path underRoot(const fs::path& path, const fs::path& root) {
+  return path.is_absolute() ? path : root / path;
+}
+
 }  // namespace
 
-EvalRunner::EvalRunner(Workspace& workspace, RunOptions options, OnSample onSample, Done done)
-    : workspace_(workspace), options_(std::move(options)), onSample_(std::move(onSample)), done_(std::move(done)) {}
+RunOptions resolve(const RunRequest& request, const fs::path& root) {
+  RunOptions run;
+  run.set = loadEvalSet(underRoot(request.set, root));
+  const EvalSet& set = run.set;
+  run.agents = request.agents.empty() ? set.agents : request.agents;
+  run.samples = request.samples.value_or(set.samples);
+  run.passK = request.passK.empty() ? set.passK : request.passK;
+  run.hydraVersion = request.hydraVersion;
+  if (request.resume) {
+    const fs::path resume = underRoot(*request.resume, root);
+    try {
+      run.resumeFrom = readReportFile(resume);
+    } catch (const std::runtime_error& e) {
+      throw WorkspaceError::invalidRequest(e.what());
+    }
+    if (run.resumeFrom->name != set.name) {
+      throw WorkspaceError::invalidRequest(resume.string() + " is a report of eval set '" + run.resumeFrom->name +
+                                           "', not '" + set.name + "'");
+    }
+  }
+  run.out = request.out      ? underRoot(*request.out, root)
+            : request.resume ? underRoot(*request.resume, root)
+                             : root / ".hydra" / guard::kEvalReportsFolder / (set.name + "-" + fileStamp() + ".json");
+  return run;
+}
 
-std::shared_ptr<EvalRunner> EvalRunner::start(Workspace& workspace, RunOptions options, OnSample onSample,
-                                              Done done) {
+std::string evalId(const RunOptions& options) { return options.out.stem().string(); }
+
+EvalRunner::EvalRunner(Workspace& workspace, RunOptions options)
+    : workspace_(workspace), options_(std::move(options)) {}
+
+int EvalRunner::solved() const {
+  return static_cast<int>(
+      std::count_if(report_.samples.begin(), report_.samples.end(), [](const Sample& s) { return s.solved; }));
+}
+
+std::shared_ptr<EvalRunner> EvalRunner::prepare(Workspace& workspace, RunOptions options) {
   if (options.agents.empty()) {
     throw WorkspaceError::invalidRequest("no agents: name them with --agents or in the eval set's [eval] agents");
   }
@@ -67,7 +140,7 @@ std::shared_ptr<EvalRunner> EvalRunner::start(Workspace& workspace, RunOptions o
       }
     }
   }
-  std::shared_ptr<EvalRunner> self(new EvalRunner(workspace, std::move(options), std::move(onSample), std::move(done)));
+  std::shared_ptr<EvalRunner> self(new EvalRunner(workspace, std::move(options)));
   RunOptions& o = self->options_;
   Report& r = self->report_;
   r.name = o.set.name;
@@ -77,10 +150,18 @@ std::shared_ptr<EvalRunner> EvalRunner::start(Workspace& workspace, RunOptions o
   r.passK = o.passK;
   auto repo = git::openRepository(workspace.root());
   for (const auto& c : o.set.cases) {
+    git_oid base{};
     try {
-      r.baseCommits[c.id] = git::toHex(git::resolveCommit(repo.get(), c.base));
+      base = git::resolveCommit(repo.get(), c.base);
     } catch (const git::GitError& e) {
       throw WorkspaceError::invalidRequest("case '" + c.id + "': cannot use '" + c.base + "' as the base: " + e.what());
+    }
+    r.baseCommits[c.id] = git::toHex(base);
+    if (auto visible = hiddenFileAtBase(repo.get(), base, o.set, c, workspace.root())) {
+      throw WorkspaceError::invalidRequest(
+          "case '" + c.id + "': its hidden file " + visible->first + " is committed at its base " +
+          r.baseCommits[c.id].substr(0, 12) + " as " + visible->second +
+          ", where every agent can read it; keep the eval set out of the commits its cases start from");
     }
   }
   // Every agent is known and installed before anything runs.
@@ -114,10 +195,15 @@ std::shared_ptr<EvalRunner> EvalRunner::start(Workspace& workspace, RunOptions o
     }
   }
   self->limit_ = o.set.maxConcurrentAgents.value_or(workspace.config()->general.maxConcurrentAgents);
-  self->write();
-  self->next();
-  self->finishIfDone();
   return self;
+}
+
+void EvalRunner::run(OnSample onSample, Done done) {
+  onSample_ = std::move(onSample);
+  done_ = std::move(done);
+  write();
+  next();
+  finishIfDone();
 }
 
 void EvalRunner::next() {
@@ -304,7 +390,8 @@ void EvalRunner::finishIfDone() {
   const bool allStarted = cancelled_ || nextJob_ >= jobs_.size();
   if (!allStarted || !running_.empty() || starting_ > 0 || busy_ > 0) return;
   finished_ = true;
-  report_.finishedAt = formatTimestamp(recordNow());
+  // A cancelled run is not finished: its report says so by having no end.
+  if (!cancelled_) report_.finishedAt = formatTimestamp(recordNow());
   write();
   auto done = std::move(done_);
   if (done) done(report_);

@@ -26,6 +26,18 @@
 
 namespace hydra::core::eval {
 
+// What to run, as the terminal and the protocol ask for it: the set's file
+// and what overrides its [eval] defaults.
+struct RunRequest {
+  std::filesystem::path set;        // relative to the repository root
+  std::vector<std::string> agents;  // empty: the set's
+  std::optional<int> samples;       // the set's when absent
+  std::vector<int> passK;           // empty: the set's
+  std::optional<std::filesystem::path> out;     // default: .hydra/evals/NAME-TIME.json (or `resume`)
+  std::optional<std::filesystem::path> resume;  // a report of an unfinished run of the same set
+  std::string hydraVersion;
+};
+
 struct RunOptions {
   EvalSet set;
   std::vector<std::string> agents;  // the agent names to run (the set's, unless overridden)
@@ -36,6 +48,14 @@ struct RunOptions {
   std::string hydraVersion;
 };
 
+// The set read and the request's defaults filled in. Throws ConfigError for a
+// broken set, WorkspaceError (InvalidRequest) for a resume report that cannot
+// be read or is another set's. Blocking (reads files); any thread.
+RunOptions resolve(const RunRequest& request, const std::filesystem::path& root);
+
+// An evaluation's id: its report's file name without ".json".
+std::string evalId(const RunOptions& options);
+
 class EvalRunner : public std::enable_shared_from_this<EvalRunner> {
  public:
   // A sample finished: it, and how many of how many are done.
@@ -43,10 +63,14 @@ class EvalRunner : public std::enable_shared_from_this<EvalRunner> {
   // Every sample is done, or the run was cancelled: the report as written.
   using Done = std::function<void(const Report&)>;
 
-  // Checks the cases (their repository must be the workspace's) and starts
-  // the first samples. Throws WorkspaceError (InvalidRequest) for a run that
-  // cannot start.
-  static std::shared_ptr<EvalRunner> start(Workspace& workspace, RunOptions options, OnSample onSample, Done done);
+  // Checks the cases (their repository must be the workspace's, their bases
+  // must resolve) and the agents (known and installed), and plans the
+  // samples still to run. Throws WorkspaceError for a run that cannot start.
+  // Blocking (probes every agent's version): any thread, e.g. the pool.
+  static std::shared_ptr<EvalRunner> prepare(Workspace& workspace, RunOptions options);
+  // Writes the report as it stands and starts the first samples; `done` may
+  // run before this returns when nothing is left to do. io thread.
+  void run(OnSample onSample, Done done);
 
   // Every event of the workspace's bus, in order: the samples' ends.
   void handle(const RaceEvent& event);
@@ -54,6 +78,16 @@ class EvalRunner : public std::enable_shared_from_this<EvalRunner> {
   // every finished one.
   void cancel();
   bool finished() const { return finished_; }
+  bool cancelled() const { return cancelled_; }
+
+  const RunOptions& options() const { return options_; }
+  const Report& report() const { return report_; }
+  // Samples in the report (a resumed run's too), of total(), and how many solved.
+  int done() const { return static_cast<int>(report_.samples.size()); }
+  int total() const { return total_; }
+  int solved() const;
+  // Whether a race is one of this run's samples.
+  bool runs(const std::string& raceId) const { return running_.contains(raceId); }
 
  private:
   struct Job {
@@ -63,7 +97,7 @@ class EvalRunner : public std::enable_shared_from_this<EvalRunner> {
     std::string raceId;  // once its race started
   };
 
-  EvalRunner(Workspace& workspace, RunOptions options, OnSample onSample, Done done);
+  EvalRunner(Workspace& workspace, RunOptions options);
   void next();
   void launch(std::size_t job);
   void raceOver(std::size_t job, const RaceFinished& finished);

@@ -84,6 +84,17 @@ struct EvalRunOptions {
 };
 int runEvalRun(const EvalRunOptions& options);
 
+struct EvalInitOptions {
+  std::optional<std::filesystem::path> path;  // default: evals/NAME/eval.toml in the repository
+  std::optional<std::string> fromRace;        // a race id or `latest`
+  std::optional<std::string> agent;           // whose tests become hidden files (default: the winner)
+  std::optional<std::string> name;            // default: from the race's task, or the repository's name
+  std::vector<std::string> agents;            // the set's agents (default: the race's, or hydra.toml's)
+  std::optional<std::string> verifyCommand;   // default: [scoring] test_command
+  bool force = false;
+};
+int runEvalInit(const EvalInitOptions& options);
+
 struct EvalCompareOptions {
   std::filesystem::path baseline;
   std::filesystem::path current;

@@ -5,18 +5,20 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
+#include "core/collab/iterations.h"
 #include "core/eval/compare.h"
+#include "core/eval/eval_set.h"
+#include "core/eval/init.h"
+#include "core/merge/diff.h"
+#include "core/util/atomic_file.h"
 #include "core/eval/runner.h"
 #include "core/events/bus.h"
-#include "core/util/timestamp.h"
 #include "core/workspace/workspace.h"
 #include "hydra/version.h"
 #include "server/cli/commands.h"
@@ -31,25 +33,11 @@ namespace fs = std::filesystem;
 namespace {
 
 core::eval::Report readReport(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CommandError("cannot read the report " + path.string(), 2);
-  std::ostringstream text;
-  text << in.rdbuf();
   try {
-    return boost::json::value_to<core::eval::Report>(boost::json::parse(text.str()));
-  } catch (const std::exception& e) {
-    throw CommandError(path.string() + " is not a hydra eval report: " + e.what(), 2);
+    return core::eval::readReportFile(path);
+  } catch (const std::runtime_error& e) {
+    throw CommandError(e.what(), 2);
   }
-}
-
-// 20261126T031500: when a run started, for its report's name.
-std::string fileStamp() {
-  std::string stamp = core::formatTimestamp(core::recordNow()).substr(0, 19);
-  std::string out;
-  for (char c : stamp) {
-    if (c != '-' && c != ':') out += c;
-  }
-  return out;
 }
 
 void checkFormat(const std::string& format) {
@@ -68,38 +56,30 @@ std::string money(const std::optional<double>& usd) {
 
 int runEvalRun(const EvalRunOptions& options) {
   checkFormat(options.format);
-  core::eval::EvalSet set;
-  try {
-    set = core::eval::loadEvalSet(options.set);
-  } catch (const core::ConfigError& e) {
-    throw CommandError(e.what(), 2);
-  }
   asio::io_context io;
   core::Workspace workspace(io, fs::current_path());
   workspace.recover();
 
   core::eval::RunOptions run;
-  run.agents = options.agents.empty() ? set.agents : options.agents;
-  run.samples = options.samples.value_or(set.samples);
-  run.passK = options.passK.empty() ? set.passK : options.passK;
-  run.hydraVersion = kVersion;
-  if (options.resume) {
-    run.resumeFrom = readReport(*options.resume);
-    if (run.resumeFrom->name != set.name) {
-      throw CommandError(options.resume->string() + " is a report of eval set '" + run.resumeFrom->name + "', not '" +
-                             set.name + "'",
-                         2);
-    }
+  try {
+    // Paths on the command line are the shell's, relative to where it is.
+    auto absolute = [](const std::optional<fs::path>& p) -> std::optional<fs::path> {
+      if (!p) return std::nullopt;
+      return fs::absolute(*p);
+    };
+    run = core::eval::resolve(core::eval::RunRequest{fs::absolute(options.set), options.agents, options.samples,
+                                                     options.passK, absolute(options.out), absolute(options.resume),
+                                                     kVersion},
+                              workspace.root());
+  } catch (const core::ConfigError& e) {
+    throw CommandError(e.what(), 2);
+  } catch (const core::WorkspaceError& e) {
+    throw CommandError(e.what(), 2);
   }
-  run.out = options.out ? *options.out
-                        : options.resume ? *options.resume
-                                         : workspace.root() / ".hydra" / "evals" /
-                                               (set.name + "-" + fileStamp() + ".json");
   const fs::path outPath = run.out;
-  const std::string header = "Eval " + set.name + ": " + std::to_string(set.cases.size()) + " case(s) x " +
+  const std::string header = "Eval " + run.set.name + ": " + std::to_string(run.set.cases.size()) + " case(s) x " +
                              std::to_string(run.agents.size()) + " agent(s) x " + std::to_string(run.samples) +
                              " sample(s); the report goes to " + outPath.string();
-  run.set = std::move(set);
 
   const bool terminal = stdoutIsTerminal() && options.format == "text";
   int solved = 0;
@@ -117,8 +97,12 @@ int runEvalRun(const EvalRunOptions& options) {
               << std::flush;
   };
   try {
-    runner = core::eval::EvalRunner::start(
-        workspace, std::move(run),
+    runner = core::eval::EvalRunner::prepare(workspace, std::move(run));
+  } catch (const core::WorkspaceError& e) {
+    throw commandError(e);
+  }
+  if (options.format == "text") std::cout << header << "\n" << std::flush;
+  runner->run(
         [&](const core::eval::Sample& s, int doneNow, int totalNow) {
           done = doneNow;
           total = totalNow;
@@ -138,10 +122,6 @@ int runEvalRun(const EvalRunOptions& options) {
           finished = report;
           io.stop();
         });
-  } catch (const core::WorkspaceError& e) {
-    throw commandError(e);
-  }
-  if (options.format == "text") std::cout << header << "\n" << std::flush;
   const int interrupts = runUntilStopped(
       io, workspace, [] { return std::optional<std::string>(); },
       [&] {
@@ -179,6 +159,134 @@ int runEvalCompare(const EvalCompareOptions& options) {
     std::cout << core::eval::renderCompareText(comparison);
   }
   return options.failOnRegression && comparison.regressions > 0 ? 1 : 0;
+}
+
+namespace {
+
+// The commit holding an agent's result: a race's agent, or a collaboration's
+// iteration ("builder@2").
+std::string resultCommit(const core::RaceRecord& race, const std::string& agentId) {
+  if (auto n = core::collab::parseIterationId(agentId)) {
+    const core::IterationResult* it = race.findIteration(*n);
+    if (!it) throw CommandError("race " + race.id + " has no iteration " + std::to_string(*n), 2);
+    if (!it->commit) throw CommandError(agentId + " of race " + race.id + " left no commit", 2);
+    return *it->commit;
+  }
+  const core::AgentRecord* agent = race.findAgent(agentId);
+  if (!agent) throw CommandError("race " + race.id + " has no agent '" + agentId + "'", 2);
+  if (!agent->commit) throw CommandError(agentId + " of race " + race.id + " left no commit: nothing to take tests from", 2);
+  return *agent->commit;
+}
+
+}  // namespace
+
+int runEvalInit(const EvalInitOptions& options) {
+  asio::io_context io;
+  core::Workspace workspace(io, fs::current_path());
+  const fs::path root = workspace.root();
+  std::shared_ptr<const core::Config> config;
+  try {
+    config = workspace.config();
+  } catch (const core::WorkspaceError& e) {
+    throw commandError(e);
+  }
+  const std::optional<std::string> verify = options.verifyCommand ? options.verifyCommand : config->scoring.testCommand;
+  if (!verify || verify->empty()) {
+    throw CommandError("no verify command: hydra.toml's [scoring] has no test_command; pass --verify-command CMD", 2);
+  }
+
+  core::eval::SetHeader header;
+  header.agents = options.agents;
+  std::optional<core::eval::RaceCase> fromRace;
+  std::vector<std::pair<std::string, std::string>> hidden;  // path -> contents
+  if (options.fromRace) {
+    const std::string raceId = *options.fromRace == "latest" ? latestRace(workspace) : *options.fromRace;
+    core::RaceRecord race;
+    std::optional<std::string> winner;
+    try {
+      race = workspace.record(raceId);
+      if (!options.agent) winner = workspace.scores(raceId).winner;
+    } catch (const core::WorkspaceError& e) {
+      if (e.kind() == core::WorkspaceError::Kind::NotScored) {
+        throw CommandError("race " + raceId + " has no winner (" + e.what() + "); name an agent with --agent", 2);
+      }
+      throw commandError(e);
+    }
+    const std::string agentId = options.agent ? *options.agent : winner.value_or("");
+    if (agentId.empty()) throw CommandError("race " + raceId + " has no winner; name an agent with --agent", 2);
+    const std::string commit = resultCommit(race, agentId);
+    core::eval::RaceCase c;
+    c.id = core::eval::slugOf(race.task);
+    c.task = race.task;
+    c.baseCommit = race.baseCommit;
+    c.verifyCommand = *verify;
+    c.raceId = race.id;
+    c.agentId = agentId;
+    for (const auto& file : core::merge::diffCommits(root, race.baseCommit, commit).files) {
+      if (file.status == "deleted" || !core::eval::isTestPath(file.path)) continue;
+      auto versions = core::merge::fileVersions(root, race.baseCommit, commit, file.path);
+      if (!versions.agent) continue;
+      c.hiddenFiles.push_back(file.path);
+      hidden.emplace_back(file.path, *versions.agent);
+    }
+    if (header.agents.empty()) {
+      for (const auto& a : race.agents) {
+        if (a.agentId == "reviewer") continue;  // a collaboration's builder is what an eval runs
+        if (std::find(header.agents.begin(), header.agents.end(), a.agent) == header.agents.end()) {
+          header.agents.push_back(a.agent);
+        }
+      }
+    }
+    header.name = options.name.value_or(core::eval::slugOf(race.task));
+    fromRace = std::move(c);
+  } else {
+    if (header.agents.empty()) {
+      for (const auto& [name, agent] : config->agents) header.agents.push_back(name);
+    }
+    if (header.agents.empty()) {
+      for (const auto& info : workspace.agents()) {
+        if (info.available) header.agents.push_back(info.name);
+      }
+    }
+    header.name = options.name.value_or(core::eval::slugOf(root.filename().string()));
+  }
+  if (header.name.empty() || header.name.find_first_of("/\\") != std::string::npos) {
+    throw CommandError("--name must be a plain name, not '" + header.name + "'", 2);
+  }
+
+  const fs::path path = options.path ? fs::absolute(*options.path) : root / "evals" / header.name / "eval.toml";
+  if (fs::exists(path) && !options.force) {
+    throw CommandError(path.string() + " exists; pass --force to replace it", 2);
+  }
+  const fs::path folder = path.parent_path();
+  fs::create_directories(folder);
+  for (const auto& [relative, contents] : hidden) {
+    const fs::path target = folder / relative;
+    if (fs::exists(target) && !options.force) {
+      throw CommandError(target.string() + " exists; pass --force to replace it", 2);
+    }
+    fs::create_directories(target.parent_path());
+    core::writeFileAtomic(target, contents);
+  }
+  core::writeFileAtomic(path, fromRace ? core::eval::setFromRace(header, *fromRace)
+                                       : core::eval::templateSet(header, *verify));
+  // What was written reads back as an eval set, or this is hydra's bug.
+  core::eval::EvalSet written = core::eval::loadEvalSet(path);
+
+  std::cout << "Wrote " << path.string() << " (eval set '" << written.name << "', " << written.cases.size()
+            << " case)\n";
+  if (fromRace) {
+    if (hidden.empty()) {
+      std::cout << "  " << fromRace->agentId << " added or changed no test file: add hidden tests beside the set\n";
+    }
+    for (const auto& [relative, contents] : hidden) {
+      std::cout << "  hidden: " << (folder / relative).string() << "\n";
+    }
+  } else {
+    std::cout << "  fill in the case's task, base and hidden files\n";
+  }
+  std::cout << "Run it: hydra eval run " << path.string() << "\n";
+  return 0;
 }
 
 }  // namespace hydra::cli

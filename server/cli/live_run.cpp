@@ -6,6 +6,8 @@
 #include <csignal>
 #include <iostream>
 
+#include "server/cli/common.h"
+
 namespace hydra::cli {
 
 namespace asio = boost::asio;
@@ -55,6 +57,14 @@ int runUntilStopped(asio::io_context& io, core::Workspace& workspace,
   waitSignal();
   io.run();
   return interrupts;
+}
+
+std::string latestRace(core::Workspace& workspace) {
+  auto page = workspace.races(0, 1);
+  if (page.races.empty()) {
+    throw CommandError("no races yet in this repository: start one with hydra race \"TASK\" --agents NAME[,NAME...]", 2);
+  }
+  return page.races.front().raceId;
 }
 
 }  // namespace hydra::cli

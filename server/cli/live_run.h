@@ -31,6 +31,10 @@ class EventFollower {
   std::shared_ptr<core::Subscription> subscription_;
 };
 
+// The newest race of the repository (what `latest` names); a CommandError
+// when there is none.
+std::string latestRace(core::Workspace& workspace);
+
 // Runs `io` until it is stopped (the run ended or was refused), calling
 // `redraw` every `every`. The first SIGINT or SIGTERM cancels the run that
 // `runId` names ("cancelling the <what>"); the second interrupts everything at

@@ -18,20 +18,12 @@
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
+#include "server/cli/live_run.h"
 #include "server/cli/results.h"
 
 namespace hydra::cli {
 
 namespace {
-
-// The newest race of the repository.
-std::string latestRace(core::Workspace& workspace) {
-  auto page = workspace.races(0, 1);
-  if (page.races.empty()) {
-    throw CommandError("no races yet in this repository: start one with hydra race \"TASK\" --agents NAME[,NAME...]", 2);
-  }
-  return page.races.front().raceId;
-}
 
 // Splits [RACE] REST...: the first word is the race when it is `latest` or
 // names a race here (an unknown id-shaped word is reported as an unknown

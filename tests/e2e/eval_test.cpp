@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/e2e/rpc_client.h"
 #include "tests/e2e/test_repo.h"
 
 namespace hydra::test {
@@ -27,6 +28,8 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
+
+std::string str(const json::value& v) { return std::string(v.as_string()); }
 
 // A hidden test of add(): the agents never see it.
 constexpr const char* kHiddenTest = "from calc import add\n\n\ndef test_add_hidden():\n    assert add(20, 22) == 42\n";
@@ -81,7 +84,42 @@ class EvalTest : public ::testing::Test {
     }
     return {};
   }
+  // A `hydra serve` session on the repository.
+  RpcClient& client() {
+    if (!client_) {
+      client_ = std::make_unique<RpcClient>(repo_.root(), std::vector<std::string>{"PYTHONDONTWRITEBYTECODE=1"});
+      client_->initialize(repo_.uri());
+    }
+    return *client_;
+  }
+  json::object evalFinished(const std::string& evalId) {
+    return client()
+        .notifications()[client().waitFor(
+            [&](const json::object& m) {
+              return m.at("method") == "hydra/evalFinished" && str(m.at("params").at("evalId")) == evalId;
+            },
+            0, 120s)]
+        .at("params")
+        .as_object();
+  }
+  // An agent that writes its pid to `pidFile` and waits: for cancels.
+  void configureSlow(const fs::path& pidFile) {
+    repo_.writeConfig(TestRepo::scoring() +
+                      agent("even", script("even.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) + " > calc.py\n")) +
+                      agent("slow", script("slow.sh", "echo $$ > " + shellQuote(pidFile.string()) + "\nsleep 300\n")));
+  }
+  static int pidIn(const fs::path& file) {
+    auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::string text = fs::exists(file) ? readFile(file) : "";
+      if (!text.empty() && text.back() == '\n') return std::stoi(text);
+      std::this_thread::sleep_for(20ms);
+    }
+    return 0;
+  }
+
   TestRepo repo_;
+  std::unique_ptr<RpcClient> client_;
 };
 
 TEST_F(EvalTest, AFullRunReportsWhatTheScriptsMadeHappenAndNoAgentSawTheHiddenFiles) {
@@ -265,6 +303,297 @@ TEST(EvalExampleTest, TheShopcartSetGivesTheNumbersItPromises) {
   EXPECT_EQ(r.at("samples").at(1).at("agent").as_string(), "alternating");
   EXPECT_FALSE(fs::exists(dir / "tests/test_hidden_coupon.py")) << "the hidden test stays out of the user's checkout";
   fs::remove_all(dir);
+}
+
+
+// --- the protocol: hydra/evalRun, hydra/evalSample, hydra/evalFinished, hydra/evalReport, hydra/evalCancel
+
+TEST_F(EvalTest, EvalRunAnswersAtOnceNotifiesEverySampleAndTheReportFollows) {
+  configure();
+  const fs::path setFile = evalSet(set(2));
+  json::object started =
+      client()
+          .call("hydra/evalRun", json::object{{"set", setFile.string()}, {"workDoneToken", "eval-1"}})
+          .as_object();
+  const std::string evalId = std::string(started.at("evalId").as_string());
+  EXPECT_EQ(started.at("name"), "basics");
+  EXPECT_EQ(started.at("total"), 4);
+  EXPECT_EQ(started.at("done"), 0);
+  EXPECT_EQ(started.at("samples"), 2);
+  EXPECT_EQ(started.at("cases"), 1);
+  EXPECT_EQ(json::serialize(started.at("agents")), R"(["even","never"])");
+  const fs::path reportPath = std::string(started.at("report").as_string());
+  EXPECT_EQ(reportPath.parent_path(), repo_.root() / ".hydra" / "evals");
+  EXPECT_EQ(reportPath.stem().string(), evalId);
+
+  json::object finished = evalFinished(evalId);
+  EXPECT_EQ(finished.at("status"), "completed");
+  EXPECT_EQ(finished.at("done"), 4);
+  EXPECT_EQ(finished.at("solved"), 1) << "even solves sample 0 only, never nothing";
+  EXPECT_EQ(finished.at("report").as_string(), reportPath.string());
+
+  // One notification per sample, counting up, each the sample as the report holds it.
+  auto samples = client().notifications("hydra/evalSample");
+  ASSERT_EQ(samples.size(), 4u);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const json::object& p = samples[i].at("params").as_object();
+    EXPECT_EQ(str(p.at("evalId")), evalId);
+    EXPECT_EQ(p.at("done"), static_cast<std::int64_t>(i + 1));
+    EXPECT_EQ(p.at("total"), 4);
+    const json::object& sample = p.at("sample").as_object();
+    const bool solves = sample.at("agent") == "even" && sample.at("index") == 0;
+    EXPECT_EQ(sample.at("solved").as_bool(), solves) << json::serialize(sample);
+  }
+  // Progress: begin, a report per sample, end; cancellable.
+  std::vector<std::string> kinds;
+  for (const auto& m : client().notifications("$/progress")) {
+    if (m.at("params").at("token") != "eval-1") continue;
+    const json::object& value = m.at("params").at("value").as_object();
+    kinds.emplace_back(value.at("kind").as_string());
+    if (kinds.size() == 1) {
+      EXPECT_EQ(value.at("title"), "Evaluating basics");
+      EXPECT_EQ(value.at("cancellable"), true);
+    }
+  }
+  EXPECT_EQ(kinds, (std::vector<std::string>{"begin", "report", "report", "report", "report", "end"}));
+  // The samples' races are not announced to the client, nor listed.
+  for (const char* method : {"hydra/agentStarted", "hydra/agentOutput", "hydra/agentFinished", "hydra/scoringStarted",
+                             "hydra/raceFinished"}) {
+    EXPECT_TRUE(client().notifications(method).empty()) << method;
+  }
+  EXPECT_TRUE(client().call("hydra/status", json::object{}).at("races").as_array().empty());
+
+  // The report: by the evaluation's id, by its path, and the newest by default; as text too.
+  json::object byId = client().call("hydra/evalReport", json::object{{"evalId", evalId}, {"format", "text"}}).as_object();
+  EXPECT_EQ(byId.at("path").as_string(), reportPath.string());
+  EXPECT_DOUBLE_EQ(agentStats(byId.at("report"), "even").at("passAtK").at("1").as_double(), 0.5);
+  EXPECT_DOUBLE_EQ(agentStats(byId.at("report"), "never").at("passAtK").at("1").as_double(), 0.0);
+  EXPECT_THAT(std::string(byId.at("text").as_string()), HasSubstr("even"));
+  EXPECT_EQ(byId.at("report"), json::parse(readFile(reportPath)));
+  json::object byPath = client()
+                            .call("hydra/evalReport", json::object{{"report", ".hydra/evals/" + evalId + ".json"},
+                                                                   {"format", "markdown"}})
+                            .as_object();
+  EXPECT_EQ(byPath.at("report"), byId.at("report"));
+  EXPECT_THAT(std::string(byPath.at("text").as_string()), HasSubstr("| even |"));
+  json::object newest = client().call("hydra/evalReport", json::object{}).as_object();
+  EXPECT_EQ(newest.at("path").as_string(), reportPath.string());
+  EXPECT_FALSE(newest.contains("text"));
+
+  // Finished: cancelling it again says so.
+  EXPECT_EQ(client().call("hydra/evalCancel", json::object{{"evalId", evalId}}).at("cancelled"), false);
+}
+
+TEST_F(EvalTest, EvalCancelEndsTheRunKeepsItsFinishedSamplesAndLeavesNoProcess) {
+  const fs::path pidFile = repo_.scratch() / "slow.pid";
+  configureSlow(pidFile);
+  const fs::path setFile = evalSet(set(2));
+  const fs::path report = repo_.scratch() / "cancelled.json";
+  json::object started =
+      client()
+          .call("hydra/evalRun", json::object{{"set", setFile.string()},
+                                              {"agents", json::array{"even", "slow"}},
+                                              {"out", report.string()}})
+          .as_object();
+  const std::string evalId = std::string(started.at("evalId").as_string());
+  EXPECT_EQ(evalId, "cancelled");
+  const int slowPid = pidIn(pidFile);
+  ASSERT_GT(slowPid, 0);
+  // The first of even's samples is done before the cancel.
+  client().waitFor([](const json::object& m) { return m.at("method") == "hydra/evalSample"; }, 0, 60s);
+
+  EXPECT_EQ(client().call("hydra/evalCancel", json::object{{"evalId", evalId}}).at("cancelled"), true);
+  json::object finished = evalFinished(evalId);
+  EXPECT_EQ(finished.at("status"), "cancelled");
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!processGone(slowPid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(processGone(slowPid)) << "the cancelled sample's agent outlived the cancel";
+
+  json::value r = json::parse(readFile(report));
+  EXPECT_EQ(r.at("samples").as_array().size(), static_cast<std::size_t>(finished.at("done").as_int64()));
+  for (const auto& s : r.at("samples").as_array()) EXPECT_EQ(s.at("agent"), "even") << "a cancelled sample is left out";
+  EXPECT_FALSE(r.as_object().contains("finishedAt")) << "a cancelled run did not finish";
+}
+
+TEST_F(EvalTest, CancellingTheProgressCancelsTheEvaluationAndAVanishedClientLeavesNoAgent) {
+  const fs::path pidFile = repo_.scratch() / "slow.pid";
+  configureSlow(pidFile);
+  const fs::path setFile = evalSet(set(1));
+  json::object started = client()
+                             .call("hydra/evalRun", json::object{{"set", setFile.string()},
+                                                                 {"agents", json::array{"slow"}},
+                                                                 {"workDoneToken", "eval-2"}})
+                             .as_object();
+  const std::string evalId = std::string(started.at("evalId").as_string());
+  int slowPid = pidIn(pidFile);
+  ASSERT_GT(slowPid, 0);
+  client().notify("window/workDoneProgress/cancel", json::object{{"token", "eval-2"}});
+  EXPECT_EQ(evalFinished(evalId).at("status"), "cancelled");
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!processGone(slowPid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(processGone(slowPid));
+
+  // Again, and this time the editor goes away mid-run.
+  fs::remove(pidFile);
+  client().call("hydra/evalRun", json::object{{"set", setFile.string()}, {"agents", json::array{"slow"}}});
+  slowPid = pidIn(pidFile);
+  ASSERT_GT(slowPid, 0);
+  client_.reset();
+  deadline = std::chrono::steady_clock::now() + 10s;
+  while (!processGone(slowPid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(processGone(slowPid)) << "a sample's agent outlived the session";
+}
+
+TEST_F(EvalTest, RefusedEvalRequestsSayWhyAndRunNothing) {
+  configure();
+  // Before any run there is no report to show.
+  json::object none = client().callError("hydra/evalReport", json::object{});
+  EXPECT_EQ(none.at("code"), -32602);
+  EXPECT_THAT(std::string(none.at("message").as_string()), HasSubstr("no eval report yet"));
+
+  const fs::path broken = evalSet("[eval]\nname = \"basics\"\nsampels = 3\n");
+  json::object e = client().callError("hydra/evalRun", json::object{{"set", broken.string()}});
+  EXPECT_EQ(e.at("code"), -32023);
+  EXPECT_EQ(e.at("data").at("file").as_string(), broken.string());
+  EXPECT_EQ(e.at("data").at("line"), 3);
+  EXPECT_EQ(e.at("data").at("column"), 1);
+  EXPECT_THAT(std::string(e.at("message").as_string()), HasSubstr(":3:1: unknown key 'sampels'"));
+
+  json::object missing = client().callError("hydra/evalRun", json::object{{"set", "no/such/set.toml"}});
+  EXPECT_EQ(missing.at("code"), -32023);
+  EXPECT_EQ(missing.at("data").at("file").as_string(), (repo_.root() / "no/such/set.toml").string());
+
+  const fs::path good = evalSet(set(1));
+  json::object unknown =
+      client().callError("hydra/evalRun", json::object{{"set", good.string()}, {"agents", json::array{"nevr"}}});
+  EXPECT_EQ(unknown.at("code"), -32012);
+  EXPECT_EQ(unknown.at("data").at("suggestion"), "never");
+  EXPECT_EQ(client().callError("hydra/evalRun", json::object{{"set", good.string()}, {"samples", 0}}).at("code"),
+            -32602);
+  EXPECT_EQ(client().callError("hydra/evalRun", json::object{{"set", good.string()}, {"passK", json::array{0}}}).at("code"),
+            -32602);
+  std::ofstream(repo_.scratch() / "other.json")
+      << R"({"schema": "hydra.eval/1", "name": "other", "hydraVersion": "", "evalSetHash": "", "passK": [1],)"
+      << R"( "agentVersions": {}, "baseCommits": {}, "samples": [], "cases": [], "agents": []})";
+  json::object other = client().callError(
+      "hydra/evalRun", json::object{{"set", good.string()}, {"resume", (repo_.scratch() / "other.json").string()}});
+  EXPECT_EQ(other.at("code"), -32602);
+  EXPECT_THAT(std::string(other.at("message").as_string()), HasSubstr("is a report of eval set 'other', not 'basics'"));
+
+  std::ofstream(repo_.scratch() / "bad.json") << "{\"schema\": \"other/2\"}";
+  json::object bad =
+      client().callError("hydra/evalReport", json::object{{"report", (repo_.scratch() / "bad.json").string()}});
+  EXPECT_EQ(bad.at("code"), -32602);
+  EXPECT_THAT(std::string(bad.at("message").as_string()), HasSubstr("is not a hydra eval report"));
+  EXPECT_EQ(client().callError("hydra/evalCancel", json::object{{"evalId", "nothing"}}).at("code"), -32602);
+  EXPECT_EQ(client().callError("hydra/evalReport", json::object{{"evalId", "nothing"}}).at("code"), -32602);
+  EXPECT_EQ(client().callError("hydra/evalReport", json::object{{"format", "html"}}).at("code"), -32602);
+
+  EXPECT_TRUE(client().notifications("hydra/evalSample").empty());
+  EXPECT_FALSE(fs::exists(repo_.root() / ".hydra" / "evals")) << "a refused run writes no report";
+}
+
+// --- hydra eval init --------------------------------------------------------
+
+TEST_F(EvalTest, InitFromARaceTurnsTheWinnersNewTestsIntoHiddenFilesThatDecideTheCase) {
+  const std::string moreTests = "from calc import add\n\n\ndef test_add_more():\n    assert add(2, 3) == 5\n";
+  repo_.writeConfig(TestRepo::scoring() +
+                    agent("fixer", script("fixer.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
+                                                          " > calc.py\nmkdir -p tests\nprintf '%s' " +
+                                                          shellQuote(moreTests) + " > tests/test_more_add.py\n")) +
+                    agent("never", script("never.sh", "echo '# looked' >> calc.py\n")));
+  const std::string base = repo_.git("rev-parse HEAD");
+  hydra("race 'Fix add() in calc.py' --agents fixer,never");
+
+  auto [rc, out] = hydraStatus("eval init --from-race latest --name adds");
+  ASSERT_EQ(rc, 0) << out;
+  const fs::path setFile = repo_.root() / "evals" / "adds" / "eval.toml";
+  const fs::path hiddenCopy = repo_.root() / "evals" / "adds" / "tests" / "test_more_add.py";
+  EXPECT_THAT(out, HasSubstr("Wrote " + setFile.string()));
+  EXPECT_THAT(out, HasSubstr("hidden: " + hiddenCopy.string()));
+  EXPECT_EQ(readFile(hiddenCopy), moreTests) << "the winner's test, as it wrote it";
+  const std::string text = readFile(setFile);
+  EXPECT_THAT(text, HasSubstr("base = \"" + base + "\""));
+  EXPECT_THAT(text, HasSubstr("task = \"Fix add() in calc.py\""));
+  EXPECT_THAT(text, HasSubstr("hidden_files = [\"tests/test_more_add.py\"]"));
+  EXPECT_THAT(text, HasSubstr("agents = [\"fixer\", \"never\"]"));
+
+  // The case it wrote decides: the fixer solves it again, the other does not.
+  const fs::path report = repo_.scratch() / "adds.json";
+  auto [runRc, runOut] = hydraStatus("eval run " + shellQuote(setFile.string()) + " --samples 1 --out " +
+                                     shellQuote(report.string()));
+  ASSERT_EQ(runRc, 0) << runOut;
+  json::value r = json::parse(readFile(report));
+  ASSERT_EQ(r.at("samples").as_array().size(), 2u);
+  for (const auto& sample : r.at("samples").as_array()) {
+    EXPECT_EQ(sample.at("solved").as_bool(), sample.at("agent") == "fixer") << json::serialize(sample);
+  }
+
+  // Written once: a second init does not replace it unless told to.
+  auto [again, againOut] = hydraStatus("eval init --from-race latest --name adds");
+  EXPECT_EQ(again, 2);
+  EXPECT_THAT(againOut, HasSubstr("exists; pass --force"));
+  EXPECT_EQ(hydraStatus("eval init --from-race latest --name adds --force").first, 0);
+  auto [unknown, unknownOut] = hydraStatus("eval init --from-race latest --agent nobody --name other");
+  EXPECT_EQ(unknown, 2);
+  EXPECT_THAT(unknownOut, HasSubstr("has no agent 'nobody'"));
+}
+
+TEST_F(EvalTest, ACaseWhoseBaseCommitHoldsAHiddenFileIsRefused) {
+  configure();
+  // The set lives in the repository and is committed: a case starting from
+  // that commit would hand every agent the hidden test.
+  fs::create_directories(repo_.root() / "evals" / "hidden");
+  std::ofstream(repo_.root() / "evals" / "hidden" / "test_hidden.py") << kHiddenTest;
+  std::ofstream(repo_.root() / "evals" / "set.toml") << set(1);
+  repo_.git("add evals");
+  repo_.git("commit -q -m 'an eval set'");
+  auto [rc, out] = hydraStatus("eval run evals/set.toml");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("case 'add': its hidden file hidden/test_hidden.py is committed at its base"));
+  EXPECT_THAT(out, HasSubstr("as evals/hidden/test_hidden.py, where every agent can read it"));
+  EXPECT_FALSE(fs::exists(repo_.root() / ".hydra" / "evals")) << "nothing ran";
+  // From a commit before the set was added, the same set is fine.
+  std::string earlier = set(1);
+  earlier.replace(earlier.find("verify_command"), 0, "base = \"HEAD~1\"\n");
+  std::ofstream(repo_.root() / "evals" / "set.toml") << earlier;
+  auto [ok, okOut] = hydraStatus("eval run evals/set.toml --agents even --out " +
+                                 shellQuote((repo_.scratch() / "r.json").string()));
+  EXPECT_EQ(ok, 0) << okOut;
+}
+
+TEST_F(EvalTest, InitWritesATemplateThatRunsAndSaysWhatItNeeds) {
+  configure();
+  auto [rc, out] = hydraStatus("eval init --name basics");
+  ASSERT_EQ(rc, 0) << out;
+  const fs::path setFile = repo_.root() / "evals" / "basics" / "eval.toml";
+  EXPECT_THAT(out, HasSubstr("Run it: hydra eval run " + setFile.string()));
+  const std::string text = readFile(setFile);
+  EXPECT_THAT(text, HasSubstr("agents = [\"even\", \"never\"]")) << "hydra.toml's agents";
+  EXPECT_THAT(text, HasSubstr("verify_command = \"/usr/bin/python3 -m pytest -q -p no:cacheprovider\""));
+  // As written, it runs: the test suite decides (add() is broken at HEAD).
+  const fs::path report = repo_.scratch() / "template.json";
+  auto [runRc, runOut] = hydraStatus("eval run " + shellQuote(setFile.string()) + " --samples 1 --out " +
+                                     shellQuote(report.string()));
+  ASSERT_EQ(runRc, 0) << runOut;
+  json::value r = json::parse(readFile(report));
+  ASSERT_EQ(r.at("samples").as_array().size(), 2u);
+  EXPECT_TRUE(r.at("samples").at(0).at("solved").as_bool()) << "even fixes add() on sample 0";
+  EXPECT_FALSE(r.at("samples").at(1).at("solved").as_bool());
+
+  auto [again, againOut] = hydraStatus("eval init --name basics");
+  EXPECT_EQ(again, 2);
+  EXPECT_THAT(againOut, HasSubstr(setFile.string() + " exists; pass --force to replace it"));
+  // Nothing to verify with: it says so rather than writing a set that cannot decide.
+  repo_.writeConfig(agent("never", script("never.sh", "true\n")));
+  auto [none, noneOut] = hydraStatus("eval init --name other");
+  EXPECT_EQ(none, 2);
+  EXPECT_THAT(noneOut, HasSubstr("no verify command"));
+  EXPECT_EQ(hydraStatus("eval init --name other --verify-command 'make check'").first, 0);
+  EXPECT_THAT(readFile(repo_.root() / "evals" / "other" / "eval.toml"), HasSubstr("verify_command = \"make check\""));
+  auto [race, raceOut] = hydraStatus("eval init --from-race latest --name third --verify-command true");
+  EXPECT_EQ(race, 2);
+  EXPECT_THAT(raceOut, HasSubstr("no races yet"));
 }
 
 }  // namespace
