@@ -95,3 +95,32 @@ end, {
 command('HydraScores', function()
   hydra().scores()
 end, { nargs = 0, desc = 'The scoreboard of the current race' })
+
+-- complete = 'file' also has Neovim expand `%`, `#` and `~` in the arguments.
+command('HydraEval', function(opts)
+  hydra().eval_command(opts.fargs)
+end, {
+  nargs = '+',
+  complete = 'file',
+  desc = 'Run an eval set: :HydraEval {set.toml} [--agents a,b] [--samples N] [--pass-k 1,2]',
+})
+
+command('HydraEvalCancel', function(opts)
+  local id = opts.fargs[1]
+  hydra().eval_cancel({ eval = id ~= '' and id or nil })
+end, {
+  nargs = '?',
+  desc = 'Cancel an evaluation (default: the latest one started here that runs): :HydraEvalCancel [evalId]',
+  complete = function(arglead)
+    return hydra().complete_evals(arglead)
+  end,
+})
+
+command('HydraEvalReport', function(opts)
+  local report = opts.fargs[1]
+  hydra().eval_report({ report = report ~= '' and report or nil })
+end, {
+  nargs = '?',
+  complete = 'file',
+  desc = "An eval report's tables (default: the newest one): :HydraEvalReport [report.json]",
+})

@@ -196,6 +196,26 @@ function H.make_repo(env, scoring, extra)
   return dir
 end
 
+-- The repository this plugin is part of: editors/neovim is two levels down.
+H.repository = vim.fn.fnamemodify(H.plugin_dir, ':p:h:h:h')
+
+--- A fresh git repository holding hydra's demo project (examples/demo/project,
+--- as scripts/demo.sh makes it, without building or racing): its scripted
+--- agents careful, alternating, breaker and sprawler, and its hydra.toml.
+--- Returns its root (symbolic links resolved, as git reports it).
+function H.make_demo_repo()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  dir = vim.fn.resolve(dir)
+  H.run({ 'cp', '-R', H.repository .. '/examples/demo/project/.', dir })
+  H.run({ 'git', 'init', '-q', '-b', 'main', dir })
+  H.git(dir, 'config', 'user.name', 'Spec Runner')
+  H.git(dir, 'config', 'user.email', 'specs@example.invalid')
+  H.git(dir, 'add', '-A')
+  H.git(dir, 'commit', '-q', '-m', 'shopcart: a small cart library')
+  return dir
+end
+
 --- A directory holding a bwrap that cannot make its namespaces, as in a
 --- container that forbids them: first on the PATH, it stands for a machine
 --- where bubblewrap does not work.

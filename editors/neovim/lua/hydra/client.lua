@@ -172,6 +172,7 @@ local reads_config = {
   [protocol.collab] = true,
   [protocol.merge] = true,
   [protocol.cleanup] = true,
+  [protocol.eval_run] = true,
 }
 
 local function note_config(root, method, err)
@@ -200,6 +201,8 @@ local function make_handlers(root)
     protocol.scoring_started,
     protocol.race_finished,
     protocol.iteration_finished,
+    protocol.eval_sample,
+    protocol.eval_finished,
   }) do
     handlers[method] = function(_, params)
       dispatch(root, method, params)

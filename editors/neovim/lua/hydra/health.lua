@@ -1,5 +1,6 @@
 -- :checkhealth hydra: is the binary there, which version, is this a git
--- repository, do agents run confined here, and which agents could race here.
+-- repository, can hydra run eval sets, do agents run confined here, and
+-- which agents could race here.
 
 local M = {}
 
@@ -60,6 +61,28 @@ function M.check()
   end
   local running = client.get(root)
   health.info(running and 'hydra serve is running for this repository' or 'hydra serve starts with the first :Hydra command')
+
+  health.start('evaluations')
+  -- A running server says which requests it answers; else the binary is asked.
+  local caps = running and client.capabilities(root) or nil
+  if caps and type(caps.methods) == 'table' then
+    if vim.tbl_contains(caps.methods, 'hydra/evalRun') then
+      health.ok('hydra serve runs eval sets (:HydraEval)')
+    else
+      health.warn('this hydra serve has no evaluation mode (hydra/evalRun)', { ':HydraEval needs a newer hydra' })
+    end
+  else
+    vim.fn.system({ binary, 'eval', '--help' })
+    if vim.v.shell_error == 0 then
+      health.ok('hydra runs eval sets (`hydra eval`, :HydraEval)')
+    else
+      health.warn('this hydra has no evaluation mode (`hydra eval`)', { ':HydraEval needs a newer hydra' })
+    end
+  end
+  local reports = vim.fn.glob(root .. '/.hydra/evals/*.json', false, true)
+  if #reports > 0 then
+    health.info(string.format('%d eval report%s under .hydra/evals (:HydraEvalReport shows the newest)', #reports, #reports == 1 and '' or 's'))
+  end
 
   health.start('sandbox')
   -- `hydra sandbox` runs the same probe a race would (docs/security.md).

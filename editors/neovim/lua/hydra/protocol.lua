@@ -33,6 +33,9 @@ M.log = 'hydra/log'
 M.races = 'hydra/races'
 M.cleanup = 'hydra/cleanup'
 M.agent_events = 'hydra/agentEvents'
+M.eval_run = 'hydra/evalRun'
+M.eval_report = 'hydra/evalReport'
+M.eval_cancel = 'hydra/evalCancel'
 
 -- hydra's notifications while a race runs.
 M.agent_started = 'hydra/agentStarted'
@@ -42,9 +45,15 @@ M.scoring_started = 'hydra/scoringStarted'
 M.race_finished = 'hydra/raceFinished'
 -- and while a collaboration runs (besides the ones above).
 M.iteration_finished = 'hydra/iterationFinished'
+-- and while an evaluation runs (its samples' races are not announced).
+M.eval_sample = 'hydra/evalSample'
+M.eval_finished = 'hydra/evalFinished'
 
--- Application error codes (docs/protocol.md, "Error codes").
+-- Error codes (docs/protocol.md, "Error codes"): JSON-RPC's and LSP's that
+-- the plugin tells apart, then hydra's own.
 M.errors = {
+  method_not_found = -32601,
+  invalid_params = -32602,
   request_cancelled = -32800,
   unknown_race = -32010,
   unknown_agent = -32011,
@@ -59,6 +68,7 @@ M.errors = {
   not_a_repository = -32020,
   race_refused = -32021,
   agent_unavailable = -32022,
+  eval_set_error = -32023,
 }
 
 -- A race's and an agent's states that will not change any more.

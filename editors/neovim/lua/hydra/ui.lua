@@ -287,10 +287,12 @@ local function round(v)
   return math.floor(v + 0.5)
 end
 
+-- `text` padded with blanks to `width` display cells.
 local function pad(text, width)
   local w = vim.fn.strdisplaywidth(text)
   return w < width and (text .. string.rep(' ', width - w)) or text
 end
+M.pad = pad
 
 local function first_line(text, max)
   text = (text or ''):match('^[^\n]*')
