@@ -84,6 +84,9 @@ HydraService::~HydraService() {
   configWatch_.reset();
   subscription_.reset();
   live_.clear();
+  evals_.clear();
+  for (auto& [root, other] : others_) other.subscription.reset();
+  others_.clear();     // like the workspace: what still runs there is interrupted
   workspace_.reset();  // interrupts whatever still runs, writes the records
 }
 
@@ -464,7 +467,10 @@ void HydraService::evalRun(protocol::EvalRunParams params, Reply reply) {
           core::eval::RunRequest{params.set, params.agents, params.samples, params.passK, path(params.out),
                                  path(params.resume), kVersion},
           ws->root());
-      runner = core::eval::EvalRunner::prepare(*ws, std::move(options));
+      runner = core::eval::EvalRunner::prepare(*ws, std::move(options),
+                                               [this](const fs::path& root) -> core::Workspace& {
+                                                 return otherWorkspace(root);
+                                               });
     } catch (const core::ConfigError& e) {
       reply.error(evalSetError(e));
       return;
@@ -485,6 +491,48 @@ void HydraService::evalRun(protocol::EvalRunParams params, Reply reply) {
       startEval(std::move(runner), std::move(token), std::move(reply));
     });
   });
+}
+
+core::Workspace& HydraService::otherWorkspace(const fs::path& root) {
+  std::lock_guard lock(othersMutex_);
+  OtherWorkspace& other = others_[root];
+  if (other.workspace) return *other.workspace;
+  auto ws = std::make_unique<core::Workspace>(ctx_.io, root, ctx_.workspace);
+  try {
+    ws->recover();
+  } catch (const std::exception& e) {
+    spdlog::warn("could not recover races left in {} by an earlier hydra: {}", root.string(), e.what());
+  }
+  spdlog::info("eval cases also run in {}", ws->root().string());
+  core::Workspace* raw = ws.get();
+  // Its samples end the way the main workspace's do: recorded, then handed on.
+  other.subscription = raw->bus().subscribe(core::SubscriptionOptions{
+      .maxEvents = 4096,
+      .maxBytes = 4 * 1024 * 1024,
+      .onReady =
+          [this, alive = alive_, raw, root] {
+            asio::post(ctx_.io, [this, alive, raw, root] {
+              if (!*alive || stopped_) return;
+              std::shared_ptr<core::Subscription> subscription;
+              {
+                std::lock_guard lock(othersMutex_);
+                subscription = others_[root].subscription;
+              }
+              if (!subscription) return;  // being set up: it drains what came at the next wake-up
+              for (auto& event : subscription->drain()) {
+                if (!std::holds_alternative<core::RaceFinished>(event.body)) continue;
+                raw->whenRecorded([this, alive, raw, event] {
+                  if (!*alive || stopped_) return;
+                  for (auto& [id, e] : evals_) {
+                    if (!e.runner->finished()) e.runner->handle(*raw, event);
+                  }
+                });
+              }
+            });
+          },
+  });
+  other.workspace = std::move(ws);
+  return *raw;
 }
 
 void HydraService::startEval(std::shared_ptr<core::eval::EvalRunner> runner,
@@ -646,9 +694,19 @@ void HydraService::stopAll(std::function<void()> done) {
   }
   stopped_ = true;
   live_.clear();
-  workspace_->interruptAll([done = std::move(done)] {
-    if (done) done();
-  });
+  // The session's workspace and every other repository an evaluation used.
+  std::vector<core::Workspace*> workspaces{workspace_.get()};
+  {
+    std::lock_guard lock(othersMutex_);
+    for (auto& [root, other] : others_) workspaces.push_back(other.workspace.get());
+  }
+  auto left = std::make_shared<std::size_t>(workspaces.size());
+  auto shared = std::make_shared<std::function<void()>>(std::move(done));
+  for (core::Workspace* ws : workspaces) {
+    ws->interruptAll([left, shared] {
+      if (--*left == 0 && *shared) (*shared)();
+    });
+  }
 }
 
 // --- events ----------------------------------------------------------------------------

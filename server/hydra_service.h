@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -99,6 +100,10 @@ class HydraService {
     double costUsd = 0;
   };
 
+  // Another repository an eval set's case runs in: opened once per session
+  // (its races recovered), its events handed to the evaluations. Any thread.
+  core::Workspace& otherWorkspace(const std::filesystem::path& root);
+
   core::Workspace& workspace();
   // The prepared evaluation starts: answered, announced, run. io thread.
   void startEval(std::shared_ptr<core::eval::EvalRunner> runner, std::optional<protocol::ProgressToken> token,
@@ -139,6 +144,12 @@ class HydraService {
   std::map<std::string, LiveRace> live_;
   std::map<std::string, LiveEval> evals_;  // by evalId
   std::set<std::string> sampleRaces_;      // races an evaluation runs: never announced
+  struct OtherWorkspace {
+    std::unique_ptr<core::Workspace> workspace;
+    std::shared_ptr<core::Subscription> subscription;
+  };
+  std::mutex othersMutex_;
+  std::map<std::filesystem::path, OtherWorkspace> others_;  // by repository root
   bool stopped_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

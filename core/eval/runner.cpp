@@ -126,19 +126,9 @@ int EvalRunner::solved() const {
       std::count_if(report_.samples.begin(), report_.samples.end(), [](const Sample& s) { return s.solved; }));
 }
 
-std::shared_ptr<EvalRunner> EvalRunner::prepare(Workspace& workspace, RunOptions options) {
+std::shared_ptr<EvalRunner> EvalRunner::prepare(Workspace& workspace, RunOptions options, const WorkspaceFor& others) {
   if (options.agents.empty()) {
     throw WorkspaceError::invalidRequest("no agents: name them with --agents or in the eval set's [eval] agents");
-  }
-  for (const auto& c : options.set.cases) {
-    if (c.repo) {
-      std::error_code ec;
-      fs::path repo = fs::path(*c.repo).is_absolute() ? fs::path(*c.repo) : options.set.folder() / *c.repo;
-      if (fs::weakly_canonical(repo, ec) != fs::weakly_canonical(workspace.root(), ec)) {
-        throw WorkspaceError::invalidRequest("case '" + c.id + "' runs in " + repo.string() +
-                                             ": run hydra eval in that repository (cases of one run share it)");
-      }
-    }
   }
   std::shared_ptr<EvalRunner> self(new EvalRunner(workspace, std::move(options)));
   RunOptions& o = self->options_;
@@ -148,31 +138,60 @@ std::shared_ptr<EvalRunner> EvalRunner::prepare(Workspace& workspace, RunOptions
   r.evalSetHash = evalSetHash(o.set);
   r.startedAt = formatTimestamp(recordNow());
   r.passK = o.passK;
-  auto repo = git::openRepository(workspace.root());
+  // Each case runs in its repository: the workspace's, or the one it names.
+  std::error_code ec;
+  const fs::path mainRoot = fs::weakly_canonical(workspace.root(), ec);
   for (const auto& c : o.set.cases) {
+    Workspace* ws = &workspace;
+    if (c.repo) {
+      const fs::path repo = fs::weakly_canonical(
+          fs::path(*c.repo).is_absolute() ? fs::path(*c.repo) : o.set.folder() / *c.repo, ec);
+      if (repo != mainRoot) {
+        if (!others) {
+          throw WorkspaceError::invalidRequest("case '" + c.id + "' runs in " + repo.string() +
+                                               ", another repository than " + mainRoot.string());
+        }
+        ws = &others(repo);
+        if (fs::weakly_canonical(ws->root(), ec) != repo) {
+          throw WorkspaceError::invalidRequest("case '" + c.id + "': its repo " + repo.string() +
+                                               " is not a repository's top folder (that is " + ws->root().string() + ")");
+        }
+      }
+    }
+    self->workspaces_[c.id] = ws;
+  }
+  for (const auto& c : o.set.cases) {
+    Workspace& ws = *self->workspaces_.at(c.id);
+    auto repo = git::openRepository(ws.root());
     git_oid base{};
     try {
       base = git::resolveCommit(repo.get(), c.base);
     } catch (const git::GitError& e) {
-      throw WorkspaceError::invalidRequest("case '" + c.id + "': cannot use '" + c.base + "' as the base: " + e.what());
+      throw WorkspaceError::invalidRequest("case '" + c.id + "': cannot use '" + c.base + "' as the base in " +
+                                           ws.root().string() + ": " + e.what());
     }
     r.baseCommits[c.id] = git::toHex(base);
-    if (auto visible = hiddenFileAtBase(repo.get(), base, o.set, c, workspace.root())) {
+    if (auto visible = hiddenFileAtBase(repo.get(), base, o.set, c, ws.root())) {
       throw WorkspaceError::invalidRequest(
           "case '" + c.id + "': its hidden file " + visible->first + " is committed at its base " +
           r.baseCommits[c.id].substr(0, 12) + " as " + visible->second +
           ", where every agent can read it; keep the eval set out of the commits its cases start from");
     }
   }
-  // Every agent is known and installed before anything runs.
-  const std::vector<AgentInfo> infos = workspace.agents();
-  std::vector<std::string> known;
-  for (const auto& info : infos) known.push_back(info.name);
-  for (const auto& name : o.agents) {
-    auto info = std::find_if(infos.begin(), infos.end(), [&](const AgentInfo& i) { return i.name == name; });
-    if (info == infos.end()) throw WorkspaceError::unknownAgentName(name, known);
-    if (!info->available) throw WorkspaceError::agentUnavailable(name, info->problem.value_or("not installed"));
-    r.agentVersions[name] = info->version.value_or("");
+  // Every agent is known and installed before anything runs, in every
+  // repository the cases use (each has its own hydra.toml).
+  std::set<Workspace*> used;
+  for (const auto& [id, ws] : self->workspaces_) used.insert(ws);
+  for (Workspace* ws : used) {
+    const std::vector<AgentInfo> infos = ws->agents();
+    std::vector<std::string> known;
+    for (const auto& info : infos) known.push_back(info.name);
+    for (const auto& name : o.agents) {
+      auto info = std::find_if(infos.begin(), infos.end(), [&](const AgentInfo& i) { return i.name == name; });
+      if (info == infos.end()) throw WorkspaceError::unknownAgentName(name, known);
+      if (!info->available) throw WorkspaceError::agentUnavailable(name, info->problem.value_or("not installed"));
+      if (ws == &workspace || !r.agentVersions.contains(name)) r.agentVersions[name] = info->version.value_or("");
+    }
   }
   // What a resumed run already has stays; the rest is to do, case by case.
   std::set<std::tuple<std::string, std::string, int>> already;
@@ -223,17 +242,19 @@ void EvalRunner::launch(std::size_t index) {
   request.kind = "sample";
   request.env = {{"HYDRA_CASE_ID", job.evalCase->id}, {"HYDRA_SAMPLE", std::to_string(job.index)}};
   request.timeoutSeconds = options_.set.timeoutSeconds;
-  request.scoring = scoringFor(workspace_.config()->scoring, *job.evalCase);
+  request.scoring = scoringFor(workspaces_.at(job.evalCase->id)->config()->scoring, *job.evalCase);
   std::weak_ptr<EvalRunner> weak = shared_from_this();
-  workspace_.startRace(
+  Workspace& ws = *workspaces_.at(job.evalCase->id);
+  ws.startRace(
       std::move(request),
       [weak, index](RaceSummary started) {
         auto self = weak.lock();
         if (!self) return;
         --self->starting_;
         self->jobs_[index].raceId = started.raceId;
-        self->running_[started.raceId] = index;
-        if (self->cancelled_) self->workspace_.cancel(started.raceId);
+        Workspace* ws = self->workspaces_.at(self->jobs_[index].evalCase->id);
+        self->running_[{ws, started.raceId}] = index;
+        if (self->cancelled_) ws->cancel(started.raceId);
       },
       [weak, index](WorkspaceError error) {
         auto self = weak.lock();
@@ -252,10 +273,12 @@ void EvalRunner::launch(std::size_t index) {
       });
 }
 
-void EvalRunner::handle(const RaceEvent& event) {
+void EvalRunner::handle(const RaceEvent& event) { handle(workspace_, event); }
+
+void EvalRunner::handle(const Workspace& from, const RaceEvent& event) {
   const auto* finished = std::get_if<RaceFinished>(&event.body);
   if (!finished) return;
-  auto it = running_.find(finished->raceId);
+  auto it = running_.find({&from, finished->raceId});
   if (it == running_.end()) return;
   std::size_t index = it->second;
   running_.erase(it);
@@ -272,7 +295,7 @@ void EvalRunner::raceOver(std::size_t index, const RaceFinished& finished) {
   }
   AgentRecord agent;
   try {
-    RaceRecord race = workspace_.record(job.raceId);
+    RaceRecord race = workspaces_.at(job.evalCase->id)->record(job.raceId);
     if (!race.agents.empty()) agent = race.agents.front();
   } catch (const std::exception& e) {
     spdlog::warn("eval {}: the record of sample race {} is unreadable: {}", options_.set.name, job.raceId, e.what());
@@ -289,7 +312,7 @@ void EvalRunner::raceOver(std::size_t index, const RaceFinished& finished) {
   verify.files = job.evalCase->hiddenFiles;
   verify.timeoutSeconds = options_.set.timeoutSeconds;
   std::weak_ptr<EvalRunner> weak = shared_from_this();
-  workspace_.startVerify(std::move(verify), [weak, index, finished, agent](scoring::CheckResult result) {
+  workspaces_.at(job.evalCase->id)->startVerify(std::move(verify), [weak, index, finished, agent](scoring::CheckResult result) {
     if (auto self = weak.lock()) self->verified(index, finished, agent, std::move(result));
   });
 }
@@ -381,7 +404,7 @@ void EvalRunner::write() {
 void EvalRunner::cancel() {
   if (cancelled_ || finished_) return;
   cancelled_ = true;
-  for (const auto& [raceId, job] : running_) workspace_.cancel(raceId);
+  for (const auto& [race, job] : running_) workspaces_.at(jobs_[job].evalCase->id)->cancel(race.second);
   finishIfDone();
 }
 

@@ -67,13 +67,22 @@ class EvalRunner : public std::enable_shared_from_this<EvalRunner> {
   // must resolve) and the agents (known and installed), and plans the
   // samples still to run. Throws WorkspaceError for a run that cannot start.
   // Blocking (probes every agent's version): any thread, e.g. the pool.
-  static std::shared_ptr<EvalRunner> prepare(Workspace& workspace, RunOptions options);
+  //
+  // A case whose `repo` is another repository runs in that repository's
+  // workspace, which `others` opens (or gives again) for its top folder; it
+  // must be kept open, its events handed to handle(from, event), for as long
+  // as the runner lives. Without `others` such a case is refused.
+  using WorkspaceFor = std::function<Workspace&(const std::filesystem::path& root)>;
+  static std::shared_ptr<EvalRunner> prepare(Workspace& workspace, RunOptions options,
+                                             const WorkspaceFor& others = {});
   // Writes the report as it stands and starts the first samples; `done` may
   // run before this returns when nothing is left to do. io thread.
   void run(OnSample onSample, Done done);
 
-  // Every event of the workspace's bus, in order: the samples' ends.
+  // Every event of the workspace's bus, in order: the samples' ends; and
+  // those of every workspace `others` gave.
   void handle(const RaceEvent& event);
+  void handle(const Workspace& from, const RaceEvent& event);
   // Stops: the running samples are cancelled and left out; the report keeps
   // every finished one.
   void cancel();
@@ -86,8 +95,6 @@ class EvalRunner : public std::enable_shared_from_this<EvalRunner> {
   int done() const { return static_cast<int>(report_.samples.size()); }
   int total() const { return total_; }
   int solved() const;
-  // Whether a race is one of this run's samples.
-  bool runs(const std::string& raceId) const { return running_.contains(raceId); }
 
  private:
   struct Job {
@@ -114,7 +121,8 @@ class EvalRunner : public std::enable_shared_from_this<EvalRunner> {
   Report report_;
   std::vector<Job> jobs_;        // the samples still to run, in order
   std::size_t nextJob_ = 0;
-  std::map<std::string, std::size_t> running_;  // race id -> job
+  std::map<std::string, Workspace*> workspaces_;  // case id -> where it runs
+  std::map<std::pair<const Workspace*, std::string>, std::size_t> running_;  // (workspace, race id) -> job
   std::size_t starting_ = 0;     // jobs whose race is being planned
   std::size_t busy_ = 0;         // jobs being verified
   int total_ = 0;

@@ -10,6 +10,8 @@
 #include <boost/json/value_to.hpp>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 
 #include "core/collab/iterations.h"
 #include "core/eval/compare.h"
@@ -87,17 +89,36 @@ int runEvalRun(const EvalRunOptions& options) {
   int done = 0;
   int total = 0;
   std::optional<core::eval::Report> finished;
+  // Cases in other repositories run in those repositories' workspaces, each
+  // followed like this one; they outlive the runner (declared before it).
+  struct Other {
+    std::unique_ptr<core::Workspace> workspace;
+    std::unique_ptr<EventFollower> events;
+  };
+  std::map<fs::path, Other> others;
   std::shared_ptr<core::eval::EvalRunner> runner;
   EventFollower events(io, workspace, [&](const core::RaceEvent& event) {
     if (runner) runner->handle(event);
   });
+  auto otherWorkspace = [&](const fs::path& root) -> core::Workspace& {
+    Other& other = others[root];
+    if (!other.workspace) {
+      other.workspace = std::make_unique<core::Workspace>(io, root);
+      other.workspace->recover();
+      other.events = std::make_unique<EventFollower>(
+          io, *other.workspace, [&runner, ws = other.workspace.get()](const core::RaceEvent& event) {
+            if (runner) runner->handle(*ws, event);
+          });
+    }
+    return *other.workspace;
+  };
   auto progress = [&] {
     if (!terminal) return;
     std::cout << "\r\033[2K  samples " << done << "/" << total << " · solved " << solved << " · " << money(cost)
               << std::flush;
   };
   try {
-    runner = core::eval::EvalRunner::prepare(workspace, std::move(run));
+    runner = core::eval::EvalRunner::prepare(workspace, std::move(run), otherWorkspace);
   } catch (const core::WorkspaceError& e) {
     throw commandError(e);
   }
@@ -129,6 +150,7 @@ int runEvalRun(const EvalRunOptions& options) {
       },
       std::chrono::milliseconds(500), "evaluation");
   workspace.flush();
+  for (auto& [root, other] : others) other.workspace->flush();
   if (!finished || interrupts > 0) {
     std::cerr << "\nhydra: evaluation interrupted; its finished samples are in " << outPath.string()
               << "; continue with --resume " << outPath.string() << "\n";

@@ -50,9 +50,10 @@ class EvalTest : public ::testing::Test {
   }
   // Agents: "even" fixes add() on even samples and says where it looked;
   // "never" changes a comment. Both note what they could see.
-  void configure() {
+  void configure() { repo_.writeConfig(agentsConfig()); }
+  std::string agentsConfig() {
     const std::string seen = (repo_.scratch() / "seen").string();
-    repo_.writeConfig(
+    return (
         TestRepo::scoring() +
         agent("even", script("even.sh", "echo \"$HYDRA_CASE_ID $HYDRA_SAMPLE $( [ -e hidden ] && echo saw || echo blind)\" >> " +
                                              shellQuote(seen) + "\n"
@@ -594,6 +595,72 @@ TEST_F(EvalTest, InitWritesATemplateThatRunsAndSaysWhatItNeeds) {
   auto [race, raceOut] = hydraStatus("eval init --from-race latest --name third --verify-command true");
   EXPECT_EQ(race, 2);
   EXPECT_THAT(raceOut, HasSubstr("no races yet"));
+}
+
+// --- cases in other repositories --------------------------------------------
+
+TEST_F(EvalTest, ACaseInAnotherRepositoryRunsThereAndIsReportedWithTheRest) {
+  configure();
+  TestRepo other;
+  other.writeConfig(agentsConfig());
+  const fs::path setFile =
+      evalSet(set(2) + "\n[[cases]]\nid = \"elsewhere\"\ntask = \"Fix add() in calc.py\"\nrepo = " +
+              "\"" + other.root().string() + "\"\n" +
+              "verify_command = \"/usr/bin/python3 -m pytest -q -p no:cacheprovider hidden/test_hidden.py\"\n"
+              "hidden_files = [\"hidden/test_hidden.py\"]\n");
+  const fs::path report = repo_.scratch() / "two-repos.json";
+  auto [rc, out] = hydraStatus("eval run " + shellQuote(setFile.string()) + " --out " + shellQuote(report.string()));
+  ASSERT_EQ(rc, 0) << out;
+  json::value r = json::parse(readFile(report));
+  ASSERT_EQ(r.at("samples").as_array().size(), 8u);
+  EXPECT_EQ(r.at("baseCommits").at("elsewhere").as_string(), other.git("rev-parse HEAD"));
+  for (const auto& sample : r.at("samples").as_array()) {
+    const bool solves = sample.at("agent") == "even" && sample.at("index") == 0;
+    EXPECT_EQ(sample.at("solved").as_bool(), solves) << json::serialize(sample);
+  }
+  // Each case's samples are races of its own repository, recorded there.
+  auto racesIn = [](const fs::path& root) {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(root / ".hydra" / "races")) ++n;
+    return n;
+  };
+  EXPECT_EQ(racesIn(repo_.root()), 4u);
+  EXPECT_EQ(racesIn(other.root()), 4u);
+  EXPECT_THAT(readFile(repo_.scratch() / "seen"), HasSubstr("elsewhere 1 blind\n"));
+
+  // The same over the protocol, with the editor's session on this repository.
+  json::object started =
+      client().call("hydra/evalRun", json::object{{"set", setFile.string()}, {"samples", 1}}).as_object();
+  json::object finished = evalFinished(str(started.at("evalId")));
+  EXPECT_EQ(finished.at("status"), "completed");
+  EXPECT_EQ(finished.at("done"), 4);
+  EXPECT_EQ(finished.at("solved"), 2) << "even's sample 0 of each case";
+  EXPECT_TRUE(client().notifications("hydra/agentStarted").empty());
+  EXPECT_EQ(racesIn(other.root()), 6u);
+
+  // A repo that is no repository is a clear error before anything runs.
+  std::string notARepo = set(1) + "\n[[cases]]\nid = \"nowhere\"\ntask = \"t\"\nrepo = \"" +
+                         (repo_.scratch() / "evals").string() + "\"\nverify_command = \"true\"\n";
+  auto [bad, badOut] = hydraStatus("eval run " + shellQuote(evalSet(notARepo).string()));
+  EXPECT_NE(bad, 0);
+  EXPECT_THAT(badOut, HasSubstr("not inside a git repository")) << badOut;
+}
+
+TEST_F(EvalTest, AnEditorThatGoesAwayLeavesNoAgentRunningInAnotherRepository) {
+  const fs::path pidFile = repo_.scratch() / "slow.pid";
+  configureSlow(pidFile);
+  TestRepo other;
+  other.writeConfig(readFile(repo_.root() / "hydra.toml"));
+  const fs::path setFile = evalSet("[eval]\nname = \"far\"\nagents = [\"slow\"]\n\n[[cases]]\nid = \"far\"\n"
+                                   "task = \"wait\"\nrepo = \"" + other.root().string() +
+                                   "\"\nverify_command = \"true\"\n");
+  client().call("hydra/evalRun", json::object{{"set", setFile.string()}});
+  const int slowPid = pidIn(pidFile);
+  ASSERT_GT(slowPid, 0);
+  client_.reset();
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!processGone(slowPid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(processGone(slowPid)) << "a sample's agent in the other repository outlived the session";
 }
 
 }  // namespace
