@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -114,6 +115,15 @@ std::vector<Field> caseFields(EvalCase& out) {
 }
 
 }  // namespace
+
+std::map<std::string, std::vector<std::string>> acceptedEvalSetKeys() {
+  EvalSet set;
+  EvalCase c;
+  std::map<std::string, std::vector<std::string>> keys;
+  for (const auto& field : evalFields(set)) keys["eval"].emplace_back(field.name);
+  for (const auto& field : caseFields(c)) keys["cases"].emplace_back(field.name);
+  return keys;
+}
 
 bool isValidCaseId(std::string_view id) {
   if (id.empty() || id.size() > 64 || id == "." || id == "..") return false;

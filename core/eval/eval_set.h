@@ -11,6 +11,7 @@
 // and column, with a "did you mean" for a misspelt key.
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,6 +62,10 @@ struct EvalSet {
 // Reads an eval set from `text` (`file` names it in messages and is where its
 // hidden files are looked for). Throws ConfigError.
 EvalSet parseEvalSet(std::string_view text, const std::filesystem::path& file);
+// Every key the reader accepts, by table ("eval", "cases"): what
+// docs/eval-set.schema.json must describe.
+std::map<std::string, std::vector<std::string>> acceptedEvalSetKeys();
+
 // Reads the file. Throws ConfigError (a missing or unreadable file too).
 EvalSet loadEvalSet(const std::filesystem::path& file);
 
