@@ -10,7 +10,7 @@ import { briefProblem, describeServerError, raceIsActive, unconfinedNotice } fro
 import { isCollab, iterationAgentId, iterationOf, reviewFirstLine } from './collabModel';
 import { firstLine, pickRace, targetOf } from './pick';
 import { type AgentPick, agentPicks, isAgentPick } from './races';
-import { trackRaceProgress } from './progress';
+import { trackProgress } from './progress';
 
 export const REVIEW_SCHEME = 'hydra-review';
 
@@ -150,7 +150,7 @@ async function startCollaboration(session: HydraSession): Promise<void> {
   const reviewer = await pickOne(available.agents, 'reviewer', defaults.reviewer ?? undefined,
     `Hydra: the reviewer of ${builder}'s work (2/2)`);
   if (!reviewer) return;
-  const progress = await trackRaceProgress(session);
+  const progress = await trackProgress(session);
   const since = session.messagesSoFar;
   let result: proto.CollabResult;
   try {

@@ -4,6 +4,7 @@ import { HydraSession } from './session';
 import * as collab from './collab';
 import * as diagnostics from './diagnostics';
 import * as diff from './diff';
+import * as evaluation from './eval';
 import * as merge from './merge';
 import * as output from './output';
 import * as races from './races';
@@ -18,7 +19,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const log = vscode.window.createOutputChannel('Hydra');
   session = new HydraSession(log);
   context.subscriptions.push(log, session);
-  for (const feature of [races, collab, view, output, diff, take, merge, scoreboard, statusBar, diagnostics]) feature.activate(context, session);
+  for (const feature of [races, collab, view, output, diff, take, merge, scoreboard, evaluation, statusBar, diagnostics]) feature.activate(context, session);
 
   const s = session;
   context.subscriptions.push(

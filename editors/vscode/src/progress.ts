@@ -1,19 +1,22 @@
-// A race's progress as a notification with a Cancel button. The race is
-// started with a work-done token of ours, so hydra reports on it ($/progress
-// begin/report/end) instead of on a token of its own, which
-// vscode-languageclient would show only in the status bar, without cancel.
+// The progress of a race, a collaboration or an evaluation as a notification
+// with a Cancel button. Each is started with a work-done token of ours, so
+// hydra reports on it ($/progress begin/report/end) instead of on a token of
+// its own, which vscode-languageclient would show only in the status bar,
+// without cancel; Cancel sends window/workDoneProgress/cancel on it, which
+// hydra takes as cancelling the work.
 import * as vscode from 'vscode';
 import { randomUUID } from 'crypto';
 import type { HydraSession } from './session';
 
-export interface RaceProgress {
+export interface WorkProgress {
   token: string;
-  /** The race did not start: stop listening. */
+  /** The work did not start: stop listening. */
   abandon(): void;
 }
 
-export async function trackRaceProgress(session: HydraSession): Promise<RaceProgress> {
-  const token = `hydra-race-${randomUUID()}`;
+/** A fresh token for a request of `kind` ("race" for hydra/race and hydra/collab, "eval" for hydra/evalRun), followed. */
+export async function trackProgress(session: HydraSession, kind: 'race' | 'eval' = 'race'): Promise<WorkProgress> {
+  const token = `hydra-${kind}-${randomUUID()}`;
   let finish: (() => void) | undefined;
   let report: vscode.Progress<{ message?: string; increment?: number }> | undefined;
   let shown = 0;

@@ -369,6 +369,133 @@ export interface RaceFinishedParams {
   stopReason?: CollabStopReason;
 }
 
+// Evaluation mode (docs/eval.md): an eval set runs every case x agent x
+// sample as a one-agent race hydra does not announce; it speaks only through
+// hydra/evalSample, hydra/evalFinished and work-done progress.
+export interface EvalRunParams {
+  /** The eval set's path, absolute or relative to the repository root. */
+  set: string;
+  /** Default: the set's `[eval] agents`. */
+  agents?: string[];
+  /** Default: the set's. */
+  samples?: number;
+  /** Default: the set's. */
+  passK?: number[];
+  /** Where the report goes; default `<repo>/.hydra/evals/<name>-<time>.json`. */
+  out?: string;
+  /** A report of the same set: only its missing samples run. */
+  resume?: string;
+  workDoneToken?: string | number;
+}
+export interface EvalRunResult {
+  evalId: string;
+  name: string;
+  /** The report's path. */
+  report: string;
+  cases: number;
+  agents: string[];
+  samples: number;
+  passK: number[];
+  /** cases x agents x samples. */
+  total: number;
+  /** Samples already in the report (when resuming). */
+  done: number;
+}
+export interface EvalSample {
+  caseId: string;
+  agent: string;
+  /** Which run of this agent on this case, from 0. */
+  index: number;
+  solved: boolean;
+  /** hydra's score, 0..100. */
+  score: number;
+  /** forgetest's formula, 0..1. */
+  forgetestScore: number;
+  builds: boolean;
+  testsPassed: number;
+  testsFailed: number;
+  lintWarnings: number;
+  latencyMs: number;
+  /** The agent's status word ("completed", "failed", ...). */
+  status: string;
+  commit?: string;
+  /** Why the run failed, or why it is not solved. */
+  error?: string;
+  costUsd?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+/** pass@k by k ("1", "5"): a share 0..1, null where it is undefined (k greater than the samples). */
+export type PassAtK = Record<string, number | null>;
+export interface EvalCaseAgent {
+  agent: string;
+  /** Samples. */
+  n: number;
+  /** Solved samples. */
+  c: number;
+  passAtK: PassAtK;
+  meanScore: number;
+  meanForgetestScore: number;
+}
+export interface EvalCase { caseId: string; agents: EvalCaseAgent[] }
+export interface EvalAgent {
+  agent: string;
+  /** Its CLI's version; may be empty. */
+  version: string;
+  /** The mean over the cases of each case's pass@k; null when undefined for any of them. */
+  passAtK: PassAtK;
+  /** Share of samples that built, 0..1. */
+  compileRate: number;
+  /** Mean of passed / (passed + failed) over the samples that ran tests, 0..1. */
+  testPassRate: number;
+  meanScore: number;
+  meanForgetestScore: number;
+  /** Over the samples that reported a cost. */
+  totalCostUsd: number;
+  meanLatencyMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** The Wilson 95% interval of the share of samples solved. */
+  passAt1Wilson: { low: number; high: number };
+  samples: number;
+  solved: number;
+}
+/** An evaluation's report, schema "hydra.eval/1" (core/eval/report.h). */
+export interface EvalReport {
+  schema: string;
+  name: string;
+  hydraVersion: string;
+  evalSetHash: string;
+  startedAt: string;
+  /** Absent while it runs (and from a report whose run was killed before it ended). */
+  finishedAt?: string;
+  passK: number[];
+  agentVersions: Record<string, string>;
+  /** Case id -> the commit its samples started from. */
+  baseCommits: Record<string, string>;
+  samples: EvalSample[];
+  cases: EvalCase[];
+  agents: EvalAgent[];
+}
+export interface EvalReportParams {
+  /** A report's path, absolute or relative to the repository root. */
+  report?: string;
+  /** An evaluation of this session, running or finished: its report as written so far. */
+  evalId?: string;
+  format?: 'json' | 'text' | 'markdown';
+}
+export interface EvalReportResult {
+  path: string;
+  report: EvalReport;
+  /** The rendered tables, when `format` is text or markdown. */
+  text?: string;
+}
+export interface EvalCancelParams { evalId: string }
+/** One sample finished; `done` and `solved` count the samples in the report, resumed ones included. */
+export interface EvalSampleParams { evalId: string; done: number; total: number; solved: number; sample: EvalSample }
+export type EvalStatus = 'completed' | 'cancelled';
+export interface EvalFinishedParams { evalId: string; status: EvalStatus; report: string; done: number; total: number; solved: number }
+
 export const ping = new RequestType<PingParams, PingResult, void>('hydra/ping');
 export const agents = new RequestType0<AgentsResult, void>('hydra/agents');
 export const race = new RequestType<RaceParams, RaceResult, void>('hydra/race');
@@ -383,6 +510,9 @@ export const log = new RequestType<LogParams, LogResult, void>('hydra/log');
 export const agentEvents = new RequestType<AgentEventsParams, AgentEventsResult, void>('hydra/agentEvents');
 export const races = new RequestType<RacesParams, RacesResult, void>('hydra/races');
 export const cleanup = new RequestType<CleanupParams, CleanupResult, void>('hydra/cleanup');
+export const evalRun = new RequestType<EvalRunParams, EvalRunResult, void>('hydra/evalRun');
+export const evalReport = new RequestType<EvalReportParams, EvalReportResult, void>('hydra/evalReport');
+export const evalCancel = new RequestType<EvalCancelParams, CancelResult, void>('hydra/evalCancel');
 
 export const agentStarted = new NotificationType<AgentStartedParams>('hydra/agentStarted');
 export const agentOutput = new NotificationType<AgentOutputParams>('hydra/agentOutput');
@@ -390,6 +520,8 @@ export const agentFinished = new NotificationType<AgentFinishedParams>('hydra/ag
 export const scoringStarted = new NotificationType<ScoringStartedParams>('hydra/scoringStarted');
 export const iterationFinished = new NotificationType<IterationFinishedParams>('hydra/iterationFinished');
 export const raceFinished = new NotificationType<RaceFinishedParams>('hydra/raceFinished');
+export const evalSample = new NotificationType<EvalSampleParams>('hydra/evalSample');
+export const evalFinished = new NotificationType<EvalFinishedParams>('hydra/evalFinished');
 
 // hydra.toml's problems come as LSP's textDocument/publishDiagnostics
 // (vscode-languageclient's PublishDiagnosticsNotification), not a hydra/* name.
@@ -412,4 +544,5 @@ export const ErrorCodes = {
   NotARepository: -32020,
   RaceRefused: -32021,
   AgentUnavailable: -32022,
+  EvalSetError: -32023,
 } as const;

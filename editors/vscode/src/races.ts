@@ -8,7 +8,7 @@ import {
   replaceAgent, unconfinedNotice,
 } from './format';
 import { firstLine, pickAgent, pickRace, targetOf } from './pick';
-import { trackRaceProgress } from './progress';
+import { trackProgress } from './progress';
 import { isCollab } from './collabModel';
 
 export interface AgentPick extends vscode.QuickPickItem {
@@ -125,7 +125,7 @@ async function startRace(session: HydraSession, again?: { task: string; agents?:
     chosen = await pickAgents(agentPicks(available.agents, asked), note);
   }
   if (!chosen || chosen.length === 0) return;
-  const progress = await trackRaceProgress(session);
+  const progress = await trackProgress(session);
   const since = session.messagesSoFar;
   let result: proto.RaceResult;
   try {

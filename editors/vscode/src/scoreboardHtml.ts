@@ -37,14 +37,20 @@ export interface ScoreboardPage {
 /** An agent's error (why it failed, in its CLI's words), warnings, denied tool calls and stderr tail. */
 export type AgentNotes = Pick<AgentState, 'error' | 'warnings' | 'stderrTail' | 'deniedToolCalls'>;
 
-export function renderScoreboard(scores: ScoresResult, page: ScoreboardPage): string {
-  const csp = [
+// The Content-Security-Policy of hydra's webviews: nothing but the
+// extension's own resources and the page's nonce-tagged style and script.
+export function webviewCsp(cspSource: string, nonce: string): string {
+  return [
     "default-src 'none'",
-    `style-src ${page.cspSource} 'nonce-${page.nonce}'`,
-    `script-src 'nonce-${page.nonce}'`,
-    `img-src ${page.cspSource}`,
-    `font-src ${page.cspSource}`,
+    `style-src ${cspSource} 'nonce-${nonce}'`,
+    `script-src 'nonce-${nonce}'`,
+    `img-src ${cspSource}`,
+    `font-src ${cspSource}`,
   ].join('; ');
+}
+
+export function renderScoreboard(scores: ScoresResult, page: ScoreboardPage): string {
+  const csp = webviewCsp(page.cspSource, page.nonce);
   const merged = page.merged;
   const cards = scores.rankings.map((r) =>
     renderCard(r, r.agentId === scores.winner, page.agents?.[r.agentId] ?? {}, merged)).join('\n');

@@ -1,8 +1,9 @@
 // The connection to `hydra serve`: one LanguageClient (the real LSP transport,
 // so $/progress, window/showMessage and tracing come from
-// vscode-languageclient), the race store, and events for the race
-// notifications. A JSON-RPC connection keeps one handler per notification, so
-// the handlers are registered here once and fanned out to the features.
+// vscode-languageclient), the race store, and events for the race and
+// evaluation notifications. A JSON-RPC connection keeps one handler per
+// notification, so the handlers are registered here once and fanned out to
+// the features.
 import * as vscode from 'vscode';
 import {
   LanguageClient, LanguageClientOptions, MessageType, PublishDiagnosticsNotification, PublishDiagnosticsParams, RequestType,
@@ -21,6 +22,10 @@ export class HydraSession implements vscode.Disposable {
   readonly onRaceFinished = new vscode.EventEmitter<proto.RaceFinishedParams>();
   /** A collaboration's iteration is done (scored and, unless it is the last, reviewed). */
   readonly onIterationFinished = new vscode.EventEmitter<proto.IterationFinishedParams>();
+  /** A sample of an evaluation this session started finished. */
+  readonly onEvalSample = new vscode.EventEmitter<proto.EvalSampleParams>();
+  /** An evaluation this session started ended (completed or cancelled). */
+  readonly onEvalFinished = new vscode.EventEmitter<proto.EvalFinishedParams>();
   /** hydra.toml's problems (textDocument/publishDiagnostics). */
   readonly onDiagnostics = new vscode.EventEmitter<PublishDiagnosticsParams>();
   /** A new hydra starts: what the last one published no longer holds. */
@@ -121,7 +126,7 @@ export class HydraSession implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     for (const e of [this.onAgentStarted, this.onAgentOutput, this.onAgentFinished, this.onRaceFinished, this.onIterationFinished,
-      this.onDiagnostics, this.onStarting]) {
+      this.onEvalSample, this.onEvalFinished, this.onDiagnostics, this.onStarting]) {
       e.dispose();
     }
   }
@@ -170,6 +175,8 @@ export class HydraSession implements vscode.Disposable {
       this.store.raceFinished(p);
       this.onRaceFinished.fire(p);
     });
+    client.onNotification(proto.evalSample, (p) => this.onEvalSample.fire(p));
+    client.onNotification(proto.evalFinished, (p) => this.onEvalFinished.fire(p));
     // Replaces vscode-languageclient's handler too: the diagnostics feature owns the collection.
     client.onNotification(PublishDiagnosticsNotification.type, (p) => this.onDiagnostics.fire(p));
     this.onStarting.fire();

@@ -70,8 +70,10 @@ export class Workbench {
    * off (true: every folder is trusted) or on (the user is asked). The probe
    * extension ($HYDRA_PROBE_VSIX), when there is one, is installed too: it
    * writes what VS Code's API says to <run>/probe.json (see probe()).
+   * `keybindings`: the user's keybindings.json (a command with its `args`
+   * bound to a key is how a user runs one with arguments).
    */
-  static async open({ run, folder, settings, vsix, port, trust, prefix }) {
+  static async open({ run, folder, settings, keybindings, vsix, port, trust, prefix }) {
     const wb = new Workbench(run, prefix);
     const extensions = path.join(run, 'extensions');
     const userData = path.join(run, 'user-data');
@@ -88,6 +90,7 @@ export class Workbench {
       'security.workspace.trust.startupPrompt': 'always',
       ...settings,
     }, null, 2));
+    if (keybindings) fs.writeFileSync(path.join(userData, 'User/keybindings.json'), JSON.stringify(keybindings, null, 2));
     wb.probeFile = path.join(run, 'probe.json');
     const env = {
       ...process.env, XDG_CONFIG_HOME: path.join(run, 'config'), XDG_DATA_HOME: path.join(run, 'data'), HYDRA_E2E_PROBE: wb.probeFile,
@@ -285,9 +288,10 @@ export class Workbench {
     await row.click({ button: 'right' });
     const menu = this.page.locator('.context-view .monaco-menu').first();
     await menu.locator('.action-label', { hasText: label }).first().waitFor({ state: 'visible', timeout: 10000 });
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 30; i++) {
       await this.page.keyboard.press('ArrowDown');
-      if ((await menu.locator('.action-item.focused').innerText().catch(() => '')).trim() === label) break;
+      // The item's label, without the keybinding shown beside it.
+      if ((await menu.locator('.action-item.focused .action-label').first().innerText().catch(() => '')).trim() === label) break;
     }
     await this.page.keyboard.press('Enter');
   }

@@ -14,7 +14,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
+const here = path.dirname(new URL(import.meta.url).pathname);
+const fixtures = path.join(here, 'fixtures');
+/** The hydra repository this extension lives in (editors/vscode/test/e2e/ is under it). */
+export const hydraRoot = path.resolve(here, '../../../..');
 
 export function git(dir, ...args) {
   return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
@@ -94,5 +97,20 @@ export function makeRepo(dir, { agentDelaySeconds = 0, extraAgents = [], autoMer
   git(dir, 'config', 'user.email', 'e2e@example.invalid');
   git(dir, 'add', '-A');
   git(dir, 'commit', '-q', '-m', 'calc: before the race');
+  return fs.realpathSync(dir);
+}
+
+/**
+ * The demo project, as scripts/demo.sh makes it (without building hydra or
+ * racing): examples/demo/project of this repository, committed. Its scripted
+ * agents careful, alternating, breaker and sprawler serve the eval set
+ * examples/eval/shopcart.toml.
+ */
+export function makeDemoRepo(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.cpSync(path.join(hydraRoot, 'examples/demo/project'), dir, { recursive: true });
+  execFileSync('git', ['init', '-q', '-b', 'main', dir]);
+  git(dir, 'add', '-A');
+  git(dir, '-c', 'user.name=hydra demo', '-c', 'user.email=demo@hydra.invalid', 'commit', '-q', '-m', 'shopcart: a small cart library');
   return fs.realpathSync(dir);
 }

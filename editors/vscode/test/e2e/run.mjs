@@ -32,6 +32,16 @@
 //     cancelled from its progress notification.
 //  5. untrusted: the same kind of repository in an untrusted workspace: no
 //     race starts and hydra is never even started.
+//  6. eval: the demo project with this repository's eval set
+//     (examples/eval/shopcart.toml): Run Eval Set with arguments from a
+//     keybinding (careful and alternating, two samples each), its panel
+//     counting the samples and then showing pass@k (tables and chart)
+//     against the report on disk; Open Eval Report on that report (from the
+//     palette's dialog and from the explorer's context menu); a broken
+//     set from the explorer's context menu, said at its file:line:column
+//     with a button that puts the cursor there; the set as it is, from its
+//     editor, cancelled from its progress notification, then again from the
+//     panel's Cancel button.
 // Screenshots of every step go to $HYDRA_E2E_SHOTS.
 //
 // Environment: HYDRA_BIN (hydra binary), HYDRA_VSIX (the packaged extension),
@@ -41,7 +51,7 @@
 // when set, the other scenarios use the next ones).
 import fs from 'node:fs';
 import path from 'node:path';
-import { git, makeRepo } from './repo.mjs';
+import { git, hydraRoot, makeDemoRepo, makeRepo } from './repo.mjs';
 import { HydraRpc } from './rpc.mjs';
 import { Workbench, check, freePort, log, need, plain, results, runFolder, shots, waitFor } from './harness.mjs';
 
@@ -1188,10 +1198,213 @@ async function untrustedScenario() {
   return run;
 }
 
+/**
+ * The eval report panel's frame whose page passes `test` ({status, done, total, solved, path, counts}): VS Code
+ * nests a webview in two iframes, and a panel drawn again, or hidden, may leave a frame behind.
+ */
+async function evalFrame(page, test = () => true) {
+  for (const frame of page.frames()) {
+    try {
+      const status = frame.locator('p.status[data-status]');
+      if (await status.count() === 0 || await frame.locator('h1', { hasText: /^Eval: / }).count() === 0) continue;
+      const data = await status.evaluate((p) => ({ ...p.dataset, counts: p.querySelector('.counts')?.textContent ?? '' }));
+      const shown = {
+        status: data.status, done: Number(data.done), total: Number(data.total), solved: Number(data.solved), counts: data.counts,
+        path: (await frame.locator('p.path code').first().innerText().catch(() => '')).trim(),
+      };
+      if (test(shown)) return { frame, ...shown };
+    } catch { /* a frame being torn down */ }
+  }
+  return undefined;
+}
+
+/** What the eval report panel shows: its agent table's cells by column, its case table's rows and its chart's bar labels. */
+async function evalTables(frame) {
+  const agents = await frame.locator('table.agents tbody tr').evaluateAll((rows) => Object.fromEntries(rows.map((r) => [r.dataset.agent,
+    Object.fromEntries([...r.querySelectorAll('td')].map((td) => [td.dataset.k ? `pass@${td.dataset.k}` : td.dataset.col ?? td.className,
+      td.textContent.trim()]))])));
+  const cases = await frame.locator('table.cases tbody tr').evaluateAll((rows) => rows.map((r) =>
+    `${r.dataset.case}/${r.dataset.agent}: ${[...r.querySelectorAll('td.num')].map((td) => td.textContent.trim()).join(' ')}`));
+  const chart = await frame.locator('svg.chart g.group').evaluateAll((groups) => Object.fromEntries(groups.map((g) => [g.dataset.agent,
+    [...g.querySelectorAll('text.value')].map((t) => `pass@${t.dataset.k} ${t.textContent}`).join(', ')])));
+  return { agents, cases, chart };
+}
+
+/** Accepts VS Code's own open dialog (a quick input that takes a path) with `file`; answers the path it offered first. */
+async function openDialog(wb, file) {
+  const input = wb.page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  // The dialog fills its input in steps: what it offers is what stays.
+  let last = '';
+  const offered = await waitFor(async () => {
+    const value = await input.inputValue();
+    const settled = value && !value.startsWith('>') && value === last;
+    last = value;
+    return settled ? value : undefined;
+  }, 10000, 'the dialog to offer a folder').catch(() => last);
+  await input.fill(file);
+  await wb.page.waitForTimeout(500);
+  await wb.page.keyboard.press('Enter');
+  return offered;
+}
+
+async function evalScenario() {
+  const run = runFolder('eval');
+  // The demo project (scripts/demo.sh's), whose scripted agents the eval set of this repository is written for.
+  const repo = makeDemoRepo(path.join(run, 'shopcart'));
+  const set = path.join(hydraRoot, 'examples/eval/shopcart.toml');
+  // An eval set with a syntax error on line 3 (an array's value without quotes).
+  const broken = path.join(repo, 'broken.toml');
+  fs.writeFileSync(broken, '[eval]\nname = "broken"\nagents = [careful\n');
+  // Run Eval Set with arguments, as a user binds it: two agents, two samples each.
+  const keybindings = [{ key: 'ctrl+alt+9', command: 'hydra.runEvalSet', args: { set, agents: ['careful', 'alternating'], samples: 2 } }];
+  let wb;
+  let rpc;
+  try {
+    wb = await Workbench.open({ run, folder: repo, settings: { 'hydra.serverPath': hydra }, keybindings, vsix, port: await port(5), trust: true, prefix: 'eval' });
+    const page = wb.page;
+    await page.locator('.activitybar [aria-label^="Hydra"]').first().waitFor({ timeout: 30000 });
+    rpc = new HydraRpc(hydra, repo);
+    await rpc.initialize();
+
+    // Run the set on careful and alternating, two samples each: the panel opens at once, counting.
+    await page.locator('.monaco-workbench').click({ position: { x: 700, y: 400 } });
+    await page.keyboard.press('Control+Alt+9');
+    const running = await waitFor(() => evalFrame(page, (s) => s.status === 'running' || s.status === 'completed'), 30000, 'the eval report panel');
+    check(running.total === 4 && /^\d\/4 samples · \d solved$/.test(running.counts),
+      `Run Eval Set with {agents: [careful, alternating], samples: 2} opens its panel at once: ${running.status} · ${running.counts}`);
+    const progress = await wb.toast('Evaluating shopcart', 15000).catch(() => '');
+    check(/Evaluating shopcart/.test(progress), `its progress is a notification: ${progress.replace(/\n/g, ' ')}`);
+    await wb.shot('eval-running');
+    const seen = new Set();
+    const done = await waitFor(async () => {
+      const f = await evalFrame(page, (s) => s.total === 4);
+      if (f) seen.add(`${f.status} ${f.counts}`);
+      return f?.status === 'completed' ? f : undefined;
+    }, 120000, 'the evaluation to complete');
+    log(`the panel showed: ${[...seen].join(' | ')}`);
+    check(done.counts === '4/4 samples · 3 solved' && [...seen].some((s) => /^running /.test(s)),
+      `the panel counts the samples while it runs, then says it completed: ${[...seen].join(' | ')}`);
+    const { agents, cases, chart } = await evalTables(done.frame);
+    const careful = agents.careful ?? {};
+    const alternating = agents.alternating ?? {};
+    check(careful['pass@1'] === '1.00' && careful['pass@2'] === '1.00' && careful.solved === '2/2',
+      `careful: pass@1 ${careful['pass@1']}, pass@2 ${careful['pass@2']}, solved ${careful.solved}`);
+    check(alternating['pass@1'] === '0.50' && alternating['pass@2'] === '1.00' && alternating.solved === '1/2',
+      `alternating: pass@1 ${alternating['pass@1']}, pass@2 ${alternating['pass@2']}, solved ${alternating.solved}`);
+    check(chart.careful === 'pass@1 1.00, pass@2 1.00' && chart.alternating === 'pass@1 0.50, pass@2 1.00',
+      `the chart has a bar per k for each agent, labelled: ${JSON.stringify(chart)}`);
+    const onDisk = JSON.parse(fs.readFileSync(done.path, 'utf8'));
+    const diskCases = onDisk.cases.flatMap((c) => c.agents.map((a) => `${c.caseId}/${a.agent}: ${a.n} ${a.c} ${
+      onDisk.passK.map((k) => (a.passAtK[k] === null ? 'n/a' : a.passAtK[k].toFixed(2))).join(' ')} ${a.meanScore.toFixed(1)}`));
+    check(done.path.startsWith(path.join(repo, '.hydra/evals/shopcart-')) && onDisk.samples.length === 4 &&
+      JSON.stringify(cases) === JSON.stringify(diskCases),
+    `the panel names the report (${done.path}) and its case table is the report's: ${cases.join(' | ')}`);
+    check(await wb.activeTab() === 'Hydra Eval: shopcart', `the panel is "${await wb.activeTab()}"`);
+    await wb.shot('eval-completed');
+
+    // Open Eval Report: the dialog starts in .hydra/evals/; the report opens in the same view.
+    await wb.palette('View: Close All Editors');
+    await wb.palette('Hydra: Open Eval Report');
+    const offered = await openDialog(wb, done.path);
+    check(offered.replace(/\/$/, '') === path.join(repo, '.hydra/evals'), `Open Eval Report's dialog starts in .hydra/evals: ${offered}`);
+    const reopened = await waitFor(() => evalFrame(page, (s) => s.status === 'finished' && s.path === done.path), 30000, 'the report opened');
+    const again = await evalTables(reopened.frame);
+    check(reopened.counts === '4 samples · 3 solved' && JSON.stringify(again.agents) === JSON.stringify(agents) &&
+      await wb.activeTab() === 'Hydra Eval: shopcart',
+    `the report opened from its file shows the same tables: finished · ${reopened.counts}`);
+    await wb.shot('eval-opened');
+
+    // The same from the explorer: a report under .hydra/evals/ has Open Eval Report in its context menu.
+    await wb.palette('View: Close All Editors');
+    await wb.palette('View: Show Explorer');
+    const explorerRow = (name) => page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
+    for (const folder of ['.hydra', 'evals']) {
+      await explorerRow(folder).waitFor({ timeout: 20000 });
+      if (await explorerRow(folder).getAttribute('aria-expanded') !== 'true') await explorerRow(folder).click();
+    }
+    await explorerRow(path.basename(done.path)).waitFor({ timeout: 20000 });
+    await wb.contextMenu(explorerRow(path.basename(done.path)), 'Open Eval Report');
+    const fromExplorer = await waitFor(() => evalFrame(page, (s) => s.status === 'finished' && s.path === done.path), 30000, 'the report opened');
+    check(fromExplorer.counts === '4 samples · 3 solved', `Open Eval Report from the report's context menu in the explorer: ${fromExplorer.counts}`);
+    await explorerRow('.hydra').click(); // folded away again
+
+    // A broken set, from the explorer's context menu: hydra's file:line:column, and a button that goes there.
+    let expected;
+    try {
+      await rpc.request('hydra/evalRun', { set: broken });
+    } catch (e) {
+      expected = e.error;
+    }
+    await wb.palette('View: Close All Editors');
+    const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'broken.toml' }).first();
+    await row.waitFor({ timeout: 20000 });
+    await wb.shot('eval-explorer');
+    await wb.contextMenu(row, 'Run Eval Set');
+    const place = `${broken}:${expected?.data?.line}:${expected?.data?.column}`;
+    const said = await wb.toast('broken.toml:');
+    check(expected?.code === -32023 && expected.data.line === 3 && said.startsWith(`Hydra: ${place}: `),
+      `a broken eval set is an error at its file:line:column (${expected?.code}): ${said}`);
+    check(await wb.toastCount('broken.toml:') === 1, 'said once');
+    await wb.shot('eval-broken');
+    await wb.palette('View: Close All Editors');
+    await wb.clickNotificationButton('broken.toml:', 'Open Eval Set');
+    await wb.waitActiveTab(/^broken\.toml/, 'the broken set opened');
+    const cursor = await waitFor(async () => {
+      for (const t of await page.locator('.statusbar-item').allInnerTexts()) if (/^Ln \d+, Col \d+/.test(t.trim())) return t.trim();
+      return undefined;
+    }, 10000, 'the cursor position');
+    check(cursor.startsWith(`Ln ${expected?.data?.line}, Col ${expected?.data?.column}`), `Open Eval Set puts the cursor there: ${cursor}`);
+    await wb.shot('eval-broken-opened');
+
+    // The set's own agents and samples, from its editor; cancelled from the progress notification.
+    await wb.palette('Notifications: Clear All Notifications');
+    // Go to File takes an absolute path: the set lies outside the workspace.
+    await wb.palette('Go to File...');
+    await page.locator('.quick-input-widget input').fill(set);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'shopcart.toml' }).first().waitFor({ timeout: 15000 });
+    await page.keyboard.press('Enter');
+    await wb.waitActiveTab(/^shopcart\.toml/, 'the eval set in its editor');
+    await wb.palette('Hydra: Run Eval Set');
+    const started = await waitFor(() => evalFrame(page, (s) => s.status === 'running' && s.total === 12 && s.done >= 1), 60000,
+      'the first samples of the set as it is');
+    check(await wb.activeTab() === 'shopcart.toml', `run from its editor, the panel opens beside it (the editor keeps the keyboard): ${started.counts}`);
+    await wb.clickNotificationButton('Evaluating shopcart', 'Cancel');
+    const cancelled = await waitFor(() => evalFrame(page, (s) => s.path === started.path && s.status === 'cancelled'), 60000, 'the evaluation cancelled');
+    const kept = JSON.parse(fs.readFileSync(cancelled.path, 'utf8'));
+    const note = await cancelled.frame.locator('p.note').innerText().catch(() => '');
+    check(cancelled.total === 12 && cancelled.done < 12 && kept.samples.length === cancelled.done && /--resume/.test(note),
+      `Cancel on its progress notification cancels it: ${cancelled.status} · ${cancelled.counts}; the report keeps ${kept.samples.length} sample(s)`);
+    await wb.shot('eval-cancelled');
+
+    // Again, cancelled from the panel's own Cancel button (hydra/evalCancel).
+    await wb.palette('Hydra: Run Eval Set');
+    const second = await waitFor(() => evalFrame(page, (s) => s.status === 'running' && s.total === 12 && s.path !== started.path && s.done >= 1),
+      60000, 'the second run');
+    await waitFor(async () => {
+      const f = await evalFrame(page, (s) => s.path === second.path);
+      if (f?.status !== 'running') return f;
+      await f.frame.locator('button.cancel').click({ timeout: 2000 });
+      return undefined;
+    }, 30000, 'the panel\'s Cancel');
+    const stopped = await waitFor(() => evalFrame(page, (s) => s.path === second.path && s.status === 'cancelled'), 60000, 'the second run cancelled');
+    check(stopped.done < 12, `the panel's Cancel button cancels it: ${stopped.status} · ${stopped.counts}`);
+    await wb.shot('eval-cancelled-from-panel');
+  } catch (e) {
+    await scenarioFailed(wb, 'eval', e);
+  } finally {
+    await rpc?.close().catch(() => undefined);
+    await wb?.close();
+  }
+  return run;
+}
+
 fs.mkdirSync(shots, { recursive: true });
 for (const f of fs.readdirSync(shots)) if (f.endsWith('.png')) fs.rmSync(path.join(shots, f));
 // HYDRA_E2E_SCENARIOS (e.g. "collab,untrusted") runs only those.
-const scenarios = { race: raceScenario, history: historyScenario, agents: agentsScenario, collab: collabScenario, untrusted: untrustedScenario };
+const scenarios = {
+  race: raceScenario, history: historyScenario, agents: agentsScenario, collab: collabScenario, untrusted: untrustedScenario, eval: evalScenario,
+};
 const only = (process.env.HYDRA_E2E_SCENARIOS || '').split(',').map((s) => s.trim()).filter(Boolean);
 const runs = [];
 for (const [name, scenario] of Object.entries(scenarios)) if (only.length === 0 || only.includes(name)) runs.push(await scenario());
