@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -713,6 +714,64 @@ TEST_F(LiveRaceTest, AllFourCLIsRaceAtOnceAndRankByWhatTheyLeft) {
   }
 
   // The user's checkout is as it was.
+  expectCheckoutAsBefore(before);
+}
+
+// --- an evaluation, through `hydra eval run` ------------------------------------------
+
+class LiveEvalTest : public LiveTest {};
+
+TEST_F(LiveEvalTest, TwoCLIsTwiceEachArePassAtKScoredWithTheirModelsUsage) {
+  // claude fixes add(); codex fixes it and breaks sub(). The hidden test
+  // checks add() and pass_to_pass keeps sub(): claude solves every sample,
+  // codex none. The samples run two at a time against the same models.
+  repo_.writeConfig(general(240) + TestRepo::scoring() + agent("claude", "claude_fix.json") +
+                    agent("codex", "codex_breaks_sub.json"));
+  const fs::path sets = repo_.scratch() / "evals";
+  fs::create_directories(sets / "hidden");
+  std::ofstream(sets / "hidden" / "test_hidden_add.py")
+      << "from calc import add\n\n\ndef test_hidden_add():\n    assert add(20, 22) == 42\n";
+  std::ofstream(sets / "set.toml")
+      << "[eval]\nname = \"live\"\nagents = [\"claude\", \"codex\"]\nsamples = 2\npass_k = [1, 2]\n"
+         "max_concurrent_agents = 2\ntimeout_seconds = 240\n\n[[cases]]\nid = \"add\"\ntask = " +
+             std::string("\"") + kTask +
+             "\"\nverify_command = \"/usr/bin/python3 -m pytest -q -p no:cacheprovider hidden/test_hidden_add.py\"\n"
+             "hidden_files = [\"hidden/test_hidden_add.py\"]\npass_to_pass = [\"test_sub\"]\n"
+             "test_command = \"/usr/bin/python3 -m pytest -q -rA -p no:cacheprovider\"\n";
+  auto before = checkoutSnapshot(repo_);
+  const fs::path report = repo_.scratch() / "report.json";
+  const fs::path err = repo_.scratch() / "eval.stderr";
+  int rc = ::system(("cd " + shellQuote(repo_.root().string()) + " && " + shellQuote(HYDRA_BINARY) + " eval run " +
+                     shellQuote((sets / "set.toml").string()) + " --out " + shellQuote(report.string()) +
+                     " --format json > /dev/null 2>" + shellQuote(err.string()))
+                        .c_str());
+  ASSERT_EQ(rc, 0) << readFile(err);
+  for (const auto& cli : {"claude", "codex"}) expectNothingLeft(cli);
+
+  json::object r = json::parse(readFile(report)).as_object();
+  ASSERT_EQ(r.at("samples").as_array().size(), 4u) << json::serialize(r);
+  for (const auto& s : r.at("samples").as_array()) {
+    const std::string agent = str(s.at("agent"));
+    SCOPED_TRACE(agent + " #" + std::to_string(s.at("index").as_int64()));
+    EXPECT_EQ(str(s.at("status")), "completed") << json::serialize(s);
+    EXPECT_EQ(s.at("solved").as_bool(), agent == "claude") << json::serialize(s);
+    if (agent == "codex") {
+      EXPECT_EQ(str(s.at("error")), "pass_to_pass: test_sub did not pass");
+    }
+  }
+  // Each agent's tokens are what its model reported over both samples.
+  for (const auto& a : r.at("agents").as_array()) {
+    const std::string name = str(a.at("agent"));
+    SCOPED_TRACE(name);
+    ScriptedModel::Reported reported = model(name).reported();
+    EXPECT_EQ(a.at("inputTokens").as_int64(), factsOf(name).inputIncludesCached
+                                                   ? reported.inputTokens
+                                                   : reported.inputTokens - reported.cachedInputTokens);
+    EXPECT_EQ(a.at("outputTokens").as_int64(), reported.outputTokens);
+    EXPECT_EQ(a.at("samples").as_int64(), 2);
+    EXPECT_DOUBLE_EQ(a.at("passAtK").at("1").to_number<double>(), name == "claude" ? 1.0 : 0.0);
+    EXPECT_FALSE(str(a.at("version")).empty()) << "the CLI's version, as hydra probed it";
+  }
   expectCheckoutAsBefore(before);
 }
 
