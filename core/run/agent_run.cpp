@@ -109,6 +109,7 @@ std::map<std::string, std::string> AgentRun::environment(const std::map<std::str
   env["HYDRA_WORKTREE"] = spec_.checkout.path.string();
   env["HYDRA_AGENT_ID"] = spec_.agentId;
   env["HYDRA_RACE_ID"] = spec_.raceId;
+  if (port_) env["HYDRA_PORT"] = std::to_string(port_->port());
   return env;
 }
 
@@ -171,6 +172,13 @@ void AgentRun::launch() {
   // A binary given as a path is relative to the repository root, where hydra.toml is.
   if (program.find('/') != std::string::npos && !fs::path(program).is_absolute()) {
     program = (spec_.binaryBase / program).lexically_normal().string();
+  }
+
+  // A port of its own for dev servers, held until the run ends.
+  try {
+    port_ = PortLease::acquire();
+  } catch (const std::system_error& e) {
+    spdlog::warn("race {}: {}: no port for HYDRA_PORT: {}", spec_.raceId, spec_.agentId, e.what());
   }
 
   ProcessSpec process;
@@ -482,6 +490,7 @@ void AgentRun::finish(AgentFinished finished) {
   if (finished_) return;
   finished_ = true;
   parser_.reset();
+  port_.reset();
   ctx_.publish(finished);
   spdlog::info("race {}: {} {}{}", finished.raceId, finished.agentId, toString(finished.status),
                finished.error ? " (" + *finished.error + ")" : "");

@@ -35,6 +35,7 @@
 #include "core/process/reaper.h"
 #include "core/run/agent_slots.h"
 #include "core/sandbox/mode.h"
+#include "core/util/ports.h"
 #include "core/util/redact.h"
 
 namespace hydra::core {
@@ -152,6 +153,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   bool holdsSlot_ = false;
   std::shared_ptr<Process> process_;
   std::shared_ptr<RunReaper> reaper_;
+  std::optional<PortLease> port_;  // HYDRA_PORT, from launch to finish
   std::optional<std::filesystem::path> gitMetadata_;  // what the checkout's .git link named at launch
   std::unique_ptr<StreamParser> parser_;
   Redactor::LineState stdoutState_;

@@ -24,6 +24,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -337,6 +338,31 @@ TEST_F(CliTest, RaceShowsPlainProgressThenRanksEveryAgentAndLeavesTheirBranches)
   EXPECT_EQ(git("branch --list --format='%(refname:short)' 'hydra/*'"), "hydra/a-" + id + "\nhydra/b-" + id);
   EXPECT_EQ(git("show hydra/a-" + id + ":a.txt"), "from a");
   EXPECT_EQ(git("show hydra/b-" + id + ":b.txt"), "from b");
+}
+
+// Agents racing on one web app each get a port of their own for dev servers.
+TEST_F(CliTest, EveryAgentGetsAPortOfItsOwnThatItCanListenOn) {
+  const std::string script =
+      "echo $HYDRA_PORT > port.txt; /usr/bin/python3 -c 'import os, socket; s = socket.socket(); "
+      "s.bind((\\\"127.0.0.1\\\", int(os.environ[\\\"HYDRA_PORT\\\"]))); s.listen(); print(\\\"listening\\\")' > listen.txt; sleep 1";
+  std::string agents;
+  for (const char* name : {"a", "b", "c"}) {
+    agents += std::string("[agents.") + name + "]\nadapter = \"command\"\nbinary = \"/bin/sh\"\nargs = [\"-c\", \"" +
+              script + "\"]\n\n";
+  }
+  writeConfig("[general]\nmax_concurrent_agents = 3\n\n" + agents);
+  Outcome r = hydra({"race", "Serve the app", "--agents", "a,b,c"});
+  ASSERT_EQ(r.code, 0) << r;
+  const std::string id = raceIds().at(0);
+  std::set<std::string> ports;
+  for (const char* name : {"a", "b", "c"}) {
+    SCOPED_TRACE(name);
+    const std::string port = git("show hydra/" + std::string(name) + "-" + id + ":port.txt");
+    EXPECT_THAT(port, ::testing::MatchesRegex("[1-9][0-9]{2,4}"));
+    ports.insert(port);
+    EXPECT_EQ(git("show hydra/" + std::string(name) + "-" + id + ":listen.txt"), "listening");
+  }
+  EXPECT_EQ(ports.size(), 3u) << "three agents running at once, three ports";
 }
 
 // 2.
