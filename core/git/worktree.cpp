@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include <system_error>
 #include <thread>
 
+#include "core/git/checkout.h"
 #include "core/git/git.h"
 #include "core/util/paths.h"
 
@@ -315,10 +317,16 @@ fs::path registerWorktree(git_repository* repo, const fs::path& commonDir, const
 }
 
 // Writes the branch's files and the worktree's index, with the worktree's
-// own repository handle. The dry run left an empty index, so a SAFE checkout
+// own repository handle: from the object database directly on `writers`
+// threads (core/git/checkout.h), or, when content filters apply, with
+// libgit2's checkout. The dry run left an empty index, so a SAFE checkout
 // would take every file as deliberately deleted and write none; FORCE is
 // right here, as the directory is new and holds nothing to lose.
-void checkOut(const Worktree& wt) {
+void checkOut(const Worktree& wt, std::size_t writers) {
+  if (!git::needsFilters(wt.path, wt.baseCommit)) {
+    git::writeTree(wt.path, wt.baseCommit, writers);
+    return;
+  }
   git::RepositoryPtr repo = git::openRepository(wt.path);
   git_checkout_options options;
   check(git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION),
@@ -354,6 +362,21 @@ std::size_t threadLimit(std::size_t tasks) {
   if ((git_libgit2_features() & GIT_FEATURE_THREADS) == 0) return 1;
   const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
   return std::clamp<std::size_t>(tasks, 1, std::clamp<std::size_t>(2 * cores, 2, 16));
+}
+
+// Writer threads per checkout when `checkouts` run at once: together about
+// as many as threadLimit() allows. On this project's virtual disk (see
+// docs/benchmarks.md) eight checkouts four at a time with one writer each are
+// as fast as with four each, and one checkout with four writers beats one
+// writer by a third. HYDRA_CHECKOUT_WRITERS overrides it, for
+// bench/worktree_bench, which measures what suits a disk.
+std::size_t checkoutWriters(std::size_t checkouts) {
+  if (const char* v = std::getenv("HYDRA_CHECKOUT_WRITERS")) {
+    const int n = std::atoi(v);
+    if (n >= 1 && n <= 64) return static_cast<std::size_t>(n);
+  }
+  const std::size_t concurrent = threadLimit(checkouts);
+  return std::clamp<std::size_t>(threadLimit(64) / std::max<std::size_t>(1, concurrent), 1, 4);
 }
 
 // Runs task(i) for every i in [0, count) on a bounded pool and returns each
@@ -480,7 +503,9 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
       }
     }
     const auto errors =
-        forEachConcurrently(plans.size(), [&](std::size_t i) { checkOut(plans[i]); });
+        forEachConcurrently(plans.size(), [&, writers = checkoutWriters(plans.size())](std::size_t i) {
+          checkOut(plans[i], writers);
+        });
     if (const std::exception_ptr error = firstError(errors)) std::rethrow_exception(error);
   } catch (...) {
     for (std::size_t i = 0; i < made; ++i) discard(repo.get(), commonDir_, workspaceDir_, plans[i]);

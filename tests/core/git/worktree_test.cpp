@@ -21,6 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using testing::readFile;
+using testing::run;
+using testing::shellQuote;
 using testing::TempDir;
 using testing::TempRepo;
 using testing::writeFile;
@@ -138,6 +140,60 @@ TEST_F(WorktreeTest, CreateChecksOutTheBaseOnANewHydraBranch) {
   const std::string listing = repo_.git("worktree list --porcelain");
   EXPECT_THAT(listing, HasSubstr("worktree " + wt.path.string() + "\n"));
   EXPECT_THAT(listing, HasSubstr("branch refs/heads/" + wt.branch));
+}
+
+// The first checkout is written from the object database: every kind of
+// entry must land as git itself would write it, with an index that git finds
+// clean without re-reading a file.
+TEST_F(WorktreeTest, TheDirectCheckoutWritesEveryKindOfEntryAsGitDoes) {
+  repo_.write("bin/run.sh", "#!/bin/sh\necho run\n");
+  repo_.write("empty.txt", "");
+  repo_.write("deep/er/and/deeper/file.c", "int main(void) { return 0; }\n");
+  repo_.write("a.b", "sorts before a/ in git's order\n");
+  repo_.write("a/inside.txt", "inside\n");
+  repo_.write("binary.dat", std::string("\0\x01\xff\0tail", 8));
+  run("chmod +x " + shellQuote((repo_.root() / "bin/run.sh").string()));
+  run("ln -s ../README.md " + shellQuote((repo_.root() / "deep/link").string()));
+  repo_.git("add -A");
+  // A submodule's gitlink, as a superproject records it.
+  repo_.git("update-index --add --cacheinfo 160000," + std::string(40, '1') + ",vendor/lib");
+  repo_.git("commit -q -m 'every kind of entry'");
+  const std::string base = repo_.git("rev-parse HEAD");
+
+  for (const char* writers : {"1", "4"}) {
+    SCOPED_TRACE(std::string("writers ") + writers);
+    ::setenv("HYDRA_CHECKOUT_WRITERS", writers, 1);
+    WorktreeManager m = manager();
+    const Worktree wt = m.create("claude", base, std::string("t") + writers);
+    ::unsetenv("HYDRA_CHECKOUT_WRITERS");
+    EXPECT_EQ(readFile(wt.path / "bin/run.sh"), "#!/bin/sh\necho run\n");
+    EXPECT_TRUE((fs::status(wt.path / "bin/run.sh").permissions() & fs::perms::owner_exec) != fs::perms::none);
+    EXPECT_TRUE((fs::status(wt.path / "README.md").permissions() & fs::perms::owner_exec) == fs::perms::none);
+    EXPECT_EQ(readFile(wt.path / "empty.txt"), "");
+    EXPECT_EQ(readFile(wt.path / "binary.dat"), std::string("\0\x01\xff\0tail", 8));
+    EXPECT_EQ(readFile(wt.path / "deep/er/and/deeper/file.c"), "int main(void) { return 0; }\n");
+    ASSERT_TRUE(fs::is_symlink(wt.path / "deep/link"));
+    EXPECT_EQ(fs::read_symlink(wt.path / "deep/link"), "../README.md");
+    EXPECT_TRUE(fs::is_directory(wt.path / "vendor/lib"));
+    // git agrees: the index holds the tree, and nothing differs from it.
+    EXPECT_EQ(gitIn(wt.path, "status --porcelain --untracked-files=all"), "");
+    EXPECT_EQ(gitIn(wt.path, "ls-files -s"), repo_.git("ls-files -s"));
+    EXPECT_EQ(gitIn(wt.path, "write-tree"), repo_.git("rev-parse " + base + "^{tree}"));
+    // ...and without re-reading contents: the stat data is what the files have.
+    EXPECT_EQ(gitIn(wt.path, "diff-files --name-only"), "");
+    m.remove(wt);
+  }
+}
+
+// Where attributes or configuration change what a file holds on disk, the
+// checkout is libgit2's, which applies them as git does.
+TEST_F(WorktreeTest, ContentFiltersAreAppliedAsGitAppliesThem) {
+  repo_.write(".gitattributes", "*.txt text eol=crlf\n");
+  repo_.write("notes/crlf.txt", "one\ntwo\n");
+  const std::string base = repo_.commit("line endings");
+  const Worktree wt = manager().create("codex", base, "20261126T050000");
+  EXPECT_EQ(readFile(wt.path / "notes/crlf.txt"), "one\r\ntwo\r\n");
+  EXPECT_EQ(gitIn(wt.path, "status --porcelain --untracked-files=all"), "");
 }
 
 TEST_F(WorktreeTest, CreateStartsFromANamedBranchTagOrSha) {
