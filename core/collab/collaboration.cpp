@@ -8,6 +8,7 @@
 #include "core/collab/iterations.h"
 #include "core/collab/prompts.h"
 #include "core/merge/diff.h"
+#include "core/run/worktree_setup.h"
 
 namespace hydra::core {
 
@@ -101,6 +102,7 @@ void Collaboration::prepare() {
     try {
       self->ctx_.run.worktrees.ensureExcluded();
       wt = self->ctx_.run.worktrees.create(std::string(collab::kBuilder), self->plan_.started.baseCommit, self->id());
+      copyIgnoredInto(self->plan_.repoRoot, {*wt}, self->plan_.config->general.copyIgnored, self->id());
       const bool confined = self->ctx_.run.sandbox && self->ctx_.run.sandbox->confined;
       guard = std::make_shared<EscapeGuard>(self->plan_.repoRoot, !confined, self->ctx_.raceIsOver);
     } catch (const std::exception& e) {

@@ -81,6 +81,20 @@ std::vector<Field> generalFields(GeneralConfig& out) {
          static constexpr std::string_view kModes[] = {"auto", "bubblewrap", "off"};
          out.sandbox = r.choice(key, node, kModes);
        }},
+      {"copy_ignored",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         const auto* array = node.as_array();
+         if (!array) r.fail(node.source(), "'copy_ignored' must be an array of folder names, e.g. [\"node_modules\"]");
+         out.copyIgnored.clear();
+         for (std::size_t i = 0; i < array->size(); ++i) {
+           const toml::node& element = *array->get(i);
+           const std::string folder = r.relativePath(key, element, "repository");
+           if (*std::filesystem::path(folder).lexically_normal().begin() == ".git") {
+             r.fail(element.source(), "'copy_ignored' cannot copy git's own directory");
+           }
+           out.copyIgnored.push_back(folder);
+         }
+       }},
   };
 }
 

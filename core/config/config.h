@@ -23,6 +23,9 @@ struct GeneralConfig {
   // How agents and checks are confined: "auto" (bubblewrap where it works,
   // else unconfined, saying so), "bubblewrap" (or refuse to run), "off".
   std::string sandbox = "auto";
+  // Ignored folders of the user's checkout (node_modules, .venv, ...) copied
+  // into every new worktree, relative to the repository root.
+  std::vector<std::string> copyIgnored;
 
   bool operator==(const GeneralConfig&) const = default;
 };

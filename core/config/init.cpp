@@ -305,6 +305,9 @@ void renderGeneral(ConfigWriter& w) {
   w.comment("How agents and their checks are confined: \"auto\" (bubblewrap where it works, else");
   w.comment("unconfined, saying so), \"bubblewrap\" (confined or not at all), \"off\". See docs/security.md.");
   w.defaultSetting("sandbox", tomlString(defaults.sandbox));
+  w.comment("Folders of your checkout that git ignores, copied into every new worktree so agents");
+  w.comment("start with dependencies installed (cloned where the file system can).");
+  w.defaultSetting("copy_ignored", "[]", "e.g. [\"node_modules\", \".venv\"]");
   w.blank();
 }
 

@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <thread>
 
+#include "core/run/worktree_setup.h"
 
 namespace hydra::core {
 
@@ -72,6 +73,7 @@ std::vector<pid_t> Race::processGroups() const {
 
 // --- agents ----------------------------------------------------------------------
 
+
 void Race::createWorktrees() {
   std::vector<std::string> ids;
   for (const auto& a : plan_.started.agents) ids.push_back(a.agentId);
@@ -83,6 +85,7 @@ void Race::createWorktrees() {
     try {
       self->ctx_.run.worktrees.ensureExcluded();
       created = self->ctx_.run.worktrees.createMany(ids, self->plan_.started.baseCommit, self->id());
+      copyIgnoredInto(self->plan_.repoRoot, created, self->plan_.config->general.copyIgnored, self->id());
       // The refs as they are with the race's branches made: what no agent may change.
       // Unconfined agents can also write into the user's checkout: watched too.
       const bool confined = self->ctx_.run.sandbox && self->ctx_.run.sandbox->confined;

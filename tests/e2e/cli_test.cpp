@@ -365,6 +365,33 @@ TEST_F(CliTest, EveryAgentGetsAPortOfItsOwnThatItCanListenOn) {
   EXPECT_EQ(ports.size(), 3u) << "three agents running at once, three ports";
 }
 
+// Installed dependencies the user's checkout holds are in every worktree from the start.
+TEST_F(CliTest, CopyIgnoredPutsTheCheckoutsIgnoredFoldersInEveryWorktree) {
+  writeFile(repo_ / ".gitignore", "node_modules/\n");
+  git("add .gitignore");
+  git("commit -q -m 'ignore node_modules'");
+  writeFile(repo_ / "node_modules" / "dep" / "index.js", "exports.dep = 42;\n");
+  std::string agents;
+  for (const char* name : {"a", "b"}) {
+    agents += std::string("[agents.") + name +
+              "]\nadapter = \"command\"\nbinary = \"/bin/sh\"\nargs = [\"-c\", \"cat node_modules/dep/index.js > seen.txt; "
+              "echo mine > node_modules/dep/index.js\"]\n\n";
+  }
+  writeConfig("[general]\ncopy_ignored = [\"node_modules\", \"missing_folder\"]\n\n" + agents);
+  Outcome r = hydra({"race", "Use the dependency", "--agents", "a,b"});
+  ASSERT_EQ(r.code, 0) << r;
+  const std::string id = raceIds().at(0);
+  for (const char* name : {"a", "b"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(git("show hydra/" + std::string(name) + "-" + id + ":seen.txt"), "exports.dep = 42;");
+    // Ignored in the worktree too: never part of the agent's commit.
+    EXPECT_THAT(git("ls-tree -r --name-only hydra/" + std::string(name) + "-" + id), Not(HasSubstr("node_modules")));
+  }
+  EXPECT_EQ(readFile(repo_ / "node_modules" / "dep" / "index.js"), "exports.dep = 42;\n")
+      << "each agent wrote its own copy";
+  EXPECT_THAT(r.err, HasSubstr("copy_ignored: missing_folder: not in your checkout"));
+}
+
 // 2.
 TEST_F(CliTest, RaceWithJsonPrintsOneDocumentHoldingTheRaceRecord) {
   writeConfig(scriptedAgent("a", {"say", "progress that must not reach stdout", "write", "a.txt", "a"}) +

@@ -295,6 +295,19 @@ TEST(ConfigTest, SandboxAndWritablePathsAreRead) {
   EXPECT_THAT(c.agents.at("x").writablePaths, ElementsAre("/var/cache/x", "~/.x", "~"));
 }
 
+TEST(ConfigTest, CopyIgnoredNamesFoldersInsideTheRepository) {
+  Config config = parseConfig("[general]\ncopy_ignored = [\"node_modules\", \"web/.venv\"]\n", "hydra.toml");
+  EXPECT_THAT(config.general.copyIgnored, ElementsAre("node_modules", "web/.venv"));
+  EXPECT_TRUE(parseConfig("", "hydra.toml").general.copyIgnored.empty());
+  expectError("[general]\ncopy_ignored = \"node_modules\"\n", 2, 16,
+              "'copy_ignored' must be an array of folder names, e.g. [\"node_modules\"]");
+  expectError("[general]\ncopy_ignored = [\"node_modules\", \"../secrets\"]\n", 2, 33,
+              "'copy_ignored' must be a relative path inside the repository, found '../secrets'");
+  expectError("[general]\ncopy_ignored = [\"/home/me/.venv\"]\n", 2, 17,
+              "'copy_ignored' must be a relative path inside the repository, found '/home/me/.venv'");
+  expectError("[general]\ncopy_ignored = [\".git/hooks\"]\n", 2, 17, "'copy_ignored' cannot copy git's own directory");
+}
+
 TEST(ConfigErrorTest, SandboxMustBeOneOfItsModes) {
   expectError("[general]\nsandbox = \"bwrap\"\n", 2, 11, "'sandbox' must be one of auto, bubblewrap, off, found 'bwrap'");
   expectError("[general]\nsandbox = \"of\"\n", 2, 11,
@@ -540,7 +553,7 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
   auto keys = acceptedConfigKeys();
   EXPECT_THAT(keys.at(""), ElementsAre("general", "agents", "scoring", "collaboration"));
   EXPECT_THAT(keys.at("general"),
-              ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds", "sandbox"));
+              ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds", "sandbox", "copy_ignored"));
   EXPECT_THAT(keys.at("agents.*"), ElementsAre("adapter", "binary", "args", "extra_args", "env",
                                                "timeout_seconds", "acp_permissions", "writable_paths"));
   EXPECT_THAT(keys.at("scoring.weights"),

@@ -114,7 +114,8 @@ json::object defaultsAsToml() {
        {{"workspace_dir", defaults.general.workspaceDir},
         {"max_concurrent_agents", defaults.general.maxConcurrentAgents},
         {"timeout_seconds", defaults.general.timeoutSeconds},
-        {"sandbox", defaults.general.sandbox}}},
+        {"sandbox", defaults.general.sandbox},
+        {"copy_ignored", json::value_from(defaults.general.copyIgnored)}}},
       {"scoring",
        {{"weights",
          {{"build", s.weights.build},
@@ -170,7 +171,7 @@ int checkDefaults(const json::object& schema, const json::object& defaults,
 
 TEST(SchemaTest, DefaultsMatchTheConfigStructs) {
   int checked = checkDefaults(loadSchema(), defaultsAsToml(), "");
-  EXPECT_EQ(checked, 22);  // general 4, weights 5, scoring 7, thresholds 2, collaboration 4
+  EXPECT_EQ(checked, 23);  // general 5, weights 5, scoring 7, thresholds 2, collaboration 4
 
   // Agents: extra_args and env default to empty.
   const json::object& agent = schemaFor("agents.*").at("properties").as_object();
