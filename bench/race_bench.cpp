@@ -1,12 +1,16 @@
 // Time from hydra/race to hydra/raceFinished through the real `hydra serve`,
 // for 8 agents that do nothing on a 10,000-file repository, split into
-// worktree setup, agents, scoring and hydra's own overhead (the rest).
+// worktree setup, agents, scoring and hydra's own overhead (the rest); and
+// the race's start: from sending hydra/race to receiving the last agent's
+// hydra/agentStarted.
 //
 //   race_bench [--repetitions R] [--files N] [--agents A]
 //
 // The split comes from the race's events.jsonl (raceStarted, agentStarted,
 // agentFinished, scoringStarted, raceFinished); the total is measured by the
 // client, from sending hydra/race to receiving hydra/raceFinished.
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -72,7 +76,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  std::vector<double> totals, setups, runs, scorings, overheads;
+  std::vector<double> totals, starts, setups, runs, scorings, overheads;
   for (int i = 0; i < repetitions; ++i) {
     json::array names;
     for (int a = 0; a < agents; ++a) names.emplace_back("noop");
@@ -84,16 +88,20 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::string raceId(answer->at("result").at("raceId").as_string());
+    double start = 0;
     for (;;) {
       auto m = hydra.receive(std::chrono::minutes(5));
       if (!m) {
         std::fprintf(stderr, "no raceFinished\n");
         return 1;
       }
-      if (m->contains("method") && m->at("method").as_string() == "hydra/raceFinished" &&
-          m->at("params").at("raceId").as_string() == raceId) {
-        break;
+      const json::object* params = m->contains("params") ? m->at("params").if_object() : nullptr;
+      const json::value* about = params ? params->if_contains("raceId") : nullptr;
+      if (!m->contains("method") || !about || !about->is_string() || about->as_string() != raceId) continue;
+      if (m->at("method").as_string() == "hydra/agentStarted") {
+        start = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
       }
+      if (m->at("method").as_string() == "hydra/raceFinished") break;
     }
     double total = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
 
@@ -111,18 +119,22 @@ int main(int argc, char** argv) {
     }
     double setup = firstAgent - raceStarted, run = lastAgent - firstAgent, score = finished - scoring;
     totals.push_back(total);
+    starts.push_back(start);
     setups.push_back(setup);
     runs.push_back(run);
     scorings.push_back(score);
     overheads.push_back(total - setup - run - score);
-    std::printf("run %d: total %.0f ms = worktrees %.0f + agents %.0f + scoring %.0f + hydra %.0f\n", i + 1, total,
-                setup, run, score, total - setup - run - score);
+    std::printf("run %d: start %.0f ms; total %.0f ms = worktrees %.0f + agents %.0f + scoring %.0f + hydra %.0f\n",
+                i + 1, start, total, setup, run, score, total - setup - run - score);
     hydra.request(200 + i, "hydra/cleanup", json::object{{"raceId", raceId}});
     hydra.responseTo(200 + i, std::chrono::minutes(5));
+    ::sync();  // untimed: the next run does not pay for this one's writes and deletions
   }
-  std::printf("median of %d: total %.0f ms = worktrees %.0f + agents %.0f + scoring %.0f + hydra %.0f  (%d agents, %d files)\n",
-              repetitions, median(totals), median(setups), median(runs), median(scorings), median(overheads), agents,
-              files);
+  std::printf(
+      "median of %d: start %.0f ms; total %.0f ms = worktrees %.0f + agents %.0f + scoring %.0f + hydra %.0f  (%d "
+      "agents, %d files)\n",
+      repetitions, median(starts), median(totals), median(setups), median(runs), median(scorings), median(overheads),
+      agents, files);
   hydra.request(9999, "shutdown", nullptr);
   hydra.responseTo(9999);
   hydra.notify("exit", nullptr);

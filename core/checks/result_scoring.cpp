@@ -124,6 +124,22 @@ void ResultScoring::startSubjectJob(const std::shared_ptr<Job>& job) {
   const std::string commit =
       subject != spec_.subjects.end() && subject->result.commit ? *subject->result.commit : spec_.baseCommit;
   auto self = shared_from_this();
+  if (!anyCommand(spec_.config->scoring)) {
+    // No check to run: no checkout to make. Its protected files are still named.
+    asio::post(ctx_.pool, [self, job, commit] {
+      try {
+        self->guardProtectedPaths(*job, commit, std::nullopt);
+      } catch (const std::exception& e) {
+        spdlog::error("race {}: {}: could not compare its protected files: {}", self->spec_.raceId, job->subject,
+                      e.what());
+      }
+      asio::post(self->ctx_.io, [self, job] {
+        job->done = true;
+        self->jobDone();
+      });
+    });
+    return;
+  }
   asio::post(ctx_.pool, [self, job, commit] {
     std::optional<Worktree> wt;
     std::string error;
@@ -228,16 +244,16 @@ void ResultScoring::runChecks(const std::shared_ptr<Job>& job, const fs::path& c
                                 });
 }
 
-void ResultScoring::guardProtectedPaths(Job& job, const std::string& commit, const fs::path& checkout) {
+void ResultScoring::guardProtectedPaths(Job& job, const std::string& commit, const std::optional<fs::path>& checkout) {
   const ScoringConfig& config = spec_.config->scoring;
   if (config.protectedPaths.empty() || commit == spec_.baseCommit) return;
   const merge::DiffSummary diff = merge::diffCommits(spec_.repoRoot, spec_.baseCommit, commit);
   job.protectedChanges = checks::protectedChanges(diff.files, config.protectedPaths);
   if (job.protectedChanges.empty()) return;
   spdlog::info("race {}: {} changed protected files: {}", spec_.raceId, job.subject, job.protectedChanges.size());
-  if (config.protectedMode != "restore") return;
+  if (config.protectedMode != "restore" || !checkout) return;
   for (const std::string& line :
-       checks::restoreProtected(spec_.repoRoot, spec_.baseCommit, checkout, job.protectedChanges)) {
+       checks::restoreProtected(spec_.repoRoot, spec_.baseCommit, *checkout, job.protectedChanges)) {
     spdlog::info("race {}: {}'s checks: {}", spec_.raceId, job.subject, line);
   }
 }

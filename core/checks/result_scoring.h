@@ -69,9 +69,10 @@ class ResultScoring : public std::enable_shared_from_this<ResultScoring> {
   void startBaselineJob(const std::shared_ptr<Job>& job);
   // The configured checks of `job` in `checkout`; `then` once they are done.
   void runChecks(const std::shared_ptr<Job>& job, const std::filesystem::path& checkout, std::function<void()> then);
-  // On the pool, in `checkout` of `commit`: which protected files it changed,
-  // put back as the base has them under protected_mode "restore".
-  void guardProtectedPaths(Job& job, const std::string& commit, const std::filesystem::path& checkout);
+  // On the pool: which protected files `commit` changed, put back in its
+  // `checkout` as the base has them under protected_mode "restore" (no
+  // checkout: no check runs, nothing to put back).
+  void guardProtectedPaths(Job& job, const std::string& commit, const std::optional<std::filesystem::path>& checkout);
   // On the pool: `first`, then removes a worktree the checks ran in; then jobDone().
   void removeWorktree(const Worktree& wt, std::function<void()> first = {});
   void jobDone();
