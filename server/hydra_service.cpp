@@ -591,15 +591,14 @@ void HydraService::startEval(std::shared_ptr<core::eval::EvalRunner> runner,
           e.progress->report(std::move(report));
         }
       },
-      [this, alive = alive_, id](const core::eval::Report& report) {
+      [this, alive = alive_, id](const core::eval::Report&) {
         if (!*alive || stopped_) return;
         auto it = evals_.find(id);
         if (it == evals_.end()) return;
         LiveEval& e = it->second;
-        const int done = static_cast<int>(report.samples.size());
+        const int done = e.runner->done();
         const int total = e.runner->total();
-        const int solved = static_cast<int>(
-            std::count_if(report.samples.begin(), report.samples.end(), [](const auto& s) { return s.solved; }));
+        const int solved = e.runner->solved();
         const std::string status = e.runner->cancelled() ? "cancelled" : "completed";
         // The progress ends first: a client that hears of the end has no progress left to close.
         if (e.progress) {

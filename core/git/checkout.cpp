@@ -143,18 +143,14 @@ git_index_entry indexEntry(const Entry& e) {
 
 }  // namespace
 
-bool needsFilters(const fs::path& worktree, const std::string& commit) {
+bool writeTree(const fs::path& worktree, const std::string& commit, std::size_t threads) {
   RepositoryPtr repo = openRepository(worktree);
-  if (configSet(repo.get(), "core.autocrlf") || configSet(repo.get(), "core.eol")) return true;
+  if (configSet(repo.get(), "core.autocrlf") || configSet(repo.get(), "core.eol")) return false;
   std::error_code ec;
   const fs::path attributes = commonDir(repo.get()) / "info" / "attributes";
-  if (fs::exists(attributes, ec) && fs::file_size(attributes, ec) > 0) return true;
-  return walkTree(repo.get(), commit).attributes;
-}
-
-void writeTree(const fs::path& worktree, const std::string& commit, std::size_t threads) {
-  RepositoryPtr repo = openRepository(worktree);
+  if (fs::exists(attributes, ec) && fs::file_size(attributes, ec) > 0) return false;
   Walk walk = walkTree(repo.get(), commit);
+  if (walk.attributes) return false;
 
   const int dir = ::open(worktree.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) throw osError("open " + worktree.string());
@@ -201,6 +197,7 @@ void writeTree(const fs::path& worktree, const std::string& commit, std::size_t 
     check(git_index_add(index.get(), &entry), "add " + e.path + " to the index");
   }
   check(git_index_write(index.get()), "write the index of " + worktree.string());
+  return true;
 }
 
 }  // namespace hydra::core::git

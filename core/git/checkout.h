@@ -10,7 +10,8 @@
 // Only for trees that need no content filters: when the repository's
 // attributes or configuration could change what a file holds on disk (a
 // .gitattributes anywhere in the tree, info/attributes, core.autocrlf or
-// core.eol), needsFilters() says so and the caller uses libgit2's checkout.
+// core.eol), writeTree() writes nothing and says so, and the caller uses
+// libgit2's checkout.
 
 #include <cstddef>
 #include <filesystem>
@@ -18,13 +19,10 @@
 
 namespace hydra::core::git {
 
-// Whether writing `commit`'s tree byte for byte could differ from git's
-// checkout of it. `worktree` is the directory of the (new) worktree.
-bool needsFilters(const std::filesystem::path& worktree, const std::string& commit);
-
-// Writes `commit`'s tree into the empty worktree at `worktree` and its index.
-// `threads` writers (at least 1). Throws GitError; a failure may leave files
-// behind (the caller removes the worktree).
-void writeTree(const std::filesystem::path& worktree, const std::string& commit, std::size_t threads);
+// Writes `commit`'s tree into the empty worktree at `worktree` and its index,
+// with `threads` writers (at least 1), and returns true; returns false,
+// having written nothing, when content filters could apply. Throws GitError;
+// a failure may leave files behind (the caller removes the worktree).
+bool writeTree(const std::filesystem::path& worktree, const std::string& commit, std::size_t threads);
 
 }  // namespace hydra::core::git

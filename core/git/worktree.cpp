@@ -323,10 +323,7 @@ fs::path registerWorktree(git_repository* repo, const fs::path& commonDir, const
 // would take every file as deliberately deleted and write none; FORCE is
 // right here, as the directory is new and holds nothing to lose.
 void checkOut(const Worktree& wt, std::size_t writers) {
-  if (!git::needsFilters(wt.path, wt.baseCommit)) {
-    git::writeTree(wt.path, wt.baseCommit, writers);
-    return;
-  }
+  if (git::writeTree(wt.path, wt.baseCommit, writers)) return;
   git::RepositoryPtr repo = git::openRepository(wt.path);
   git_checkout_options options;
   check(git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION),
