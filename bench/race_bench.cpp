@@ -4,7 +4,11 @@
 // the race's start: from sending hydra/race to receiving the last agent's
 // hydra/agentStarted.
 //
-//   race_bench [--repetitions R] [--files N] [--agents A]
+//   race_bench [--repetitions R] [--files N] [--agents A] [--pool]
+//
+// With --pool, hydra.toml keeps a warm pool of A worktrees: the first race is
+// cold, its cleanup fills the pool, and before each later race the base moves
+// by one commit changing 10 files (untimed); cold and warm are reported apart.
 //
 // The split comes from the race's events.jsonl (raceStarted, agentStarted,
 // agentFinished, scoringStarted, raceFinished); the total is measured by the
@@ -56,7 +60,9 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   CLI::App app{"hydra/race to hydra/raceFinished for no-op agents"};
   int repetitions = 5, files = 10000, agents = 8;
+  bool pool = false;
   app.add_option("--repetitions", repetitions)->check(CLI::PositiveNumber);
+  app.add_flag("--pool", pool, "Keep a warm pool of worktrees between races");
   app.add_option("--files", files)->check(CLI::PositiveNumber);
   app.add_option("--agents", agents)->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
@@ -67,6 +73,7 @@ int main(int argc, char** argv) {
         "); do mkdir -p src/d$d; for f in $(seq 1 100); do echo \"file $d/$f\" > src/d$d/f$f.txt; done; done"
         " && git add -A && git -c user.name=b -c user.email=b@b commit -qm files");
   std::ofstream(repo / "hydra.toml") << "[general]\nmax_concurrent_agents = " << agents
+                                     << "\npool_size = " << (pool ? agents : 0)
                                      << "\n[agents.noop]\nadapter = \"command\"\nbinary = \"/bin/true\"\n";
 
   hydra::test::HydraProcess hydra({"serve", "--log-level", "warn"}, repo);
@@ -78,6 +85,12 @@ int main(int argc, char** argv) {
 
   std::vector<double> totals, starts, setups, runs, scorings, overheads;
   for (int i = 0; i < repetitions; ++i) {
+    if (pool && i > 0) {
+      // Untimed: the user moves on by one commit of 10 files.
+      shell("cd " + repo.string() + " && for d in $(seq 1 10); do echo \"round " + std::to_string(i) +
+            "\" > src/d$d/f1.txt; done && git -c user.name=b -c user.email=b@b commit -qam 'ten files'");
+      ::sync();
+    }
     json::array names;
     for (int a = 0; a < agents; ++a) names.emplace_back("noop");
     auto sent = Clock::now();
@@ -124,17 +137,22 @@ int main(int argc, char** argv) {
     runs.push_back(run);
     scorings.push_back(score);
     overheads.push_back(total - setup - run - score);
-    std::printf("run %d: start %.0f ms; total %.0f ms = worktrees %.0f + agents %.0f + scoring %.0f + hydra %.0f\n",
-                i + 1, start, total, setup, run, score, total - setup - run - score);
+    std::printf("run %d%s: start %.0f ms; total %.0f ms = worktrees %.0f + agents %.0f + scoring %.0f + hydra %.0f\n",
+                i + 1, pool ? (i == 0 ? " (cold)" : " (warm)") : "", start, total, setup, run, score,
+                total - setup - run - score);
     hydra.request(200 + i, "hydra/cleanup", json::object{{"raceId", raceId}});
     hydra.responseTo(200 + i, std::chrono::minutes(5));
     ::sync();  // untimed: the next run does not pay for this one's writes and deletions
   }
+  if (pool && repetitions > 1) {
+    // The first race was cold: the medians are of the warm ones.
+    for (auto* v : {&starts, &totals, &setups, &runs, &scorings, &overheads}) v->erase(v->begin());
+  }
   std::printf(
-      "median of %d: start %.0f ms; total %.0f ms = worktrees %.0f + agents %.0f + scoring %.0f + hydra %.0f  (%d "
+      "median of %d%s: start %.0f ms; total %.0f ms = worktrees %.0f + agents %.0f + scoring %.0f + hydra %.0f  (%d "
       "agents, %d files)\n",
-      repetitions, median(starts), median(totals), median(setups), median(runs), median(scorings), median(overheads),
-      agents, files);
+      static_cast<int>(totals.size()), pool && repetitions > 1 ? " warm races" : "", median(starts), median(totals),
+      median(setups), median(runs), median(scorings), median(overheads), agents, files);
   hydra.request(9999, "shutdown", nullptr);
   hydra.responseTo(9999);
   hydra.notify("exit", nullptr);

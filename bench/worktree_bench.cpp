@@ -8,7 +8,10 @@
 // Methods: `git` (`git worktree add` x A); `many` (what a race does:
 // WorktreeManager::createMany, checkouts concurrently, hydra's default writer
 // threads per checkout), `many1` and `many4` (1 or 4 writers each); `one1`
-// and `one4` (create() x A one after another). Only creation is timed. Between
+// and `one4` (create() x A one after another); `warm` (createMany from a warm
+// pool: A worktrees of an earlier race released into the pool, then the base
+// moved by one commit changing 10 files, untimed; timed, createMany taking
+// the pooled worktrees to the new base). Only creation is timed. Between
 // samples, untimed, the worktrees are removed and everything is synced, so no
 // sample pays for its predecessor's writes or deletions. Prints the median of
 // each method per repository size as a Markdown table.
@@ -133,6 +136,26 @@ Method createOneByOne(int writers) {
           {}};
 }
 
+Method createFromPool() {
+  return {"`WorktreeManager::createMany` from the warm pool, base moved by 10 files",
+          [](const BenchRepo& repo, const std::vector<std::string>& agents, const std::string& round) {
+            WorktreeManager manager(repo.root(), kWorkspace);
+            // Untimed: an earlier race's worktrees in the pool, and a new commit on the base.
+            manager.release(manager.createMany(agents, "HEAD", "earlier" + round), true,
+                            hydra::core::PoolPolicy{agents.size(), {}});
+            for (int f = 0; f < 10; ++f) {
+              std::ofstream(repo.root() / "src" / ("module" + std::to_string(f)) / "file0.txt")
+                  << "changed in round " << round << "\n";
+            }
+            shell("git -C '" + repo.root().string() + "' commit -q -am 'ten files'");
+            ::sync();
+            const auto start = std::chrono::steady_clock::now();
+            manager.createMany(agents, "HEAD", round);
+            return secondsSince(start);
+          },
+          {}};
+}
+
 Method gitWorktreeAdd() {
   return {"`git worktree add` one after another",
           [](const BenchRepo& repo, const std::vector<std::string>& agents, const std::string& round) {
@@ -165,10 +188,10 @@ int main(int argc, char** argv) {
   app.add_option("--files", sizes, "Files in the repository (repeat for several sizes)");
   app.add_option("--rounds", rounds, "Samples of each method")->check(CLI::PositiveNumber);
   app.add_option("--agents", agentCount, "Worktrees per sample")->check(CLI::PositiveNumber);
-  std::vector<std::string> chosen{"git", "many", "many1", "many4", "one1", "one4"};
+  std::vector<std::string> chosen{"git", "many", "warm"};
   app.add_option("--methods", chosen, "Which methods, comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"git", "many", "many1", "many4", "one1", "one4"}));
+      ->check(CLI::IsMember({"git", "many", "many1", "many4", "one1", "one4", "warm"}));
   CLI11_PARSE(app, argc, argv);
 
   hydra::core::git::LibGit2 libgit2;
@@ -186,15 +209,17 @@ int main(int argc, char** argv) {
       if (m == "many4") methods.push_back(createMany(4));
       if (m == "one1") methods.push_back(createOneByOne(1));
       if (m == "one4") methods.push_back(createOneByOne(4));
+      if (m == "warm") methods.push_back(createFromPool());
     }
     ::sync();
     for (int round = 0; round < rounds; ++round) {
       for (auto& method : methods) {
         const std::string id = std::to_string(++serial);
         method.samples.push_back(method.run(repo, agents, id));
-        // Untimed: remove, and let the disk catch up.
+        // Untimed: remove (the pool too), and let the disk catch up.
         WorktreeManager manager(repo.root(), kWorkspace);
         manager.removeAll(manager.list());
+        manager.emptyPool();
         ::sync();
       }
     }

@@ -242,6 +242,7 @@ void tag_invoke(json::value_from_tag, json::value& v, const CleanupParams& x) {
   json::object o;
   put(o, "raceId", x.raceId);
   o["keepBranches"] = x.keepBranches;
+  o["pool"] = x.pool;
   v = std::move(o);
 }
 
@@ -250,6 +251,7 @@ CleanupParams tag_invoke(json::value_to_tag<CleanupParams>, const json::value& v
   CleanupParams x;
   r.optional("raceId", x.raceId);
   r.optional("keepBranches", x.keepBranches);
+  r.optional("pool", x.pool);
   return x;
 }
 

@@ -115,6 +115,7 @@ struct LogParams {
 struct CleanupParams {
   std::optional<std::string> raceId;  // absent: every race that is not running
   bool keepBranches = false;
+  bool pool = false;  // also remove the pooled worktrees ([general] pool_size)
 };
 
 // --- hydra/agentEvents -------------------------------------------------------

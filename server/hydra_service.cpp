@@ -303,7 +303,9 @@ void HydraService::collab(protocol::CollabParams params, Reply reply) {
 
 void HydraService::status(protocol::StatusParams params, Reply reply) {
   onPool(std::move(reply), [ws = &workspace(), params] {
-    return json::value(json::object{{"races", json::value_from(ws->status(params.raceId))}});
+    json::object result{{"races", json::value_from(ws->status(params.raceId))}};
+    if (auto pool = ws->worktreePool()) result["pool"] = json::value_from(*pool);
+    return json::value(std::move(result));
   });
 }
 
@@ -369,7 +371,7 @@ void HydraService::agentEvents(protocol::AgentEventsParams params, Reply reply) 
 void HydraService::cleanup(protocol::CleanupParams params, Reply reply) {
   reportConfig();
   onPool(std::move(reply), [ws = &workspace(), params] {
-    return json::value_from(ws->cleanup(params.raceId, params.keepBranches));
+    return json::value_from(ws->cleanup(params.raceId, params.keepBranches, params.pool));
   });
 }
 

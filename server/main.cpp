@@ -118,6 +118,7 @@ int runCommand(int argc, char** argv) {
   CLI::App* cleanupCmd = app.add_subcommand("cleanup", "Remove the worktrees and branches of finished races");
   cleanupCmd->add_option("race", cleanup.raceId, "Only this race");
   cleanupCmd->add_flag("--keep-branches", cleanup.keepBranches, "Remove the worktrees but keep the branches");
+  cleanupCmd->add_flag("--pool", cleanup.pool, "Also empty the warm pool of worktrees kept for reuse");
 
   hydra::cli::ScoresOptions scores;
   CLI::App* scoresCmd = app.add_subcommand("scores", "Show a race's results table: ranks, totals, every dimension");

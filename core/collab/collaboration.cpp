@@ -157,6 +157,8 @@ void Collaboration::build(int iteration, const std::string& prompt, const std::s
   spec.binaryBase = plan_.repoRoot;
   spec.commitMessage = commitMessage(iteration, phase);
   spec.phase = RunPhase{phase, iteration};
+  // Once per worktree: the builder keeps its worktree from one iteration to the next.
+  if (iteration == 1) spec.setupCommand = plan_.config->general.setupCommand;
   if (phase == "refine") spec.resumeSession = session_;
   spdlog::info("collaboration {}: iteration {}: {}", id(), iteration, phase);
   std::weak_ptr<Collaboration> weak = shared_from_this();
@@ -294,6 +296,7 @@ void Collaboration::review() {
       spec.env = {{"HYDRA_TASK", prompt}, {"HYDRA_PHASE", "review"}, {"HYDRA_ITERATION", std::to_string(it.iteration)}};
       spec.binaryBase = self->plan_.repoRoot;
       spec.phase = RunPhase{"review", it.iteration};
+      spec.setupCommand = self->plan_.config->general.setupCommand;
       spdlog::info("collaboration {}: iteration {}: review", self->id(), it.iteration);
       std::weak_ptr<Collaboration> weak = self;
       Worktree checkout = *wt;

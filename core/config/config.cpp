@@ -58,6 +58,26 @@ std::optional<std::string> tableHoldingKey(std::string_view key) {
 }
 
 
+// An array of folders inside the repository, none of them git's own
+// (copy_ignored, keep_ignored); `verb` says what hydra would do to them.
+std::vector<std::string> folderList(const Reader& r, std::string_view key, const toml::node& node,
+                                    std::string_view verb) {
+  const auto* array = node.as_array();
+  if (!array) {
+    r.fail(node.source(), "'" + std::string(key) + "' must be an array of folder names, e.g. [\"node_modules\"]");
+  }
+  std::vector<std::string> folders;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const toml::node& element = *array->get(i);
+    const std::string folder = r.relativePath(key, element, "repository");
+    if (*std::filesystem::path(folder).lexically_normal().begin() == ".git") {
+      r.fail(element.source(), "'" + std::string(key) + "' cannot " + std::string(verb) + " git's own directory");
+    }
+    folders.push_back(folder);
+  }
+  return folders;
+}
+
 // ---------------------------------------------------------------------------
 // The tables of hydra.toml. Each list is the single record of the keys a table
 // accepts: the parser dispatches on it and acceptedConfigKeys() reports it.
@@ -83,17 +103,22 @@ std::vector<Field> generalFields(GeneralConfig& out) {
        }},
       {"copy_ignored",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
-         const auto* array = node.as_array();
-         if (!array) r.fail(node.source(), "'copy_ignored' must be an array of folder names, e.g. [\"node_modules\"]");
-         out.copyIgnored.clear();
-         for (std::size_t i = 0; i < array->size(); ++i) {
-           const toml::node& element = *array->get(i);
-           const std::string folder = r.relativePath(key, element, "repository");
-           if (*std::filesystem::path(folder).lexically_normal().begin() == ".git") {
-             r.fail(element.source(), "'copy_ignored' cannot copy git's own directory");
-           }
-           out.copyIgnored.push_back(folder);
+         out.copyIgnored = folderList(r, key, node, "copy");
+       }},
+      {"pool_size",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.poolSize = r.integer(key, node, 0);
+       }},
+      {"keep_ignored",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.keepIgnored.clear();
+         for (const auto& folder : folderList(r, key, node, "keep")) {
+           out.keepIgnored.push_back(std::filesystem::path(folder).lexically_normal().generic_string());
          }
+       }},
+      {"setup_command",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.setupCommand = r.nonEmptyString(key, node);
        }},
   };
 }

@@ -26,6 +26,15 @@ struct GeneralConfig {
   // Ignored folders of the user's checkout (node_modules, .venv, ...) copied
   // into every new worktree, relative to the repository root.
   std::vector<std::string> copyIgnored;
+  // Worktrees of finished races kept for the next ones (0: none). A pooled
+  // worktree is moved to the next base by rewriting only what differs.
+  int poolSize = 0;
+  // Ignored folders a pooled worktree keeps (everything else the last agent
+  // left is removed): a name matches at any depth, a path from the root.
+  std::vector<std::string> keepIgnored;
+  // Run (with sh -c, confined like the agent) in each new or reused worktree
+  // before its agent starts; empty: nothing.
+  std::string setupCommand;
 
   bool operator==(const GeneralConfig&) const = default;
 };

@@ -308,6 +308,14 @@ void renderGeneral(ConfigWriter& w) {
   w.comment("Folders of your checkout that git ignores, copied into every new worktree so agents");
   w.comment("start with dependencies installed (cloned where the file system can).");
   w.defaultSetting("copy_ignored", "[]", "e.g. [\"node_modules\", \".venv\"]");
+  w.comment("Worktrees of finished races kept (after merge or cleanup) and reused by the next race,");
+  w.comment("which then rewrites only the files that differ: a race starts in milliseconds.");
+  w.defaultSetting("pool_size", std::to_string(defaults.poolSize), "e.g. 8");
+  w.comment("Ignored folders a pooled worktree keeps, so installs stay warm; all else an agent left is removed.");
+  w.defaultSetting("keep_ignored", "[]", "e.g. [\"node_modules\", \".venv\", \"target\"]");
+  w.comment("setup_command: a shell command run in each new or reused worktree before its agent");
+  w.comment("starts, confined like the agent; its output is in the agent's log, and if it fails the agent");
+  w.comment("does not run (\"setupFailed\"). For example: setup_command = \"npm ci\" (default: none).");
   w.blank();
 }
 

@@ -19,7 +19,7 @@ constexpr std::array<std::pair<RaceStatus, std::string_view>, 5> kRaceStatuses{{
     {RaceStatus::Failed, "failed"},
 }};
 
-constexpr std::array<std::pair<AgentStatus, std::string_view>, 7> kAgentStatuses{{
+constexpr std::array<std::pair<AgentStatus, std::string_view>, 8> kAgentStatuses{{
     {AgentStatus::Queued, "queued"},
     {AgentStatus::Running, "running"},
     {AgentStatus::Completed, "completed"},
@@ -27,6 +27,7 @@ constexpr std::array<std::pair<AgentStatus, std::string_view>, 7> kAgentStatuses
     {AgentStatus::TimedOut, "timedOut"},
     {AgentStatus::Cancelled, "cancelled"},
     {AgentStatus::Interrupted, "interrupted"},
+    {AgentStatus::SetupFailed, "setupFailed"},
 }};
 
 

@@ -10,10 +10,11 @@ namespace hydra::core {
 
 enum class RaceStatus { Running, Completed, Interrupted, Cancelled, Failed };
 
-enum class AgentStatus { Queued, Running, Completed, Failed, TimedOut, Cancelled, Interrupted };
+// SetupFailed: [general] setup_command failed in its worktree, so the agent never ran.
+enum class AgentStatus { Queued, Running, Completed, Failed, TimedOut, Cancelled, Interrupted, SetupFailed };
 
 // Wire words: running, completed, interrupted, cancelled, failed; queued,
-// timedOut. parse* give nullopt for anything else.
+// timedOut, setupFailed. parse* give nullopt for anything else.
 std::string_view toString(RaceStatus status);
 std::string_view toString(AgentStatus status);
 std::optional<RaceStatus> parseRaceStatus(std::string_view text);

@@ -12,6 +12,8 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/git/git.h"
@@ -141,23 +143,182 @@ git_index_entry indexEntry(const Entry& e) {
   return entry;
 }
 
+// An open directory of the worktree, closed when done.
+struct Directory {
+  int fd;
+  explicit Directory(const fs::path& path) : fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd < 0) throw osError("open " + path.string());
+  }
+  ~Directory() { ::close(fd); }
+  Directory(const Directory&) = delete;
+  Directory& operator=(const Directory&) = delete;
+};
+
+// The worktree's whole index from `entries` (sorted here, so each is
+// appended), with the stat data of what is on disk.
+void writeIndex(git_repository* repo, const fs::path& worktree, std::vector<Entry>& entries) {
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.path < b.path; });
+  git_index* rawIndex = nullptr;
+  check(git_repository_index(&rawIndex, repo), "open the index of " + worktree.string());
+  IndexPtr index(rawIndex);
+  check(git_index_clear(index.get()), "clear the index of " + worktree.string());
+  for (const Entry& e : entries) {
+    const git_index_entry entry = indexEntry(e);
+    check(git_index_add(index.get(), &entry), "add " + e.path + " to the index");
+  }
+  check(git_index_write(index.get()), "write the index of " + worktree.string());
+}
+
+// True when the repository's configuration or info/attributes could make git
+// filter what files hold on disk (a tree's own .gitattributes are seen apart).
+bool filtersConfigured(git_repository* repo) {
+  if (configSet(repo, "core.autocrlf") || configSet(repo, "core.eol")) return true;
+  std::error_code ec;
+  const fs::path attributes = commonDir(repo) / "info" / "attributes";
+  return fs::exists(attributes, ec) && fs::file_size(attributes, ec) > 0;
+}
+
+TreePtr treeOf(git_repository* repo, const std::string& commit) {
+  CommitPtr c = lookupCommit(repo, oidFromHex(commit));
+  git_tree* raw = nullptr;
+  check(git_commit_tree(&raw, c.get()), "read the tree of " + commit);
+  return TreePtr(raw);
+}
+
+// Removes whatever is at `p`, a whole folder included, even one an agent made
+// read-only.
+void removeAny(const fs::path& p) {
+  std::error_code ec;
+  fs::remove_all(p, ec);
+  if (!ec) return;
+  fs::permissions(p, fs::perms::owner_all, fs::perm_options::add | fs::perm_options::nofollow, ec);
+  for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+  }
+  ec.clear();
+  fs::remove_all(p, ec);
+  if (ec) throw GitError(GIT_ERROR, GIT_ERROR_OS, "remove " + p.string() + ": " + ec.message());
+}
+
+// Bytes the files below `root` take on disk, links not followed.
+std::uintmax_t diskUsage(const fs::path& root) {
+  std::uintmax_t bytes = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) == 0) bytes += static_cast<std::uintmax_t>(st.st_blocks) * 512;
+  }
+  return bytes;
+}
+
+std::string readLink(const fs::path& p) {
+  std::string target(4096, '\0');
+  const ssize_t n = ::readlink(p.c_str(), target.data(), target.size());
+  if (n < 0) return {};
+  target.resize(static_cast<std::size_t>(n));
+  return target;
+}
+
+// A used worktree compared, path by path, with the tree it must hold again.
+struct Reset {
+  git_repository* repo;
+  fs::path root;
+  Walk& walk;
+  const std::vector<std::string>& keep;
+  std::unordered_map<std::string, std::size_t> files;  // path -> walk.entries
+  std::unordered_set<std::string> directories;
+  std::vector<bool> intact;        // per entry: on disk as the tree has it
+  std::vector<std::string> kept;   // untracked folders keep names, to check against .gitignore
+
+  bool keeps(const std::string& path, const std::string& name) const {
+    return std::any_of(keep.begin(), keep.end(), [&](const std::string& k) {
+      return k.find('/') == std::string::npos ? k == name : k == path;
+    });
+  }
+
+  bool matches(const Entry& e, const fs::path& file, const struct stat& st) const {
+    if (e.mode == GIT_FILEMODE_COMMIT) {
+      std::error_code ec;
+      return S_ISDIR(st.st_mode) && fs::is_empty(file, ec) && !ec;
+    }
+    if (e.mode == GIT_FILEMODE_LINK) {
+      if (!S_ISLNK(st.st_mode)) return false;
+      git_blob* raw = nullptr;
+      if (git_blob_lookup(&raw, repo, &e.id) < 0) {
+        git_error_clear();
+        return false;
+      }
+      BlobPtr blob(raw);
+      const std::string target(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                               static_cast<std::size_t>(git_blob_rawsize(blob.get())));
+      return readLink(file) == target;
+    }
+    // A second link could be changed from elsewhere: rewritten, whatever it holds.
+    if (!S_ISREG(st.st_mode) || st.st_nlink != 1) return false;
+    if (((st.st_mode & S_IXUSR) != 0) != (e.mode == GIT_FILEMODE_BLOB_EXECUTABLE)) return false;
+    git_oid id;
+    if (git_odb_hashfile(&id, file.c_str(), GIT_OBJECT_BLOB) < 0) {
+      git_error_clear();
+      return false;
+    }
+    return git_oid_equal(&id, &e.id) != 0;
+  }
+
+  void scan(const std::string& relative) {
+    const fs::path folder = relative.empty() ? root : root / relative;
+    struct stat self {};
+    if (::lstat(folder.c_str(), &self) == 0 && (self.st_mode & S_IRWXU) != S_IRWXU) {
+      ::chmod(folder.c_str(), (self.st_mode & 07777) | S_IRWXU);
+    }
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(folder, ec)) names.push_back(entry.path().filename().string());
+    if (ec) throw GitError(GIT_ERROR, GIT_ERROR_OS, "list " + folder.string() + ": " + ec.message());
+    for (const std::string& name : names) {
+      if (relative.empty() && name == ".git") continue;
+      const std::string path = relative.empty() ? name : relative + "/" + name;
+      const fs::path file = root / path;
+      struct stat st {};
+      if (::lstat(file.c_str(), &st) < 0) continue;
+      if (directories.contains(path)) {
+        if (S_ISDIR(st.st_mode)) {
+          scan(path);
+        } else {
+          removeAny(file);
+        }
+        continue;
+      }
+      if (const auto it = files.find(path); it != files.end()) {
+        Entry& e = walk.entries[it->second];
+        if (matches(e, file, st)) {
+          e.written = st;
+          intact[it->second] = true;
+        } else {
+          removeAny(file);
+        }
+        continue;
+      }
+      if (S_ISDIR(st.st_mode) && keeps(path, name)) {
+        kept.push_back(path);
+        continue;
+      }
+      removeAny(file);
+    }
+  }
+};
+
 }  // namespace
 
 bool writeTree(const fs::path& worktree, const std::string& commit, std::size_t threads) {
   RepositoryPtr repo = openRepository(worktree);
-  if (configSet(repo.get(), "core.autocrlf") || configSet(repo.get(), "core.eol")) return false;
-  std::error_code ec;
-  const fs::path attributes = commonDir(repo.get()) / "info" / "attributes";
-  if (fs::exists(attributes, ec) && fs::file_size(attributes, ec) > 0) return false;
+  if (filtersConfigured(repo.get())) return false;
   Walk walk = walkTree(repo.get(), commit);
   if (walk.attributes) return false;
 
-  const int dir = ::open(worktree.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) throw osError("open " + worktree.string());
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{dir};
+  const Directory directory(worktree);
+  const int dir = directory.fd;
   for (const std::string& d : walk.directories) {
     if (::mkdirat(dir, d.c_str(), 0777) < 0 && errno != EEXIST) throw osError("create " + d);
   }
@@ -185,14 +346,140 @@ bool writeTree(const fs::path& worktree, const std::string& commit, std::size_t 
   }
   if (error) std::rethrow_exception(error);
 
-  // The index, in its own order (so each entry is appended), with what was written.
-  std::sort(walk.entries.begin(), walk.entries.end(),
-            [](const Entry& a, const Entry& b) { return a.path < b.path; });
+  writeIndex(repo.get(), worktree, walk.entries);
+  return true;
+}
+
+std::optional<std::uintmax_t> resetTree(const fs::path& worktree, const std::string& commit,
+                                        const std::vector<std::string>& keep) {
+  RepositoryPtr repo = openRepository(worktree);
+  if (filtersConfigured(repo.get())) return std::nullopt;
+  Walk walk = walkTree(repo.get(), commit);
+  if (walk.attributes) return std::nullopt;
+
+  Reset reset{repo.get(), worktree, walk, keep, {}, {}, {}, {}};
+  for (std::size_t i = 0; i < walk.entries.size(); ++i) reset.files.emplace(walk.entries[i].path, i);
+  reset.directories.insert(walk.directories.begin(), walk.directories.end());
+  reset.intact.assign(walk.entries.size(), false);
+  reset.scan("");
+
+  const Directory directory(worktree);
+  const int dir = directory.fd;
+  for (const std::string& d : walk.directories) {
+    if (::mkdirat(dir, d.c_str(), 0777) < 0 && errno != EEXIST) throw osError("create " + d);
+  }
+  for (std::size_t i = 0; i < walk.entries.size(); ++i) {
+    if (!reset.intact[i]) writeEntry(repo.get(), dir, walk.entries[i]);
+  }
+
+  // Now that every .gitignore is the tree's own: a kept folder must be one git ignores.
+  std::uintmax_t bytes = 0;
+  for (const std::string& folder : reset.kept) {
+    int ignored = 0;
+    if (git_ignore_path_is_ignored(&ignored, repo.get(), (folder + "/").c_str()) < 0) {
+      git_error_clear();
+      ignored = 0;
+    }
+    if (ignored) {
+      bytes += diskUsage(worktree / folder);
+    } else {
+      removeAny(worktree / folder);
+    }
+  }
+  for (const Entry& e : walk.entries) bytes += static_cast<std::uintmax_t>(e.written.st_blocks) * 512;
+
+  // A new index: whatever the last agent left there is not read.
+  std::error_code ec;
+  fs::remove(fs::path(git_repository_path(repo.get())) / "index", ec);
+  writeIndex(repo.get(), worktree, walk.entries);
+  return bytes;
+}
+
+bool moveTree(const fs::path& worktree, const std::string& from, const std::string& to) {
+  RepositoryPtr repo = openRepository(worktree);
+  if (filtersConfigured(repo.get())) return false;
+  TreePtr before = treeOf(repo.get(), from);
+  TreePtr after = treeOf(repo.get(), to);
+  git_diff_options options;
+  check(git_diff_options_init(&options, GIT_DIFF_OPTIONS_VERSION), "initialise diff options");
+  git_diff* rawDiff = nullptr;
+  check(git_diff_tree_to_tree(&rawDiff, repo.get(), before.get(), after.get(), &options),
+        "compare " + from + " with " + to);
+  DiffPtr diff(rawDiff);
+
+  // What goes and what comes, all known before anything on disk changes.
+  std::vector<Entry> removed;
+  std::vector<Entry> written;
+  for (std::size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+    const std::string path = delta->new_file.path;
+    if (path == ".gitattributes" || path.ends_with("/.gitattributes")) return false;
+    if (delta->status == GIT_DELTA_DELETED || delta->status == GIT_DELTA_MODIFIED) {
+      Entry e;
+      e.path = path;
+      e.mode = static_cast<git_filemode_t>(delta->old_file.mode);
+      removed.push_back(std::move(e));
+    }
+    if (delta->status == GIT_DELTA_ADDED || delta->status == GIT_DELTA_MODIFIED) {
+      Entry e;
+      e.path = path;
+      e.id = delta->new_file.id;
+      e.mode = static_cast<git_filemode_t>(delta->new_file.mode);
+      written.push_back(std::move(e));
+    }
+  }
+
+  const Directory directory(worktree);
+  const int dir = directory.fd;
+
+  auto isTree = [](git_tree* tree, const std::string& path) {
+    git_tree_entry* raw = nullptr;
+    if (git_tree_entry_bypath(&raw, tree, path.c_str()) < 0) {
+      git_error_clear();
+      return false;
+    }
+    const bool tree_ = git_tree_entry_type(raw) == GIT_OBJECT_TREE;
+    git_tree_entry_free(raw);
+    return tree_;
+  };
+  for (const Entry& e : removed) {
+    if (e.mode == GIT_FILEMODE_COMMIT) {
+      removeAny(worktree / e.path);
+    } else if (::unlinkat(dir, e.path.c_str(), 0) < 0 && errno != ENOENT) {
+      throw osError("remove " + e.path);
+    }
+    // A folder the new tree no longer has goes, with anything kept in it.
+    for (std::size_t slash = e.path.find('/'); slash != std::string::npos; slash = e.path.find('/', slash + 1)) {
+      const std::string parent = e.path.substr(0, slash);
+      if (!isTree(after.get(), parent)) {
+        removeAny(worktree / parent);
+        break;
+      }
+    }
+  }
+  for (Entry& e : written) {
+    // Each folder on the way must be the new tree's, not a kept folder in its place.
+    for (std::size_t slash = e.path.find('/'); slash != std::string::npos; slash = e.path.find('/', slash + 1)) {
+      const std::string parent = e.path.substr(0, slash);
+      struct stat st {};
+      if (::fstatat(dir, parent.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISDIR(st.st_mode) && isTree(before.get(), parent)) continue;
+        removeAny(worktree / parent);
+      }
+      if (::mkdirat(dir, parent.c_str(), 0777) < 0 && errno != EEXIST) throw osError("create " + parent);
+    }
+    struct stat st {};
+    if (::fstatat(dir, e.path.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) removeAny(worktree / e.path);
+    writeEntry(repo.get(), dir, e);
+  }
+
   git_index* rawIndex = nullptr;
   check(git_repository_index(&rawIndex, repo.get()), "open the index of " + worktree.string());
   IndexPtr index(rawIndex);
-  check(git_index_clear(index.get()), "clear the index of " + worktree.string());
-  for (const Entry& e : walk.entries) {
+  for (const Entry& e : removed) {
+    if (git_index_remove(index.get(), e.path.c_str(), 0) < 0) git_error_clear();
+  }
+  for (const Entry& e : written) {
     const git_index_entry entry = indexEntry(e);
     check(git_index_add(index.get(), &entry), "add " + e.path + " to the index");
   }

@@ -7,6 +7,8 @@
 // libgit2's own checkout compares every path against an index and a working
 // tree that are empty here anyway, and does so one file at a time.
 //
+// The same writer moves a pooled worktree from one commit to another.
+//
 // Only for trees that need no content filters: when the repository's
 // attributes or configuration could change what a file holds on disk (a
 // .gitattributes anywhere in the tree, info/attributes, core.autocrlf or
@@ -14,8 +16,11 @@
 // libgit2's checkout.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace hydra::core::git {
 
@@ -24,5 +29,24 @@ namespace hydra::core::git {
 // having written nothing, when content filters could apply. Throws GitError;
 // a failure may leave files behind (the caller removes the worktree).
 bool writeTree(const std::filesystem::path& worktree, const std::string& commit, std::size_t threads);
+
+// For the warm pool (core/git/worktree.h): makes the used worktree at
+// `worktree` hold exactly `commit`'s tree again, plus the ignored folders
+// `keep` names (a name matches a folder of that name at any depth, a path with
+// '/' that folder only; a folder is kept only where git ignores it and the
+// tree has nothing). Nothing on disk is trusted: a tracked file stays only
+// when its content hashes to the tree's blob, its type and executable bit
+// match and it has no other link; everything else is removed or rewritten.
+// The index is written anew. Returns the bytes the worktree then takes on
+// disk, or nullopt, having changed nothing, when content filters could apply.
+std::optional<std::uintmax_t> resetTree(const std::filesystem::path& worktree, const std::string& commit,
+                                        const std::vector<std::string>& keep);
+
+// Moves a worktree that holds exactly `from`'s tree (as resetTree() leaves
+// it, and an index to match) to `to`'s: only the paths that differ between
+// the two trees are removed or written, and only their index entries change.
+// A kept folder where `to` tracks something is removed. Returns false, having
+// changed nothing, when content filters could apply.
+bool moveTree(const std::filesystem::path& worktree, const std::string& from, const std::string& to);
 
 }  // namespace hydra::core::git

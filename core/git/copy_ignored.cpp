@@ -130,7 +130,7 @@ CopyReport copyIgnored(const fs::path& repoRoot, const fs::path& worktree, const
     }
     const fs::path target = worktree / relative;
     if (fs::exists(fs::symlink_status(target, ec))) {
-      report.problems.push_back(folder + ": the worktree already has it");
+      report.present.push_back(folder);  // kept there by the pool ([general] keep_ignored)
       continue;
     }
     try {

@@ -15,6 +15,7 @@ namespace hydra::core::git {
 
 struct CopyReport {
   std::vector<std::string> copied;    // the folders copied
+  std::vector<std::string> present;   // not copied: the worktree has them already (a reused worktree)
   std::vector<std::string> problems;  // why a folder was not copied, one line each
   std::uintmax_t files = 0;           // files and links written
   std::uintmax_t cloned = 0;          // of which cloned rather than copied

@@ -6,6 +6,7 @@
 #include <exception>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -88,6 +89,8 @@ struct Metadata {
   std::string agentId;
   std::string baseCommit;
   std::string branch;
+  std::string pooled;  // a pooled worktree: the commit it holds
+  std::uintmax_t bytes = 0;
 };
 
 void writeMetadata(const fs::path& admin, const Worktree& wt) {
@@ -108,6 +111,8 @@ std::optional<Metadata> readMetadata(const fs::path& admin) {
     if (key == "agent") meta.agentId = value;
     if (key == "base") meta.baseCommit = value;
     if (key == "branch") meta.branch = value;
+    if (key == "pooled") meta.pooled = value;
+    if (key == "bytes") meta.bytes = std::strtoull(value.c_str(), nullptr, 10);
   }
   return meta;
 }
@@ -333,6 +338,18 @@ void checkOut(const Worktree& wt, std::size_t writers) {
         "check out " + inQuotes(wt.branch) + " in " + inQuotes(wt.path.string()));
 }
 
+void refill(const fs::path& commonDir, const Worktree& wt, std::size_t writers) {
+  std::error_code ec;
+  std::vector<fs::path> contents;
+  for (const auto& entry : fs::directory_iterator(wt.path, ec)) {
+    if (entry.path().filename() != ".git") contents.push_back(entry.path());
+  }
+  if (ec) throw osError("list " + inQuotes(wt.path.string()), ec);
+  for (const fs::path& p : contents) removeTree(p);
+  fs::remove(adminDir(commonDir, wt.name) / "index", ec);
+  checkOut(wt, writers);
+}
+
 // Undoes a partly made worktree; used only while another error is in flight.
 void discard(git_repository* repo, const fs::path& commonDir, const fs::path& workspaceDir,
              const Worktree& wt) noexcept {
@@ -350,6 +367,105 @@ void discard(git_repository* repo, const fs::path& commonDir, const fs::path& wo
   } catch (...) {
   }
 }
+
+// ---- the warm pool -----------------------------------------------------------
+
+constexpr std::string_view kPoolPrefix = "_pool-";
+
+bool isPoolName(std::string_view name) { return name.starts_with(kPoolPrefix); }
+
+std::string newPoolName() {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::random_device random;
+  std::string name(kPoolPrefix);
+  for (int i = 0; i < 12; ++i) name += kHex[random() % 16];
+  return name;
+}
+
+// Writes `content` to `file` whole or not at all.
+void writeWhole(const fs::path& file, const std::string& content) {
+  const fs::path temporary = file.string() + ".hydra-tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << content;
+    out.close();
+    if (!out) throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + inQuotes(temporary.string()));
+  }
+  std::error_code ec;
+  fs::rename(temporary, file, ec);
+  if (ec) throw osError("write " + inQuotes(file.string()), ec);
+}
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
+// Points the working directory's `.git` file and the metadata's `gitdir` at
+// each other, as git worktree add writes them, whatever was there before (an
+// agent can rewrite both).
+void link(const fs::path& commonDir, const std::string& name, const fs::path& path) {
+  const fs::path admin = adminDir(commonDir, name);
+  writeWhole(admin / "gitdir", (path / ".git").string() + "\n");
+  writeWhole(admin / "commondir", commonDir.string() + "/\n");
+  const fs::path dotGit = path / ".git";
+  std::error_code ec;
+  if (fs::is_directory(fs::symlink_status(dotGit, ec))) removeTree(dotGit);
+  writeWhole(dotGit, "gitdir: " + admin.string() + "/\n");
+}
+
+// True when the pool entry's two halves point at each other where they should.
+bool linked(const fs::path& commonDir, const fs::path& workspaceDir, const std::string& name) {
+  const fs::path admin = adminDir(commonDir, name);
+  const fs::path path = workspaceDir / name;
+  std::error_code ec;
+  return fs::is_directory(fs::symlink_status(path, ec)) &&
+         trimmed(readFile(admin / "gitdir")) == (path / ".git").string() &&
+         trimmed(readFile(path / ".git")) == "gitdir: " + admin.string() + "/";
+}
+
+// Clears a used worktree's metadata directory down to what git needs, on a
+// detached HEAD at `commit`: the last agent's index, reflogs, merge or rebase
+// state and per-worktree config go.
+void resetMetadata(const fs::path& commonDir, const Worktree& wt, const std::string& commit) {
+  const fs::path admin = adminDir(commonDir, wt.name);
+  std::error_code ec;
+  std::vector<fs::path> leftovers;
+  for (const auto& entry : fs::directory_iterator(admin, ec)) {
+    const std::string file = entry.path().filename().string();
+    if (file != kMetadataFile && file != "gitdir" && file != "commondir" && file != "HEAD") {
+      leftovers.push_back(entry.path());
+    }
+  }
+  if (ec) throw osError("list " + inQuotes(admin.string()), ec);
+  for (const fs::path& p : leftovers) removeTree(p);
+  writeWhole(admin / "HEAD", commit + "\n");
+  link(commonDir, wt.name, wt.path);
+}
+
+// Takes the pooled worktree for `wt`, whose branch exists: the metadata
+// directory is renamed first, so of two hydras only one can win it. Returns
+// false when another took it first. Call with registryMutex() held.
+bool claim(const fs::path& commonDir, const PooledWorktree& pooled, const Worktree& wt) {
+  const fs::path admin = adminDir(commonDir, wt.name);
+  std::error_code ec;
+  fs::rename(adminDir(commonDir, pooled.name), admin, ec);
+  if (ec) return false;
+  fs::rename(pooled.path, wt.path, ec);
+  if (ec) {
+    std::error_code back;
+    fs::rename(admin, adminDir(commonDir, pooled.name), back);
+    return false;
+  }
+  link(commonDir, wt.name, wt.path);
+  writeWhole(admin / "HEAD", "ref: " + refName(wt.branch) + "\n");
+  writeMetadata(admin, wt);
+  return true;
+}
+
+// A taken worktree that cannot be moved (content filters apply now) is
+// emptied and checked out afresh.
+void refill(const fs::path& commonDir, const Worktree& wt, std::size_t writers);
 
 // ---- concurrency ------------------------------------------------------------
 
@@ -489,19 +605,32 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
     if (ec) throw osError("create " + inQuotes(dir.string()), ec);
   }
 
-  std::size_t made = 0;  // plans whose branch exists
+  std::size_t made = 0;                                    // plans whose branch exists
+  std::vector<std::optional<std::string>> pooledAt(plans.size());  // taken from the pool: its commit
   try {
     {
       std::lock_guard lock(registryMutex());
-      for (Worktree& wt : plans) {
+      std::vector<PooledWorktree> available = pool();
+      for (std::size_t i = 0; i < plans.size(); ++i) {
+        Worktree& wt = plans[i];
         createBranch(repo.get(), wt);
         ++made;
-        wt.path = registerWorktree(repo.get(), commonDir_, wt);
+        while (!pooledAt[i] && !available.empty()) {
+          const PooledWorktree candidate = std::move(available.back());
+          available.pop_back();
+          if (claim(commonDir_, candidate, wt)) pooledAt[i] = candidate.commit;
+        }
+        if (!pooledAt[i]) wt.path = registerWorktree(repo.get(), commonDir_, wt);
       }
     }
+    const std::size_t fresh = static_cast<std::size_t>(std::count(pooledAt.begin(), pooledAt.end(), std::nullopt));
     const auto errors =
-        forEachConcurrently(plans.size(), [&, writers = checkoutWriters(plans.size())](std::size_t i) {
-          checkOut(plans[i], writers);
+        forEachConcurrently(plans.size(), [&, writers = checkoutWriters(std::max<std::size_t>(1, fresh))](std::size_t i) {
+          if (!pooledAt[i]) {
+            checkOut(plans[i], writers);
+          } else if (!git::moveTree(plans[i].path, *pooledAt[i], plans[i].baseCommit)) {
+            refill(commonDir_, plans[i], writers);
+          }
         });
     if (const std::exception_ptr error = firstError(errors)) std::rethrow_exception(error);
   } catch (...) {
@@ -526,10 +655,12 @@ std::vector<Worktree> WorktreeManager::list() {
     }
     git::WorktreePtr handle(raw);
     const fs::path admin = adminDir(commonDir_, name);
+    const auto meta = readMetadata(admin);
+    if (isPoolName(name) || (meta && !meta->pooled.empty())) continue;  // pool() lists those
 
     // hydra's record wins: an agent may have switched its worktree to another branch.
     Worktree wt{name, "", fs::path(git_worktree_path(handle.get())), "", ""};
-    if (const auto meta = readMetadata(admin)) {
+    if (meta) {
       wt.agentId = meta->agentId;
       wt.baseCommit = meta->baseCommit;
       wt.branch = meta->branch;
@@ -583,6 +714,126 @@ std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Work
   }
   removeAll(dead, /*deleteBranch=*/true);
   return dead;
+}
+
+bool WorktreeManager::poolOne(const Worktree& wt, bool deleteBranch, const std::vector<std::string>& keep) {
+  const fs::path admin = adminDir(commonDir_, wt.name);
+  std::error_code ec;
+  if (wt.baseCommit.empty() || !isBelow(workspaceDir_, wt.path) || !fs::is_directory(fs::symlink_status(wt.path, ec)) ||
+      !fs::is_directory(admin, ec)) {
+    return false;
+  }
+  {
+    git::RepositoryPtr repo = git::openRepository(repoRoot_);
+    requireUnlocked(repo.get(), wt);
+  }
+  resetMetadata(commonDir_, wt, wt.baseCommit);
+  const std::optional<std::uintmax_t> bytes = git::resetTree(wt.path, wt.baseCommit, keep);
+  if (!bytes) return false;
+  // Written before the renames: an entry with it under a name not yet the
+  // pool's was being pooled when hydra stopped (repairPool()).
+  writeWhole(admin / kMetadataFile, "pooled " + wt.baseCommit + "\nbytes " + std::to_string(*bytes) + "\n");
+
+  const std::string name = newPoolName();
+  const fs::path path = workspaceDir_ / name;
+  git::RepositoryPtr repo = git::openRepository(repoRoot_);
+  std::lock_guard lock(registryMutex());
+  if (deleteBranch) deleteBranchIfPresent(repo.get(), wt.branch);
+  fs::rename(admin, adminDir(commonDir_, name), ec);
+  if (ec) throw osError("pool " + inQuotes(wt.name), ec);
+  try {
+    fs::rename(wt.path, path, ec);
+    if (ec) throw osError("pool " + inQuotes(wt.path.string()), ec);
+    link(commonDir_, name, path);
+  } catch (...) {
+    // Half pooled is no use: gone entirely.
+    for (const fs::path& p : {wt.path, path}) {
+      if (pathExists(p)) removeTree(p);
+    }
+    removeTree(adminDir(commonDir_, name));
+    throw;
+  }
+  return true;
+}
+
+std::vector<Worktree> WorktreeManager::release(const std::vector<Worktree>& worktrees, bool deleteBranch,
+                                     const PoolPolicy& policy) {
+  for (const Worktree& wt : worktrees) requireRemovable(wt, deleteBranch);
+  std::vector<PooledWorktree> pooled = pool();
+  // pool_size was lowered: the pool shrinks to it (its worktrees are alike).
+  while (pooled.size() > policy.size) {
+    const PooledWorktree extra = std::move(pooled.back());
+    pooled.pop_back();
+    std::lock_guard lock(registryMutex());
+    if (pathExists(extra.path)) removeTree(extra.path);
+    removeTree(adminDir(commonDir_, extra.name));
+  }
+  const std::size_t room = policy.size - pooled.size();
+  const std::size_t tries = std::min(room, worktrees.size());
+  std::vector<char> kept(worktrees.size(), 0);  // not vector<bool>: written from several threads
+  forEachConcurrently(tries, [&](std::size_t i) { kept[i] = poolOne(worktrees[i], deleteBranch, policy.keepIgnored); });
+  std::vector<Worktree> rest;
+  std::vector<Worktree> pooledNow;
+  for (std::size_t i = 0; i < worktrees.size(); ++i) (kept[i] ? pooledNow : rest).push_back(worktrees[i]);
+  removeAll(rest, deleteBranch);
+  return pooledNow;
+}
+
+std::vector<PooledWorktree> WorktreeManager::pool() {
+  std::vector<PooledWorktree> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(commonDir_ / "worktrees", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!isPoolName(name)) continue;
+    const auto meta = readMetadata(entry.path());
+    if (!meta || meta->pooled.empty() || !linked(commonDir_, workspaceDir_, name)) continue;
+    found.push_back({name, workspaceDir_ / name, meta->pooled, meta->bytes});
+  }
+  std::sort(found.begin(), found.end(),
+            [](const PooledWorktree& a, const PooledWorktree& b) { return a.name < b.name; });
+  return found;
+}
+
+std::vector<PooledWorktree> WorktreeManager::emptyPool() {
+  std::lock_guard lock(registryMutex());
+  std::vector<PooledWorktree> removed = pool();
+  for (const PooledWorktree& p : removed) {
+    if (pathExists(p.path)) removeTree(p.path);
+    removeTree(adminDir(commonDir_, p.name));
+  }
+  return removed;
+}
+
+std::vector<fs::path> WorktreeManager::repairPool() {
+  std::lock_guard lock(registryMutex());
+  std::vector<fs::path> removed;
+  auto drop = [&](const fs::path& p) {
+    if (!pathExists(p)) return;
+    removeTree(p);
+    removed.push_back(p);
+  };
+  std::error_code ec;
+  std::vector<fs::path> admins;
+  for (const auto& entry : fs::directory_iterator(commonDir_ / "worktrees", ec)) admins.push_back(entry.path());
+  for (const fs::path& admin : admins) {
+    const std::string name = admin.filename().string();
+    const auto meta = readMetadata(admin);
+    const bool pooledMeta = meta && !meta->pooled.empty();
+    if (!isPoolName(name) && !pooledMeta) continue;
+    if (isPoolName(name) && pooledMeta && linked(commonDir_, workspaceDir_, name)) continue;
+    // Half pooled or half taken: its directory is where gitdir says, or under either name.
+    const fs::path recorded = fs::path(trimmed(readFile(admin / "gitdir"))).parent_path();
+    for (const fs::path& dir : {recorded, workspaceDir_ / name}) {
+      if (!dir.empty() && isBelow(workspaceDir_, dir)) drop(dir);
+    }
+    drop(admin);
+  }
+  // Directories named like pool entries that git no longer knows.
+  for (const auto& entry : fs::directory_iterator(workspaceDir_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (isPoolName(name) && !pathExists(adminDir(commonDir_, name))) drop(entry.path());
+  }
+  return removed;
 }
 
 std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,

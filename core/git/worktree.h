@@ -4,6 +4,7 @@
 // libgit2. The user's working tree, index and HEAD are never touched: a
 // worktree has its own index and HEAD under .git/worktrees/<name>/.
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -20,6 +21,24 @@ struct Worktree {
   std::string baseCommit;      // hex oid; empty for a hydra/* worktree that hydra did not make
 
   bool operator==(const Worktree&) const = default;
+};
+
+// A worktree kept for reuse (the warm pool): registered with git on a detached
+// HEAD, named "_pool-<id>", holding exactly `commit`'s tree plus the ignored
+// folders it was told to keep, and hidden from agents like every worktree.
+struct PooledWorktree {
+  std::string name;
+  std::filesystem::path path;
+  std::string commit;        // hex oid of the tree it holds
+  std::uintmax_t bytes = 0;  // on disk, measured when it was pooled
+
+  bool operator==(const PooledWorktree&) const = default;
+};
+
+// What release() may keep.
+struct PoolPolicy {
+  std::size_t size = 0;                  // [general] pool_size: at most this many pooled
+  std::vector<std::string> keepIgnored;  // [general] keep_ignored
 };
 
 // Makes, lists and removes the agent worktrees of one repository.
@@ -55,9 +74,10 @@ class WorktreeManager {
   // Creates one worktree per agent, all from the same commit. Branches and
   // worktree metadata are made one after another (quick); the checkouts, the
   // slow part, run concurrently on a bounded pool of threads, each with its
-  // own repository handle. All or nothing: if one fails, those already made
-  // are removed and the first error is rethrown. Results are in the order of
-  // `agentIds`.
+  // own repository handle. Pooled worktrees are taken first: renamed, put on
+  // the new branch and moved to the new base by rewriting only the files that
+  // differ. All or nothing: if one fails, those already made are removed and
+  // the first error is rethrown. Results are in the order of `agentIds`.
   std::vector<Worktree> createMany(const std::vector<std::string>& agentIds,
                                    const std::string& baseCommit, const std::string& timestamp);
 
@@ -78,6 +98,25 @@ class WorktreeManager {
   // false, e.g. those left behind by a crashed race. Returns what it removed.
   std::vector<Worktree> prune(const std::function<bool(const Worktree&)>& isLive);
 
+  // Done with these worktrees: while the pool holds fewer than policy.size,
+  // each is reset to its base commit (core/git/checkout.h, resetTree) and
+  // pooled, its branch deleted when asked (else kept, with the agent's
+  // commits); the others, and any that cannot be pooled (content filters, a
+  // lock), are removed like remove() does. Returns those pooled.
+  std::vector<Worktree> release(const std::vector<Worktree>& worktrees, bool deleteBranch, const PoolPolicy& policy);
+
+  // The pooled worktrees, sorted by name.
+  std::vector<PooledWorktree> pool();
+
+  // Removes every pooled worktree; returns what it removed.
+  std::vector<PooledWorktree> emptyPool();
+
+  // Removes what a hydra killed while pooling or taking a worktree from the
+  // pool left half done: pool entries whose metadata, directory or links do
+  // not agree, and directories of the workspace named like pooled worktrees
+  // that git does not know. Returns the paths removed.
+  std::vector<std::filesystem::path> repairPool();
+
   // Stages everything in the worktree like `git add -A` (new, modified and
   // deleted files; ignored files stay out) into the worktree's own index and
   // commits it on the worktree's branch as "hydra <hydra@localhost>". Returns
@@ -92,6 +131,9 @@ class WorktreeManager {
   std::filesystem::path repoRoot_;      // canonical working directory
   std::filesystem::path workspaceDir_;  // canonical, inside repoRoot_
   std::filesystem::path commonDir_;     // the shared .git directory
+
+  // Resets `wt` and puts it in the pool; false when it cannot be pooled.
+  bool poolOne(const Worktree& wt, bool deleteBranch, const std::vector<std::string>& keep);
 };
 
 }  // namespace hydra::core

@@ -162,6 +162,18 @@ void AgentRun::launch() {
     finish(std::move(finished));
     return;
   }
+  // A port of its own for dev servers, held until the run ends.
+  if (!port_) {
+    try {
+      port_ = PortLease::acquire();
+    } catch (const std::system_error& e) {
+      spdlog::warn("race {}: {}: no port for HYDRA_PORT: {}", spec_.raceId, spec_.agentId, e.what());
+    }
+  }
+  if (!spec_.setupCommand.empty() && !setupDone_) {
+    runSetup();
+    return;
+  }
   std::optional<Invocation> resumed;
   if (spec_.resumeSession && isResumableSessionId(*spec_.resumeSession)) {
     resumed = adapter_->resumeInvocation(spec_.agent, *spec_.resumeSession, spec_.prompt);
@@ -172,13 +184,6 @@ void AgentRun::launch() {
   // A binary given as a path is relative to the repository root, where hydra.toml is.
   if (program.find('/') != std::string::npos && !fs::path(program).is_absolute()) {
     program = (spec_.binaryBase / program).lexically_normal().string();
-  }
-
-  // A port of its own for dev servers, held until the run ends.
-  try {
-    port_ = PortLease::acquire();
-  } catch (const std::system_error& e) {
-    spdlog::warn("race {}: {}: no port for HYDRA_PORT: {}", spec_.raceId, spec_.agentId, e.what());
   }
 
   ProcessSpec process;
@@ -196,34 +201,11 @@ void AgentRun::launch() {
     finish(std::move(finished));
     return;
   }
-  process.timeout = spec_.timeout;
-  process.killGrace = spec_.killGrace;
-  process.readGate = ctx_.readGate;
-
-  // Whatever the agent starts is found and ended with it, even what leaves
-  // its process group (see core/process/reaper.h).
-  try {
-    reaper_ = RunReaper::create();
-    reaper_->prepare(process);
-  } catch (const std::exception& e) {
-    spdlog::warn("race {}: {}: processes it leaves behind cannot be tracked: {}", spec_.raceId, spec_.agentId,
-                 e.what());
-    reaper_.reset();
-  }
+  supervise(process, "it");
 
   // Where the checkout's .git link points before the agent can touch it.
   gitMetadata_ = linkTarget(spec_.checkout.path);
-  try {
-    process = confined(std::move(process));
-  } catch (const std::exception& e) {
-    releaseSlot();
-    reaper_.reset();
-    AgentFinished finished = newFinished();
-    finished.status = AgentStatus::Failed;
-    finished.error = std::string("could not set up its sandbox: ") + e.what();
-    finish(std::move(finished));
-    return;
-  }
+  if (!confineOrEnd(process, AgentStatus::Failed, "its sandbox")) return;
 
   if (auto session = adapter_->session(SessionSetup{spec_.checkout.path, spec_.prompt, spec_.agent.acpPermissions, {}})) {
     session_ = session.get();
@@ -264,6 +246,98 @@ void AgentRun::launch() {
   }
   ctx_.publish(std::move(started));
   spdlog::info("race {}: {} started ({} {})", spec_.raceId, spec_.agentId, inv.program, process_->pid());
+}
+
+void AgentRun::supervise(ProcessSpec& process, std::string_view who) {
+  process.timeout = spec_.timeout;
+  process.killGrace = spec_.killGrace;
+  process.readGate = ctx_.readGate;
+  // Whatever it starts is found and ended with it, even what leaves its
+  // process group (see core/process/reaper.h).
+  try {
+    reaper_ = RunReaper::create();
+    reaper_->prepare(process);
+  } catch (const std::exception& e) {
+    spdlog::warn("race {}: {}: processes {} leaves behind cannot be tracked: {}", spec_.raceId, spec_.agentId, who,
+                 e.what());
+    reaper_.reset();
+  }
+}
+
+bool AgentRun::confineOrEnd(ProcessSpec& process, AgentStatus failure, std::string_view sandbox) {
+  try {
+    process = confined(std::move(process));
+    return true;
+  } catch (const std::exception& e) {
+    releaseSlot();
+    reaper_.reset();
+    AgentFinished finished = newFinished();
+    finished.status = failure;
+    finished.error = "could not set up " + std::string(sandbox) + ": " + e.what();
+    finish(std::move(finished));
+    return false;
+  }
+}
+
+void AgentRun::runSetup() {
+  ProcessSpec process;
+  process.program = "/bin/sh";
+  process.args = {"-c", spec_.setupCommand};
+  process.cwd = spec_.checkout.path;
+  process.env = environment({});
+  supervise(process, "its setup");
+  if (!confineOrEnd(process, AgentStatus::SetupFailed, "the sandbox of its setup_command")) return;
+  spdlog::info("race {}: {}: setup_command in {}", spec_.raceId, spec_.agentId, spec_.checkout.path.string());
+  auto self = shared_from_this();
+  setup_ = Process::start(
+      ctx_.io, std::move(process),
+      [self](OutputStream stream, std::string line) {
+        if (self->finished_) return;
+        line = self->ctx_.redactor->redactLine(line, stream == OutputStream::Stdout ? self->stdoutState_
+                                                                                    : self->stderrState_);
+        self->setupTail_.push_back(line);
+        if (self->setupTail_.size() > kStderrTailLines) self->setupTail_.pop_front();
+        self->ctx_.publish(AgentOutput{self->spec_.raceId, self->spec_.agentId, stream, "[setup] " + line, {}});
+      },
+      [self](const ProcessResult& result) { self->onSetupExit(result); });
+  if (reaper_ && setup_->pid() > 0) {
+    reaper_->attach(setup_->pid());
+    reaper_->watch(ctx_.io.get_executor(), kReaperScan);
+  }
+}
+
+void AgentRun::onSetupExit(const ProcessResult& result) {
+  setup_.reset();
+  // What the setup left running ends with it (a server it started does not
+  // stay for the agent: the agent starts its own, on HYDRA_PORT).
+  auto self = shared_from_this();
+  asio::post(ctx_.pool, [self, result] {
+    if (self->reaper_) self->reaper_->kill(self->spec_.killGrace);
+    asio::post(self->ctx_.io, [self, result] {
+      self->reaper_.reset();
+      const bool ok = result.spawnError.empty() && !result.timedOut && !result.cancelled && result.exitCode == 0;
+      if (ok && !self->cancelRequested_) {
+        self->setupDone_ = true;
+        self->launch();
+        return;
+      }
+      self->releaseSlot();
+      AgentFinished finished = self->newFinished();
+      finished.stderrTail = joinLines(self->setupTail_);
+      if (self->cancelRequested_ || result.cancelled) {
+        finished.status = AgentStatus::Cancelled;
+      } else {
+        finished.status = AgentStatus::SetupFailed;
+        std::string why = !result.spawnError.empty() ? result.spawnError
+                          : result.timedOut ? "timed out after " + std::to_string(self->spec_.timeout.count()) + " s"
+                          : result.exitCode ? "exited with code " + std::to_string(*result.exitCode)
+                                            : "killed by signal " + std::to_string(result.signal.value_or(0));
+        const std::string said = lastNonEmpty(self->setupTail_);
+        finished.error = "setup_command " + why + (said.empty() || result.timedOut ? "" : ": " + said);
+      }
+      self->finish(std::move(finished));
+    });
+  });
 }
 
 void AgentRun::onLine(OutputStream stream, std::string line) {
@@ -514,6 +588,7 @@ bool AgentRun::cancel() {
     for (auto& message : session_->cancel()) process_->write(std::move(message));
   }
   if (process_) process_->cancel();  // onExit follows, and ends what is left
+  if (setup_) setup_->cancel();      // onSetupExit follows
   if (reaper_) {
     // Tools that left the agent's process group are told to stop now too.
     asio::post(ctx_.pool, [reaper = reaper_, grace = spec_.killGrace] { reaper->kill(grace); });

@@ -62,6 +62,11 @@ struct AgentRunSpec {
   // Continue this earlier session of the agent's CLI when its adapter can
   // (Adapter::resumeInvocation); AgentStarted::resumed says whether it did.
   std::optional<std::string> resumeSession;
+  // [general] setup_command: run with sh -c in the checkout before the agent,
+  // confined and supervised like it, with its environment (HYDRA_PORT, ...)
+  // and its timeout; its output goes to the agent's log, marked "[setup] ".
+  // If it fails the agent never starts and the run ends as SetupFailed.
+  std::string setupCommand;
 };
 
 // How a unit hands its events on: the mode that runs it brings its record up
@@ -126,6 +131,13 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   AgentRun(RunContext context, AgentRunSpec spec, Done done);
 
   void launch();
+  // Runs spec_.setupCommand, then launch() again (or ends the run).
+  void runSetup();
+  void onSetupExit(const ProcessResult& result);
+  // The run's timeout, kill grace and read gate on `process`, and a new reaper for what it starts.
+  void supervise(ProcessSpec& process, std::string_view who);
+  // `process` confined; false, with the run ended as `failure`, when `sandbox` cannot be set up.
+  bool confineOrEnd(ProcessSpec& process, AgentStatus failure, std::string_view sandbox);
   void releaseSlot();
   // `process` confined as the workspace's sandbox decision says.
   ProcessSpec confined(ProcessSpec process) const;
@@ -152,6 +164,9 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::optional<AgentSlots::Ticket> ticket_;
   bool holdsSlot_ = false;
   std::shared_ptr<Process> process_;
+  std::shared_ptr<Process> setup_;  // the setup command, while it runs
+  bool setupDone_ = false;
+  std::deque<std::string> setupTail_;  // the end of its output, for the error
   std::shared_ptr<RunReaper> reaper_;
   std::optional<PortLease> port_;  // HYDRA_PORT, from launch to finish
   std::optional<std::filesystem::path> gitMetadata_;  // what the checkout's .git link named at launch

@@ -18,6 +18,7 @@ void copyIgnoredInto(const fs::path& repoRoot, const std::vector<Worktree>& work
       // The same for every worktree: said once, and only what worked is tried again.
       for (const auto& problem : report.problems) spdlog::warn("race {}: copy_ignored: {}", raceId, problem);
       todo = report.copied;
+      todo.insert(todo.end(), report.present.begin(), report.present.end());
       if (!report.copied.empty()) {
         std::string names;
         for (const auto& f : report.copied) names += (names.empty() ? "" : ", ") + f;

@@ -240,6 +240,8 @@ std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escape
       return "timed out";
     case AgentStatus::Cancelled:
       return "cancelled";
+    case AgentStatus::SetupFailed:
+      return "setup failed";
     default:
       return std::string(toString(status));
   }

@@ -61,16 +61,17 @@ MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& age
   if (!dryRun && merged(result.outcome) && !keep) {
     auto config = configState().config;
     auto& worktrees = worktreesFor(config ? config->general.workspaceDir : GeneralConfig{}.workspaceDir);
+    std::vector<Worktree> done;
     for (const auto& wt : worktrees.list()) {
       bool ofThisRace = std::any_of(race.agents.begin(), race.agents.end(), [&](const AgentRecord& a) {
         return wt.branch == a.branch || wt.path.string() == a.worktree;
       });
-      if (!ofThisRace) continue;
-      try {
-        worktrees.remove(wt, true);
-      } catch (const std::exception& e) {
-        spdlog::warn("could not remove {}: {}", wt.path.string(), e.what());
-      }
+      if (ofThisRace) done.push_back(wt);
+    }
+    try {
+      worktrees.release(done, true, poolPolicy());
+    } catch (const std::exception& e) {
+      spdlog::warn("race {}: could not remove every worktree: {}", race.id, e.what());
     }
     out.cleanedUp = true;
   }
@@ -151,7 +152,25 @@ AutoMergeOutcome Workspace::autoMerge(const std::string& raceId, const std::stri
   return outcome;
 }
 
-CleanupReport Workspace::cleanup(const std::optional<std::string>& raceId, bool keepBranches) {
+PoolPolicy Workspace::poolPolicy() {
+  auto config = configState().config;
+  if (!config) return {};
+  return PoolPolicy{static_cast<std::size_t>(config->general.poolSize), config->general.keepIgnored};
+}
+
+std::optional<PoolStatus> Workspace::worktreePool() {
+  auto config = configState().config;
+  if (!config) return std::nullopt;
+  PoolStatus status;
+  status.size = static_cast<std::size_t>(config->general.poolSize);
+  for (const auto& p : worktreesFor(config->general.workspaceDir).pool()) {
+    ++status.worktrees;
+    status.bytes += p.bytes;
+  }
+  return status;
+}
+
+CleanupReport Workspace::cleanup(const std::optional<std::string>& raceId, bool keepBranches, bool emptyPool) {
   std::vector<RaceRecord> finished;
   if (raceId) {
     RaceRecord race = record(*raceId);
@@ -168,16 +187,27 @@ CleanupReport Workspace::cleanup(const std::optional<std::string>& raceId, bool 
   auto& worktrees = worktreesFor(config()->general.workspaceDir);
   auto existing = worktrees.list();
   CleanupReport out;
+  const PoolPolicy policy = poolPolicy();
   for (const auto& race : finished) {
+    std::vector<Worktree> done;
     for (const auto& agent : race.agents) {
       auto wt = std::find_if(existing.begin(), existing.end(), [&](const Worktree& w) {
         return w.path.string() == agent.worktree || w.branch == agent.branch;
       });
       if (wt == existing.end()) continue;
-      worktrees.remove(*wt, !keepBranches);
-      spdlog::info("race {}: removed worktree {}", race.id, wt->path.string());
-      out.removed.push_back(wt->path.string());
+      done.push_back(*wt);
       existing.erase(wt);
+    }
+    if (done.empty()) continue;
+    const std::vector<Worktree> pooled = worktrees.release(done, !keepBranches, policy);
+    for (const auto& wt : done) out.removed.push_back(wt.path.string());
+    for (const auto& wt : pooled) out.pooled.push_back(wt.path.string());
+    spdlog::info("race {}: removed {} worktree(s), {} of them kept in the pool", race.id, done.size(), pooled.size());
+  }
+  if (emptyPool) {
+    for (const auto& p : worktrees.emptyPool()) {
+      out.poolRemoved.push_back(p.path.string());
+      out.poolBytesFreed += p.bytes;
     }
   }
   return out;

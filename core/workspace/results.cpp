@@ -283,11 +283,33 @@ AgentEventsResult tag_invoke(json::value_to_tag<AgentEventsResult>, const json::
 }
 
 void tag_invoke(json::value_from_tag, json::value& out, const CleanupReport& x) {
-  out = json::object{{"removed", stringArray(x.removed)}};
+  out = json::object{{"removed", stringArray(x.removed)},
+                     {"pooled", stringArray(x.pooled)},
+                     {"poolRemoved", stringArray(x.poolRemoved)},
+                     {"poolBytesFreed", x.poolBytesFreed}};
 }
 
 CleanupReport tag_invoke(json::value_to_tag<CleanupReport>, const json::value& in) {
-  return CleanupReport{JsonFields(in).strings("removed")};
+  JsonFields r(in);
+  CleanupReport x;
+  x.removed = r.strings("removed");
+  x.pooled = r.strings("pooled");
+  x.poolRemoved = r.strings("poolRemoved");
+  x.poolBytesFreed = r.optionalNumber<std::uint64_t>("poolBytesFreed").value_or(0);
+  return x;
+}
+
+void tag_invoke(json::value_from_tag, json::value& out, const PoolStatus& x) {
+  out = json::object{{"worktrees", x.worktrees}, {"bytes", x.bytes}, {"size", x.size}};
+}
+
+PoolStatus tag_invoke(json::value_to_tag<PoolStatus>, const json::value& in) {
+  JsonFields r(in);
+  PoolStatus x;
+  x.worktrees = r.optionalNumber<std::uint64_t>("worktrees").value_or(0);
+  x.bytes = r.optionalNumber<std::uint64_t>("bytes").value_or(0);
+  x.size = r.optionalNumber<std::uint64_t>("size").value_or(0);
+  return x;
 }
 
 }  // namespace hydra::core

@@ -142,7 +142,17 @@ struct AgentEventsResult {
 };
 
 struct CleanupReport {
-  std::vector<std::string> removed;  // worktree paths
+  std::vector<std::string> removed;  // worktree paths no longer there
+  std::vector<std::string> pooled;   // of those, the ones kept in the warm pool for later races
+  std::vector<std::string> poolRemoved;  // pooled worktrees removed (cleanup --pool)
+  std::uintmax_t poolBytesFreed = 0;
+};
+
+// The warm pool of worktrees ([general] pool_size) as `hydra status` shows it.
+struct PoolStatus {
+  std::size_t worktrees = 0;
+  std::uintmax_t bytes = 0;  // on disk, as measured when each was pooled
+  std::size_t size = 0;      // [general] pool_size
 };
 
 #define HYDRA_RESULT_TYPE(T)                                                                 \
@@ -160,6 +170,7 @@ HYDRA_RESULT_TYPE(MergeReport);
 HYDRA_RESULT_TYPE(LogText);
 HYDRA_RESULT_TYPE(AgentEventsResult);
 HYDRA_RESULT_TYPE(CleanupReport);
+HYDRA_RESULT_TYPE(PoolStatus);
 
 #undef HYDRA_RESULT_TYPE
 

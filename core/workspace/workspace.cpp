@@ -151,6 +151,9 @@ std::vector<RaceRecord> Workspace::recover() {
       return std::find(known.begin(), known.end(), wt.path.string()) != known.end();
     });
     for (const auto& wt : pruned) spdlog::info("removed worktree {} whose race no longer exists", wt.path.string());
+    for (const auto& path : worktrees.repairPool()) {
+      spdlog::info("removed {}, left half pooled by a hydra that stopped", path.string());
+    }
   } catch (const std::exception& e) {
     spdlog::warn("could not prune worktrees: {}", e.what());
   }

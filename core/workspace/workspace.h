@@ -179,7 +179,12 @@ class Workspace {
                                 std::uint64_t limit);
   // The agent (default: the winner) merged into the branch HEAD is on.
   MergeReport merge(const std::string& raceId, const std::optional<std::string>& agentId, bool dryRun, bool keep);
-  CleanupReport cleanup(const std::optional<std::string>& raceId, bool keepBranches);
+  // Worktrees of finished races go to the warm pool while it has room
+  // ([general] pool_size), the rest are removed; `emptyPool` removes the
+  // pooled ones too.
+  CleanupReport cleanup(const std::optional<std::string>& raceId, bool keepBranches, bool emptyPool = false);
+  // nullopt while hydra.toml is broken (where the pool lives is unknown).
+  std::optional<PoolStatus> worktreePool();
 
   // How much of a log one log() call returns at most.
   static constexpr std::uint64_t kMaxLogRead = 1024 * 1024;
@@ -197,6 +202,8 @@ class Workspace {
   // `collab`: plan a collaboration of request.agents = {builder, reviewer}.
   Plan plan(const RaceRequest& request, const CollabRequest* collab = nullptr);
   void launch(Plan plan, std::function<void(RaceSummary)> started);
+  // [general] pool_size and keep_ignored, or no pool when hydra.toml is broken.
+  PoolPolicy poolPolicy();
   std::optional<Live> live(const std::string& raceId) const;
   // Every race, newest first: the records on disk and the live ones.
   std::vector<RaceRecord> allRaces();

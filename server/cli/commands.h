@@ -52,6 +52,7 @@ int runInit(const InitOptions& options);
 struct CleanupOptions {
   std::optional<std::string> raceId;  // default: every race that is not running
   bool keepBranches = false;
+  bool pool = false;  // also empty the warm pool
 };
 int runCleanup(const CleanupOptions& options);
 

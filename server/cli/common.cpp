@@ -34,6 +34,23 @@ CommandError commandError(const core::WorkspaceError& error) {
 
 bool stdoutIsTerminal() { return ::isatty(STDOUT_FILENO) == 1; }
 
+std::string formatBytes(std::uintmax_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0 || value >= 10.0) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", value, kUnits[unit]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", value, kUnits[unit]);
+  }
+  return buf;
+}
+
 std::string formatDuration(std::chrono::milliseconds d) {
   auto ms = d.count();
   char buf[32];

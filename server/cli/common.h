@@ -4,6 +4,7 @@
 // hydra.toml, and printing for people or machines.
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -59,5 +60,7 @@ std::string padRight(std::string s, std::size_t n);
 
 // 1.2s, 45s, 3m05s, 1h02m
 std::string formatDuration(std::chrono::milliseconds d);
+// "0 B", "812 KiB", "1.4 GiB".
+std::string formatBytes(std::uintmax_t bytes);
 
 }  // namespace hydra::cli

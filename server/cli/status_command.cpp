@@ -116,16 +116,24 @@ int runStatus(const StatusOptions& options) {
   // must tell the truth, so it notices, and stops the agents left behind.
   workspace.recover();
   auto races = workspace.status(options.raceId, options.raceId ? 1 : SIZE_MAX);
+  const std::optional<core::PoolStatus> pool = workspace.worktreePool();
   if (options.json) {
-    std::cout << boost::json::serialize(boost::json::object{{"races", boost::json::value_from(races)}}) << "\n";
-    return 0;
-  }
-  if (races.empty()) {
-    std::cout << "No races yet. Start one with: hydra race \"TASK\" --agents NAME[,NAME...]\n";
+    boost::json::object result{{"races", boost::json::value_from(races)}};
+    if (pool) result["pool"] = boost::json::value_from(*pool);
+    std::cout << boost::json::serialize(result) << "\n";
     return 0;
   }
   Style style{stdoutIsTerminal()};
+  if (races.empty()) {
+    std::cout << "No races yet. Start one with: hydra race \"TASK\" --agents NAME[,NAME...]\n";
+  }
   for (const auto& r : races) printRace(r, style, options.raceId.has_value());
+  if (pool && (pool->size > 0 || pool->worktrees > 0)) {
+    std::cout << style.dim("Pool: " + std::to_string(pool->worktrees) + " of " + std::to_string(pool->size) +
+                           " worktree(s) kept for reuse, " + formatBytes(pool->bytes) + " on disk" +
+                           (pool->worktrees > 0 ? " (hydra cleanup --pool empties it)" : ""))
+              << "\n";
+  }
   return 0;
 }
 

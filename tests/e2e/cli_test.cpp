@@ -909,5 +909,128 @@ TEST_F(CliTest, KilledHydraLeavesARaceThatStatusMarksInterruptedKillingItsOrphan
   EXPECT_EQ(git("branch --list 'hydra/*'"), "");
 }
 
+// The warm pool: worktrees of finished races kept, and the next race starts in
+// them with only what differs rewritten, the kept dependencies still there,
+// nothing an agent left, and the setup run again.
+TEST_F(CliTest, TheWarmPoolHandsFinishedRacesWorktreesToTheNextRace) {
+  writeFile(repo_ / ".gitignore", "node_modules/\n");
+  git("add .gitignore");
+  git("commit -q -m 'ignore node_modules'");
+  std::string agents;
+  for (const char* name : {"a", "b"}) {
+    agents += std::string("[agents.") + name +
+              "]\nadapter = \"command\"\nbinary = \"/bin/sh\"\nargs = [\"-c\", \"ls -A > seen.txt; cat node_modules/installs.txt > "
+              "installs.txt; cat src/a.txt > base.txt; echo junk > junk.txt; mkdir -p build && echo o > build/out.o\"]\n\n";
+  }
+  writeConfig("[general]\npool_size = 2\nkeep_ignored = [\"node_modules\"]\n"
+              "setup_command = \"mkdir -p node_modules && echo installed >> node_modules/installs.txt\"\n\n" + agents);
+  ASSERT_EQ(hydra({"race", "First", "--agents", "a,b"}).code, 0);
+  const std::string first = raceIdOf("First");
+  EXPECT_EQ(git("show hydra/a-" + first + ":installs.txt"), "installed");
+
+  Outcome cleanup = hydra({"cleanup"});
+  ASSERT_EQ(cleanup.code, 0) << cleanup;
+  EXPECT_THAT(cleanup.out, HasSubstr("Cleaned up 2 worktree(s), 2 kept in the pool for the next races."));
+  EXPECT_THAT(cleanup.out, ContainsRegex("pooled [^\n]*/a-" + first + " and its branch"));
+  EXPECT_EQ(git("branch --list 'hydra/*'"), "");
+  EXPECT_EQ(lines(git("worktree list")).size(), 3u) << "pooled worktrees stay registered with git";
+  Outcome status = hydra({"status"});
+  ASSERT_EQ(status.code, 0) << status;
+  EXPECT_THAT(status.out, ContainsRegex("Pool: 2 of 2 worktree\\(s\\) kept for reuse, [0-9.]+ [KM]?i?B on disk"));
+  json::object pool = json::parse(hydra({"status", "--json"}).out).at("pool").as_object();
+  EXPECT_EQ(pool.at("worktrees").as_int64(), 2);
+  EXPECT_GT(pool.at("bytes").as_int64(), 0);
+
+  writeFile(repo_ / "src" / "a.txt", "alpha, moved on\n");
+  git("commit -q -am 'the next base'");
+  ASSERT_EQ(hydra({"race", "Second", "--agents", "a,b"}).code, 0);
+  const std::string second = raceIdOf("Second");
+  for (const char* name : {"a", "b"}) {
+    SCOPED_TRACE(name);
+    const std::string branch = "hydra/" + std::string(name) + "-" + second;
+    // The new base, the kept folder with both setups' work in it, and nothing of race one's agents.
+    EXPECT_EQ(git("show " + branch + ":base.txt"), "alpha, moved on");
+    EXPECT_EQ(git("show " + branch + ":installs.txt"), "installed\ninstalled");
+    EXPECT_EQ(git("show " + branch + ":seen.txt"), ".git\n.gitignore\nREADME.md\nnode_modules\nseen.txt\nsrc");
+    EXPECT_EQ(git("ls-tree --name-only " + branch),
+              ".gitignore\nREADME.md\nbase.txt\nbuild\ninstalls.txt\njunk.txt\nseen.txt\nsrc");
+  }
+  EXPECT_EQ(json::parse(hydra({"status", "--json"}).out).at("pool").at("worktrees").as_int64(), 0);
+
+  Outcome emptied = hydra({"cleanup", "--pool"});
+  ASSERT_EQ(emptied.code, 0) << emptied;
+  EXPECT_THAT(emptied.out, ContainsRegex("Emptied the pool: 2 worktree\\(s\\), [0-9.]+ [KM]?i?B freed."));
+  EXPECT_EQ(lines(git("worktree list")).size(), 1u);
+  EXPECT_TRUE(fs::is_empty(repo_ / ".hydra-workspaces"));
+  EXPECT_THAT(hydra({"cleanup", "--pool"}).out, HasSubstr("The pool was empty."));
+}
+
+// hydra killed mid-race with worktrees taken from the pool, then restarted:
+// nothing is lost or left over, and the pool works on.
+TEST_F(CliTest, APoolSurvivesAKilledHydraWithoutLeakingWorktrees) {
+  const fs::path go = dir_ / "outside" / "go";
+  writeConfig("[general]\npool_size = 2\n\n" + scriptedAgent("a", {"write", "a.txt", "a"}) +
+              scriptedAgent("b", {"write", "b.txt", "b"}) + scriptedAgent("slow", {"wait-for", go.string()}) +
+              scriptedAgent("slower", {"wait-for", go.string()}));
+  ASSERT_EQ(hydra({"race", "First", "--agents", "a,b"}).code, 0);
+  ASSERT_EQ(hydra({"cleanup"}).code, 0);
+  ASSERT_EQ(json::parse(hydra({"status", "--json"}).out).at("pool").at("worktrees").as_int64(), 2);
+
+  auto race = spawn({"race", "Hang", "--agents", "slow,slower"});
+  auto deadline = Clock::now() + 30s;
+  for (;;) {
+    ASSERT_LT(Clock::now(), deadline) << race->err();
+    std::this_thread::sleep_for(20ms);
+    std::string id;
+    try {
+      id = raceIdOf("Hang");
+    } catch (const std::runtime_error&) {
+      continue;
+    }
+    const json::object record = raceJson(id);
+    const auto& agents = record.at("agents").as_array();
+    if (std::all_of(agents.begin(), agents.end(), [](const json::value& a) { return a.at("status") == "running"; })) break;
+  }
+  ASSERT_EQ(::kill(race->pid(), SIGKILL), 0);
+  ASSERT_EQ(race->wait(10s), 128 + SIGKILL);
+  EXPECT_EQ(json::parse(hydra({"status", "--json"}).out).at("pool").at("worktrees").as_int64(), 0)
+      << "both were taken by the killed race";
+
+  // Restarted: the interrupted race's worktrees go back to the pool, and the pool serves the next race.
+  Outcome cleanup = hydra({"cleanup"});
+  ASSERT_EQ(cleanup.code, 0) << cleanup;
+  EXPECT_THAT(cleanup.out, HasSubstr("2 kept in the pool"));
+  ASSERT_EQ(hydra({"race", "Third", "--agents", "a"}).code, 0);
+  EXPECT_EQ(git("show hydra/a-" + raceIdOf("Third") + ":a.txt"), "a");
+  ASSERT_EQ(hydra({"cleanup"}).code, 0);
+  // Exactly the pool is left: two registered worktrees, two directories, no branch.
+  EXPECT_EQ(lines(git("worktree list")).size(), 3u);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(repo_ / ".hydra-workspaces")) {
+    left.push_back(entry.path().filename().string());
+  }
+  ASSERT_EQ(left.size(), 2u);
+  for (const auto& name : left) EXPECT_TRUE(name.starts_with("_pool-")) << name;
+  EXPECT_EQ(git("branch --list 'hydra/*'"), "");
+  EXPECT_EQ(git("worktree prune --dry-run -v"), "");
+}
+
+// [general] setup_command failing is the setup's failure, not the agent's.
+TEST_F(CliTest, ASetupThatFailsIsReportedAsASetupFailure) {
+  writeConfig("[general]\nsetup_command = \"echo resolving; echo 'npm ERR! no lockfile' >&2; exit 3\"\n\n" +
+              scriptedAgent("a", {"write", "a.txt", "a"}));
+  Outcome r = hydra({"race", "Task", "--agents", "a"});
+  EXPECT_NE(r.code, 0) << r;
+  EXPECT_THAT(r.out, HasSubstr("setup_command exited with code 3: npm ERR! no lockfile"));
+  const std::string id = raceIds().at(0);
+  const json::object record = raceJson(id);
+  EXPECT_EQ(record.at("agents").at(0).at("status"), "setupFailed");
+  Outcome log = hydra({"log", id, "a"});
+  EXPECT_THAT(log.out, HasSubstr("[setup] resolving"));
+  EXPECT_EQ(git("show hydra/a-" + id + ":a.txt 2>/dev/null || echo none"), "none") << "the agent never ran";
+  Outcome scores = hydra({"scores", id, "--json"});
+  EXPECT_THAT(scores.out, HasSubstr("\"ineligible\":\"setup failed\""));
+}
+
 }  // namespace
 }  // namespace hydra::test

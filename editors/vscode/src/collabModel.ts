@@ -207,7 +207,7 @@ export function collabTooltip(race: RaceSummary): string {
   return lines.join('\n');
 }
 
-const AGENT_STATES = new Set(['queued', 'running', 'completed', 'failed', 'timedOut', 'cancelled', 'interrupted']);
+const AGENT_STATES = new Set(['queued', 'running', 'completed', 'failed', 'timedOut', 'cancelled', 'interrupted', 'setupFailed']);
 
 /**
  * The iterations of a collaboration as the agents a command can act on

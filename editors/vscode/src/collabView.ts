@@ -52,7 +52,7 @@ function contextOf(store: RaceStore, raceId: string, row: IterationRow): Iterati
   };
 }
 
-const AGENT_STATES = new Set<string>(['queued', 'running', 'completed', 'failed', 'timedOut', 'cancelled', 'interrupted']);
+const AGENT_STATES = new Set<string>(['queued', 'running', 'completed', 'failed', 'timedOut', 'cancelled', 'interrupted', 'setupFailed']);
 
 export function iterationItem(store: RaceStore, raceId: string, row: IterationRow): vscode.TreeItem {
   const ctx = contextOf(store, raceId, row);

@@ -36,6 +36,7 @@ export function agentStateIcon(state: AgentStateName): string {
     case 'timedOut': return 'watch';
     case 'cancelled': return 'circle-slash';
     case 'interrupted': return 'debug-disconnect';
+    case 'setupFailed': return 'tools';
   }
 }
 

@@ -35,7 +35,9 @@ export interface RaceResult {
   sandboxWarning?: string;
 }
 
-export type AgentStateName = 'queued' | 'running' | 'completed' | 'failed' | 'timedOut' | 'cancelled' | 'interrupted';
+/** `setupFailed`: hydra.toml's setup_command failed in the agent's worktree, so the agent never ran. */
+export type AgentStateName =
+  'queued' | 'running' | 'completed' | 'failed' | 'timedOut' | 'cancelled' | 'interrupted' | 'setupFailed';
 export type RaceStateName = 'running' | 'scoring' | 'completed' | 'cancelled' | 'interrupted' | 'failed';
 
 export interface AgentState {
@@ -312,7 +314,7 @@ export interface AgentOutputParams {
 export interface AgentFinishedParams {
   raceId: string;
   agentId: string;
-  status: 'completed' | 'failed' | 'timedOut' | 'cancelled';
+  status: 'completed' | 'failed' | 'timedOut' | 'cancelled' | 'setupFailed';
   exitCode: number | null;
   durationMs: number;
   error?: string;

@@ -308,6 +308,23 @@ TEST(ConfigTest, CopyIgnoredNamesFoldersInsideTheRepository) {
   expectError("[general]\ncopy_ignored = [\".git/hooks\"]\n", 2, 17, "'copy_ignored' cannot copy git's own directory");
 }
 
+TEST(ConfigTest, PoolKeepsIgnoredFoldersAndSetupRunsACommand) {
+  Config config = parseConfig(
+      "[general]\npool_size = 8\nkeep_ignored = [\"node_modules\", \"web/./.venv\"]\nsetup_command = \"npm ci\"\n",
+      "hydra.toml");
+  EXPECT_EQ(config.general.poolSize, 8);
+  EXPECT_THAT(config.general.keepIgnored, ElementsAre("node_modules", "web/.venv"));
+  EXPECT_EQ(config.general.setupCommand, "npm ci");
+  EXPECT_EQ(parseConfig("", "hydra.toml").general.poolSize, 0);
+  expectError("[general]\npool_size = -1\n", 2, 13, "'pool_size' must be at least 0, found -1");
+  expectError("[general]\nkeep_ignored = \"target\"\n", 2, 16,
+              "'keep_ignored' must be an array of folder names, e.g. [\"node_modules\"]");
+  expectError("[general]\nkeep_ignored = [\"../x\"]\n", 2, 17,
+              "'keep_ignored' must be a relative path inside the repository, found '../x'");
+  expectError("[general]\nkeep_ignored = [\".git\"]\n", 2, 17, "'keep_ignored' cannot keep git's own directory");
+  expectError("[general]\nsetup_command = \"\"\n", 2, 17, "'setup_command' must not be empty");
+}
+
 TEST(ConfigErrorTest, SandboxMustBeOneOfItsModes) {
   expectError("[general]\nsandbox = \"bwrap\"\n", 2, 11, "'sandbox' must be one of auto, bubblewrap, off, found 'bwrap'");
   expectError("[general]\nsandbox = \"of\"\n", 2, 11,
@@ -553,7 +570,8 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
   auto keys = acceptedConfigKeys();
   EXPECT_THAT(keys.at(""), ElementsAre("general", "agents", "scoring", "collaboration"));
   EXPECT_THAT(keys.at("general"),
-              ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds", "sandbox", "copy_ignored"));
+              ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds", "sandbox", "copy_ignored",
+                          "pool_size", "keep_ignored", "setup_command"));
   EXPECT_THAT(keys.at("agents.*"), ElementsAre("adapter", "binary", "args", "extra_args", "env",
                                                "timeout_seconds", "acp_permissions", "writable_paths"));
   EXPECT_THAT(keys.at("scoring.weights"),

@@ -115,7 +115,9 @@ json::object defaultsAsToml() {
         {"max_concurrent_agents", defaults.general.maxConcurrentAgents},
         {"timeout_seconds", defaults.general.timeoutSeconds},
         {"sandbox", defaults.general.sandbox},
-        {"copy_ignored", json::value_from(defaults.general.copyIgnored)}}},
+        {"copy_ignored", json::value_from(defaults.general.copyIgnored)},
+        {"pool_size", defaults.general.poolSize},
+        {"keep_ignored", json::value_from(defaults.general.keepIgnored)}}},
       {"scoring",
        {{"weights",
          {{"build", s.weights.build},
@@ -171,7 +173,7 @@ int checkDefaults(const json::object& schema, const json::object& defaults,
 
 TEST(SchemaTest, DefaultsMatchTheConfigStructs) {
   int checked = checkDefaults(loadSchema(), defaultsAsToml(), "");
-  EXPECT_EQ(checked, 23);  // general 5, weights 5, scoring 7, thresholds 2, collaboration 4
+  EXPECT_EQ(checked, 25);  // general 7, weights 5, scoring 7, thresholds 2, collaboration 4
 
   // Agents: extra_args and env default to empty.
   const json::object& agent = schemaFor("agents.*").at("properties").as_object();

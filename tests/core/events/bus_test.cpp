@@ -346,10 +346,11 @@ TEST(RaceEventTest, StatusWordsRoundTrip) {
   }
   for (auto status :
        {AgentStatus::Queued, AgentStatus::Running, AgentStatus::Completed, AgentStatus::Failed,
-        AgentStatus::TimedOut, AgentStatus::Cancelled, AgentStatus::Interrupted}) {
+        AgentStatus::TimedOut, AgentStatus::Cancelled, AgentStatus::Interrupted, AgentStatus::SetupFailed}) {
     EXPECT_EQ(parseAgentStatus(toString(status)), status);
   }
   EXPECT_EQ(toString(AgentStatus::TimedOut), "timedOut");
+  EXPECT_EQ(toString(AgentStatus::SetupFailed), "setupFailed");
   EXPECT_EQ(parseOutputStream("stderr"), OutputStream::Stderr);
   EXPECT_FALSE(parseAgentStatus("timed_out"));
   EXPECT_FALSE(parseRaceStatus("Running"));

@@ -75,5 +75,14 @@ TEST_F(CopyIgnoredTest, WhatIsMissingTrackedOrALinkIsSkippedAndSaidWhy) {
   EXPECT_EQ(readFile(worktree_.path / "src" / "a.txt"), "alpha\n") << "the checkout's own files are untouched";
 }
 
+TEST_F(CopyIgnoredTest, AFolderAReusedWorktreeKeptIsLeftAsItIs) {
+  writeFile(worktree_.path / "node_modules" / "left-pad" / "index.js", "kept by the pool\n");
+  CopyReport report = copyIgnored(repo_.root(), worktree_.path, {"node_modules"});
+  EXPECT_TRUE(report.copied.empty());
+  EXPECT_THAT(report.present, ElementsAre("node_modules"));
+  EXPECT_TRUE(report.problems.empty());
+  EXPECT_EQ(readFile(worktree_.path / "node_modules" / "left-pad" / "index.js"), "kept by the pool\n");
+}
+
 }  // namespace
 }  // namespace hydra::core::git

@@ -323,6 +323,76 @@ TEST_F(AgentRunTest, ACancelledQueuedRunNeverStartsAndARunningOneIsKilled) {
   EXPECT_EQ(slots.running(), 0u);
 }
 
+// --- [general] setup_command -----------------------------------------------------------
+
+TEST_F(AgentRunTest, TheSetupRunsInTheCheckoutBeforeTheAgentWithItsEnvironmentAndIntoItsLog) {
+  auto s = spec("builder", kScriptedAgent.string(), {"write", "agent.txt", "ran"});
+  s.setupCommand = "echo installing; echo \"port=$HYDRA_PORT agent=$HYDRA_AGENT_ID\" > setup.txt; pwd >> setup.txt; echo warn >&2";
+  const Worktree checkout = s.checkout;
+  start(std::move(s));
+  ASSERT_TRUE(runUntil([&] { return !results.empty(); }));
+  const AgentFinished& f = results.at(0);
+  EXPECT_EQ(f.status, AgentStatus::Completed);
+  // The setup ran first, in the checkout, with the agent's port and id; what it wrote is the agent's to keep.
+  const std::string setup = repo.git("show " + checkout.branch + ":setup.txt");
+  EXPECT_THAT(setup, ::testing::MatchesRegex("port=[0-9]+ agent=builder\n" + checkout.path.string()));
+  EXPECT_EQ(repo.git("show " + checkout.branch + ":agent.txt"), "ran");
+  EXPECT_THAT(outputLines(OutputStream::Stdout), ::testing::Contains("[setup] installing"));
+  EXPECT_THAT(outputLines(OutputStream::Stderr), ::testing::Contains("[setup] warn"));
+  // Its output came before the agent started; the agent's time is its own.
+  std::size_t firstSetupLine = events.size(), started = events.size();
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (const auto* o = std::get_if<AgentOutput>(&events[i]); o && o->line.starts_with("[setup]")) {
+      firstSetupLine = std::min(firstSetupLine, i);
+    }
+    if (std::holds_alternative<AgentStarted>(events[i])) started = i;
+  }
+  EXPECT_LT(firstSetupLine, started);
+}
+
+TEST_F(AgentRunTest, AFailedSetupIsASetupFailureAndTheAgentNeverRuns) {
+  auto s = spec("builder", kScriptedAgent.string(), {"write", "agent.txt", "ran"});
+  s.setupCommand = "echo resolving; echo 'npm ERR! missing lockfile' >&2; exit 7";
+  const Worktree checkout = s.checkout;
+  start(std::move(s));
+  ASSERT_TRUE(runUntil([&] { return !results.empty(); }));
+  const AgentFinished& f = results.at(0);
+  EXPECT_EQ(f.status, AgentStatus::SetupFailed);
+  EXPECT_EQ(f.error, "setup_command exited with code 7: npm ERR! missing lockfile");
+  EXPECT_EQ(f.stderrTail, "resolving\nnpm ERR! missing lockfile");
+  EXPECT_FALSE(f.commit) << "nothing of the agent's to keep";
+  EXPECT_FALSE(fs::exists(checkout.path / "agent.txt"));
+  for (const auto& e : events) EXPECT_FALSE(std::holds_alternative<AgentStarted>(e)) << "the agent started";
+  EXPECT_EQ(slots.running(), 0u);
+}
+
+TEST_F(AgentRunTest, AHungSetupTimesOutAndACancelledOneEndsWithWhatItStarted) {
+  auto hung = spec("slow", kScriptedAgent.string(), {"write", "agent.txt", "ran"});
+  hung.setupCommand = "sleep 600";
+  hung.timeout = 1s;
+  start(std::move(hung));
+  const fs::path pidFile = repo.outside() / "setup-child.pid";
+  fs::create_directories(repo.outside());
+  auto cancelled = spec("stopped", kScriptedAgent.string(), {"write", "agent.txt", "ran"});
+  // A child that leaves the setup's process group: it must end with the setup all the same.
+  cancelled.setupCommand = "setsid sleep 600 & echo $! > '" + pidFile.string() + "'; wait";
+  auto run = start(std::move(cancelled));
+  ASSERT_TRUE(runUntil([&] { return fs::exists(pidFile) && fs::file_size(pidFile) > 0; }));
+  EXPECT_TRUE(run->cancel());
+  ASSERT_TRUE(runUntil([&] { return results.size() == 2; }));
+  for (const auto& f : results) {
+    if (f.agentId == "slow") {
+      EXPECT_EQ(f.status, AgentStatus::SetupFailed);
+      EXPECT_EQ(f.error, "setup_command timed out after 1 s");
+    } else {
+      EXPECT_EQ(f.status, AgentStatus::Cancelled);
+    }
+  }
+  const pid_t child = std::stoi(readFile(pidFile));
+  EXPECT_TRUE(runUntil([&] { return ::kill(child, 0) != 0; }, 10s)) << "the setup's child outlived it";
+  EXPECT_EQ(slots.running(), 0u);
+}
+
 TEST_F(AgentRunTest, ARunWithoutACommitMessageLeavesItsCheckoutAsItIs) {
   auto s = spec("reviewer", kScriptedAgent.string(), {"write", "notes.txt", "scratch"});
   s.commitMessage.reset();

@@ -73,7 +73,13 @@ M.errors = {
 
 -- A race's and an agent's states that will not change any more.
 M.finished_race_states = { completed = true, cancelled = true, interrupted = true, failed = true }
-M.finished_agent_states =
-  { completed = true, failed = true, timedOut = true, cancelled = true, interrupted = true }
+M.finished_agent_states = {
+  completed = true,
+  failed = true,
+  timedOut = true,
+  cancelled = true,
+  interrupted = true,
+  setupFailed = true, -- hydra.toml's setup_command failed: the agent never ran
+}
 
 return M

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  alreadyMergedAgent, mergedDetail, mergedText, agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
+  agentStateIcon, alreadyMergedAgent, mergedDetail, mergedText, agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
   escapeHtml, escapesMessage, finishedDetails, finishedNote, formatElapsed, ineligibleLabel, mergeConcerns, messageFor, oneLine,
   outputText, protectedText, raceOutcome, rankOrder, refusedAgent, replaceAgent, scoreBand, tailLines, testCaseCounts,
   testChangeLines, transcriptText, unconfinedNotice, usageText, winnerMergeNote,
 } from '../../src/format';
-import type { AgentEvent, Ranking, ScoresResult } from '../../src/protocol';
+import type { AgentEvent, AgentStateName, Ranking, ScoresResult } from '../../src/protocol';
 
 test('scoreBand is green above 80, yellow from 50 to 80, red below 50', () => {
   assert.equal(scoreBand(100), 'good');
@@ -416,4 +416,16 @@ test('alreadyMergedAgent reads MergeRefused alreadyMerged, and nothing else', ()
   assert.equal(alreadyMergedAgent({ code: -32014, message: 'dirty', data: { files: [] } }), undefined);
   assert.equal(alreadyMergedAgent(new Error('plain')), undefined);
   assert.equal(alreadyMergedAgent(undefined), undefined);
+});
+
+test('every agent state docs/protocol.md names has its own icon, setupFailed included', () => {
+  const doc = fs.readFileSync(path.join(__dirname, '..', '..', '..', '..', '..', 'docs', 'protocol.md'), 'utf8');
+  const start = doc.indexOf("An agent's `state` is");
+  assert.ok(start >= 0);
+  const sentence = doc.slice(start, doc.indexOf('.', start));
+  const states = [...sentence.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]).filter((w) => w !== 'state');
+  assert.ok(states.includes('setupFailed'), states.join(', '));
+  const icons = states.map((s) => agentStateIcon(s as AgentStateName));
+  for (const [i, icon] of icons.entries()) assert.ok(icon, `no icon for ${states[i]}`);
+  assert.equal(new Set(icons).size, states.length, 'two states share an icon');
 });
