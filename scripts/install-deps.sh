@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git ccache python3
   libboost1.81-dev libboost-json1.81-dev libboost-filesystem1.81-dev
   libtomlplusplus-dev libgit2-dev libspdlog-dev libcli11-dev libpugixml-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libssl-dev
   bubblewrap
 )
 

@@ -116,6 +116,15 @@ std::vector<Field> generalFields(GeneralConfig& out) {
            out.keepIgnored.push_back(std::filesystem::path(folder).lexically_normal().generic_string());
          }
        }},
+      {"sparse_paths",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.sparsePaths.clear();
+         for (const auto& folder : folderList(r, key, node, "check out")) {
+           std::string path = std::filesystem::path(folder).lexically_normal().generic_string();
+           while (path.size() > 1 && path.back() == '/') path.pop_back();
+           out.sparsePaths.push_back(path);
+         }
+       }},
       {"setup_command",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.setupCommand = r.nonEmptyString(key, node);

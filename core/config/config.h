@@ -35,6 +35,9 @@ struct GeneralConfig {
   // Run (with sh -c, confined like the agent) in each new or reused worktree
   // before its agent starts; empty: nothing.
   std::string setupCommand;
+  // A sparse checkout: only these folders (and the files at the root) are
+  // written in new worktrees; empty: everything.
+  std::vector<std::string> sparsePaths;
 
   bool operator==(const GeneralConfig&) const = default;
 };

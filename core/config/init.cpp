@@ -313,6 +313,8 @@ void renderGeneral(ConfigWriter& w) {
   w.defaultSetting("pool_size", std::to_string(defaults.poolSize), "e.g. 8");
   w.comment("Ignored folders a pooled worktree keeps, so installs stay warm; all else an agent left is removed.");
   w.defaultSetting("keep_ignored", "[]", "e.g. [\"node_modules\", \".venv\", \"target\"]");
+  w.comment("Very large repositories: only these folders (and the files at the root) in each worktree.");
+  w.defaultSetting("sparse_paths", "[]", "e.g. [\"services/api\", \"libs/common\"]");
   w.comment("setup_command: a shell command run in each new or reused worktree before its agent");
   w.comment("starts, confined like the agent; its output is in the agent's log, and if it fails the agent");
   w.comment("does not run (\"setupFailed\"). For example: setup_command = \"npm ci\" (default: none).");

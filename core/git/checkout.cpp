@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/git/git.h"
+#include "core/git/index_file.h"
 
 namespace hydra::core::git {
 
@@ -30,6 +31,7 @@ struct Entry {
   git_oid id{};
   git_filemode_t mode = GIT_FILEMODE_BLOB;
   struct stat written{};
+  bool skipWorktree = false;  // outside a sparse checkout: in the index only
 };
 
 struct Walk {
@@ -140,6 +142,7 @@ git_index_entry indexEntry(const Entry& e) {
   entry.file_size = static_cast<uint32_t>(st.st_size);
   entry.id = e.id;
   entry.path = e.path.c_str();
+  if (e.skipWorktree) entry.flags_extended = GIT_INDEX_ENTRY_SKIP_WORKTREE;
   return entry;
 }
 
@@ -311,11 +314,31 @@ struct Reset {
 
 }  // namespace
 
-bool writeTree(const fs::path& worktree, const std::string& commit, std::size_t threads) {
+bool inSparseCheckout(std::string_view path, const std::vector<std::string>& sparse) {
+  if (sparse.empty() || path.find('/') == std::string_view::npos) return true;
+  return std::any_of(sparse.begin(), sparse.end(), [&](const std::string& folder) {
+    return path.size() > folder.size() && path.starts_with(folder) && path[folder.size()] == '/';
+  });
+}
+
+bool writeTree(const fs::path& worktree, const std::string& commit, std::size_t threads,
+               const std::vector<std::string>& sparse) {
   RepositoryPtr repo = openRepository(worktree);
   if (filtersConfigured(repo.get())) return false;
   Walk walk = walkTree(repo.get(), commit);
   if (walk.attributes) return false;
+  // Outside a sparse checkout: in the index only, marked skip-worktree, no folder made for it.
+  std::vector<Entry> skipped;
+  if (!sparse.empty()) {
+    auto outside = std::stable_partition(walk.entries.begin(), walk.entries.end(),
+                                         [&](const Entry& e) { return inSparseCheckout(e.path, sparse); });
+    skipped.assign(std::make_move_iterator(outside), std::make_move_iterator(walk.entries.end()));
+    walk.entries.erase(outside, walk.entries.end());
+    std::erase_if(walk.directories, [&](const std::string& d) {
+      return !inSparseCheckout(d + "/x", sparse) &&
+             std::none_of(sparse.begin(), sparse.end(), [&](const std::string& s) { return s.starts_with(d + "/"); });
+    });
+  }
 
   const Directory directory(worktree);
   const int dir = directory.fd;
@@ -346,8 +369,42 @@ bool writeTree(const fs::path& worktree, const std::string& commit, std::size_t 
   }
   if (error) std::rethrow_exception(error);
 
+  for (Entry& e : skipped) {
+    e.written = {};
+    e.skipWorktree = true;
+  }
+  walk.entries.insert(walk.entries.end(), std::make_move_iterator(skipped.begin()),
+                      std::make_move_iterator(skipped.end()));
   writeIndex(repo.get(), worktree, walk.entries);
   return true;
+}
+
+void sparsify(const fs::path& worktree, const std::vector<std::string>& sparse) {
+  if (sparse.empty()) return;
+  RepositoryPtr repo = openRepository(worktree);
+  git_index* rawIndex = nullptr;
+  check(git_repository_index(&rawIndex, repo.get()), "open the index of " + worktree.string());
+  IndexPtr index(rawIndex);
+  std::set<std::string> folders;
+  for (std::size_t i = 0; i < git_index_entrycount(index.get()); ++i) {
+    const git_index_entry* entry = git_index_get_byindex(index.get(), i);
+    const std::string path = entry->path;
+    if (inSparseCheckout(path, sparse)) continue;
+    git_index_entry skipped = *entry;
+    skipped.flags_extended |= GIT_INDEX_ENTRY_SKIP_WORKTREE;
+    check(git_index_add(index.get(), &skipped), "mark " + path + " skip-worktree");
+    std::error_code ec;
+    fs::remove(worktree / path, ec);
+    for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+      folders.insert(path.substr(0, slash));
+    }
+  }
+  // Deepest first, so a folder is empty once its subfolders are gone.
+  for (auto it = folders.rbegin(); it != folders.rend(); ++it) {
+    std::error_code ec;
+    if (fs::is_empty(worktree / *it, ec) && !ec) fs::remove(worktree / *it, ec);
+  }
+  check(git_index_write(index.get()), "write the index of " + worktree.string());
 }
 
 std::optional<std::uintmax_t> resetTree(const fs::path& worktree, const std::string& commit,
@@ -473,6 +530,13 @@ bool moveTree(const fs::path& worktree, const std::string& from, const std::stri
     writeEntry(repo.get(), dir, e);
   }
 
+  // The few entries that changed, the others copied as they are; libgit2's
+  // index when the file is not one patchIndex() handles.
+  std::vector<std::string> gone;
+  for (const Entry& e : removed) gone.push_back(e.path);
+  std::vector<IndexUpdate> updates;
+  for (const Entry& e : written) updates.push_back({e.path, e.id, e.mode, e.written});
+  if (patchIndex(fs::path(git_repository_path(repo.get())) / "index", gone, std::move(updates))) return true;
   git_index* rawIndex = nullptr;
   check(git_repository_index(&rawIndex, repo.get()), "open the index of " + worktree.string());
   IndexPtr index(rawIndex);

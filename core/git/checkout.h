@@ -20,15 +20,29 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hydra::core::git {
 
+// [general] sparse_paths: whether `path` (relative, '/'-separated) is written
+// in a sparse checkout of `sparse` (folders relative to the root): files at
+// the root and below one of the folders are. An empty `sparse` takes all.
+bool inSparseCheckout(std::string_view path, const std::vector<std::string>& sparse);
+
 // Writes `commit`'s tree into the empty worktree at `worktree` and its index,
 // with `threads` writers (at least 1), and returns true; returns false,
 // having written nothing, when content filters could apply. Throws GitError;
-// a failure may leave files behind (the caller removes the worktree).
-bool writeTree(const std::filesystem::path& worktree, const std::string& commit, std::size_t threads);
+// a failure may leave files behind (the caller removes the worktree). With a
+// `sparse` list, only what inSparseCheckout() takes is written; the index
+// holds every file, the others marked skip-worktree, as git's sparse checkout.
+bool writeTree(const std::filesystem::path& worktree, const std::string& commit, std::size_t threads,
+               const std::vector<std::string>& sparse = {});
+
+// Makes a full checkout sparse: removes the files outside `sparse` (and the
+// folders left empty) and marks them skip-worktree in the index. For
+// worktrees libgit2 checked out (content filters).
+void sparsify(const std::filesystem::path& worktree, const std::vector<std::string>& sparse);
 
 // For the warm pool (core/git/worktree.h): makes the used worktree at
 // `worktree` hold exactly `commit`'s tree again, plus the ignored folders

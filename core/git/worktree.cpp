@@ -327,8 +327,8 @@ fs::path registerWorktree(git_repository* repo, const fs::path& commonDir, const
 // libgit2's checkout. The dry run left an empty index, so a SAFE checkout
 // would take every file as deliberately deleted and write none; FORCE is
 // right here, as the directory is new and holds nothing to lose.
-void checkOut(const Worktree& wt, std::size_t writers) {
-  if (git::writeTree(wt.path, wt.baseCommit, writers)) return;
+void checkOut(const Worktree& wt, std::size_t writers, const std::vector<std::string>& sparse) {
+  if (git::writeTree(wt.path, wt.baseCommit, writers, sparse)) return;
   git::RepositoryPtr repo = git::openRepository(wt.path);
   git_checkout_options options;
   check(git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION),
@@ -336,6 +336,7 @@ void checkOut(const Worktree& wt, std::size_t writers) {
   options.checkout_strategy = GIT_CHECKOUT_FORCE;
   check(git_checkout_head(repo.get(), &options),
         "check out " + inQuotes(wt.branch) + " in " + inQuotes(wt.path.string()));
+  git::sparsify(wt.path, sparse);
 }
 
 void refill(const fs::path& commonDir, const Worktree& wt, std::size_t writers) {
@@ -347,7 +348,7 @@ void refill(const fs::path& commonDir, const Worktree& wt, std::size_t writers) 
   if (ec) throw osError("list " + inQuotes(wt.path.string()), ec);
   for (const fs::path& p : contents) removeTree(p);
   fs::remove(adminDir(commonDir, wt.name) / "index", ec);
-  checkOut(wt, writers);
+  checkOut(wt, writers, {});
 }
 
 // Undoes a partly made worktree; used only while another error is in flight.
@@ -605,12 +606,13 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
     if (ec) throw osError("create " + inQuotes(dir.string()), ec);
   }
 
+  const std::vector<std::string> sparse = sparsePaths();
   std::size_t made = 0;                                    // plans whose branch exists
   std::vector<std::optional<std::string>> pooledAt(plans.size());  // taken from the pool: its commit
   try {
     {
       std::lock_guard lock(registryMutex());
-      std::vector<PooledWorktree> available = pool();
+      std::vector<PooledWorktree> available = sparse.empty() ? pool() : std::vector<PooledWorktree>{};
       for (std::size_t i = 0; i < plans.size(); ++i) {
         Worktree& wt = plans[i];
         createBranch(repo.get(), wt);
@@ -627,7 +629,7 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
     const auto errors =
         forEachConcurrently(plans.size(), [&, writers = checkoutWriters(std::max<std::size_t>(1, fresh))](std::size_t i) {
           if (!pooledAt[i]) {
-            checkOut(plans[i], writers);
+            checkOut(plans[i], writers, sparse);
           } else if (!git::moveTree(plans[i].path, *pooledAt[i], plans[i].baseCommit)) {
             refill(commonDir_, plans[i], writers);
           }
@@ -768,7 +770,8 @@ std::vector<Worktree> WorktreeManager::release(const std::vector<Worktree>& work
     if (pathExists(extra.path)) removeTree(extra.path);
     removeTree(adminDir(commonDir_, extra.name));
   }
-  const std::size_t room = policy.size - pooled.size();
+  // A sparse checkout is not what a pooled worktree holds.
+  const std::size_t room = sparsePaths().empty() ? policy.size - pooled.size() : 0;
   const std::size_t tries = std::min(room, worktrees.size());
   std::vector<char> kept(worktrees.size(), 0);  // not vector<bool>: written from several threads
   forEachConcurrently(tries, [&](std::size_t i) { kept[i] = poolOne(worktrees[i], deleteBranch, policy.keepIgnored); });
@@ -859,11 +862,24 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
   check(git_repository_index(&rawIndex, repo.get()),
         "open the index of " + inQuotes(worktree.name));
   git::IndexPtr index(rawIndex);
+  // A file outside a sparse checkout is absent on purpose (skip-worktree),
+  // not deleted: libgit2 1.5 does not tell the two apart, so both passes
+  // leave such an entry alone unless the agent put a file there.
+  struct Sparse {
+    git_index* index;
+    fs::path root;
+  } sparse{index.get(), worktree.path};
+  auto keepSkipped = [](const char* path, const char*, void* payload) -> int {
+    const auto& s = *static_cast<Sparse*>(payload);
+    const git_index_entry* entry = git_index_get_bypath(s.index, path, 0);
+    if (entry == nullptr || (entry->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) == 0) return 0;
+    return pathExists(s.root / path) ? 0 : 1;
+  };
   // add_all picks up new and modified files (skipping ignored ones);
   // update_all drops the entries of deleted files. Together: `git add -A`.
-  check(git_index_add_all(index.get(), nullptr, GIT_INDEX_ADD_DEFAULT, nullptr, nullptr),
+  check(git_index_add_all(index.get(), nullptr, GIT_INDEX_ADD_DEFAULT, keepSkipped, &sparse),
         "stage files in " + inQuotes(worktree.name));
-  check(git_index_update_all(index.get(), nullptr, nullptr, nullptr),
+  check(git_index_update_all(index.get(), nullptr, keepSkipped, &sparse),
         "stage deletions in " + inQuotes(worktree.name));
   check(git_index_write(index.get()), "write the index of " + inQuotes(worktree.name));
 
@@ -882,6 +898,16 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
                           hydra.get(), nullptr, message.c_str(), tree.get(), 1, parents),
         "commit in worktree " + inQuotes(worktree.name));
   return git::toHex(commitId);
+}
+
+void WorktreeManager::setSparsePaths(std::vector<std::string> paths) {
+  std::lock_guard lock(sparseMutex_);
+  sparse_ = std::move(paths);
+}
+
+std::vector<std::string> WorktreeManager::sparsePaths() const {
+  std::lock_guard lock(sparseMutex_);
+  return sparse_;
 }
 
 std::string WorktreeManager::headCommit(const Worktree& worktree) {

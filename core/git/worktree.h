@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -127,10 +128,18 @@ class WorktreeManager {
   // The commit the worktree's branch points at now (hex).
   std::string headCommit(const Worktree& worktree);
 
+  // [general] sparse_paths for the worktrees made from now on (core/git/checkout.h,
+  // writeTree): only these folders and the root's files are written. Sparse
+  // worktrees are neither pooled nor taken from the pool. Empty: everything.
+  void setSparsePaths(std::vector<std::string> paths);
+  std::vector<std::string> sparsePaths() const;
+
  private:
   std::filesystem::path repoRoot_;      // canonical working directory
   std::filesystem::path workspaceDir_;  // canonical, inside repoRoot_
   std::filesystem::path commonDir_;     // the shared .git directory
+  mutable std::mutex sparseMutex_;
+  std::vector<std::string> sparse_;     // sparse_paths
 
   // Resets `wt` and puts it in the pool; false when it cannot be pooled.
   bool poolOne(const Worktree& wt, bool deleteBranch, const std::vector<std::string>& keep);

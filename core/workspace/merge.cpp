@@ -60,7 +60,7 @@ MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& age
   out.commit = result.commit;
   if (!dryRun && merged(result.outcome) && !keep) {
     auto config = configState().config;
-    auto& worktrees = worktreesFor(config ? config->general.workspaceDir : GeneralConfig{}.workspaceDir);
+    auto& worktrees = worktreesFor(config ? config->general : GeneralConfig{});
     std::vector<Worktree> done;
     for (const auto& wt : worktrees.list()) {
       bool ofThisRace = std::any_of(race.agents.begin(), race.agents.end(), [&](const AgentRecord& a) {
@@ -184,7 +184,7 @@ CleanupReport Workspace::cleanup(const std::optional<std::string>& raceId, bool 
     }
   }
 
-  auto& worktrees = worktreesFor(config()->general.workspaceDir);
+  auto& worktrees = worktreesFor(config()->general);
   auto existing = worktrees.list();
   CleanupReport out;
   const PoolPolicy policy = poolPolicy();

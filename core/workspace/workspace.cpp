@@ -180,6 +180,12 @@ WorktreeManager& Workspace::worktreesFor(const fs::path& workspaceDir) {
   return *manager;
 }
 
+WorktreeManager& Workspace::worktreesFor(const GeneralConfig& general) {
+  WorktreeManager& manager = worktreesFor(general.workspaceDir);
+  manager.setSparsePaths(general.sparsePaths);
+  return manager;
+}
+
 // --- races ---------------------------------------------------------------------------------
 
 Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest* collab) {
@@ -327,7 +333,7 @@ void Workspace::launch(Plan planned, std::function<void(RaceSummary)> started) {
                         .pool = pool_,
                         .publish = [this](RaceEventBody event) { emit(std::move(event)); },
                         .slots = slots_,
-                        .worktrees = worktreesFor(planned.race.config->general.workspaceDir),
+                        .worktrees = worktreesFor(planned.race.config->general),
                         .redactor = planned.redactor,
                         .readGate = [this] { return recorder_->backlog() < RaceRecorder::kMaxBacklog; },
                         .sandbox = planned.sandbox},

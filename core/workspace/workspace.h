@@ -221,6 +221,8 @@ class Workspace {
   // The worktrees under `workspaceDir` ([general] workspace_dir). Throws
   // WorkspaceError (RaceRefused) for a directory outside the repository.
   WorktreeManager& worktreesFor(const std::filesystem::path& workspaceDir);
+  // The manager of general.workspaceDir, told general.sparsePaths.
+  WorktreeManager& worktreesFor(const GeneralConfig& general);
 
   boost::asio::io_context& io_;
   WorkspaceOptions options_;

@@ -1015,6 +1015,29 @@ TEST_F(CliTest, APoolSurvivesAKilledHydraWithoutLeakingWorktrees) {
   EXPECT_EQ(git("worktree prune --dry-run -v"), "");
 }
 
+// [general] sparse_paths: the agent sees its folders and the root's files; its
+// commit, its score and its merge keep everything else as it was.
+TEST_F(CliTest, ASparseRaceSeesOnlyItsFoldersAndItsMergeKeepsTheRest) {
+  writeFile(repo_ / "services" / "api" / "main.txt", "api\n");
+  writeFile(repo_ / "services" / "web" / "index.txt", "web\n");
+  git("add -A");
+  git("commit -q -m 'a monorepo'");
+  writeConfig("[general]\nsparse_paths = [\"services/api\"]\n\n"
+              "[agents.a]\nadapter = \"command\"\nbinary = \"/bin/sh\"\n"
+              "args = [\"-c\", \"find . -path ./.git -prune -o -type f -print | sort > seen.txt; echo fixed >> services/api/main.txt\"]\n");
+  Outcome r = hydra({"race", "Fix the api", "--agents", "a"});
+  ASSERT_EQ(r.code, 0) << r;
+  const std::string id = raceIds().at(0);
+  const std::string branch = "hydra/a-" + id;
+  EXPECT_EQ(git("show " + branch + ":seen.txt"), "./README.md\n./seen.txt\n./services/api/main.txt");
+  EXPECT_EQ(git("diff --name-only main " + branch), "seen.txt\nservices/api/main.txt");
+  Outcome merged = hydra({"merge", id, "a"});
+  ASSERT_EQ(merged.code, 0) << merged;
+  EXPECT_EQ(readFile(repo_ / "services" / "web" / "index.txt"), "web\n");
+  EXPECT_EQ(readFile(repo_ / "src" / "a.txt"), "alpha\n");
+  EXPECT_EQ(readFile(repo_ / "services" / "api" / "main.txt"), "api\nfixed\n");
+}
+
 // [general] setup_command failing is the setup's failure, not the agent's.
 TEST_F(CliTest, ASetupThatFailsIsReportedAsASetupFailure) {
   writeConfig("[general]\nsetup_command = \"echo resolving; echo 'npm ERR! no lockfile' >&2; exit 3\"\n\n" +

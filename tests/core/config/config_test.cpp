@@ -323,6 +323,10 @@ TEST(ConfigTest, PoolKeepsIgnoredFoldersAndSetupRunsACommand) {
               "'keep_ignored' must be a relative path inside the repository, found '../x'");
   expectError("[general]\nkeep_ignored = [\".git\"]\n", 2, 17, "'keep_ignored' cannot keep git's own directory");
   expectError("[general]\nsetup_command = \"\"\n", 2, 17, "'setup_command' must not be empty");
+  EXPECT_THAT(parseConfig("[general]\nsparse_paths = [\"services/api/\", \"libs\"]\n", "hydra.toml").general.sparsePaths,
+              ElementsAre("services/api", "libs"));
+  expectError("[general]\nsparse_paths = [\"../x\"]\n", 2, 17,
+              "'sparse_paths' must be a relative path inside the repository, found '../x'");
 }
 
 TEST(ConfigErrorTest, SandboxMustBeOneOfItsModes) {
@@ -571,7 +575,7 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
   EXPECT_THAT(keys.at(""), ElementsAre("general", "agents", "scoring", "collaboration"));
   EXPECT_THAT(keys.at("general"),
               ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds", "sandbox", "copy_ignored",
-                          "pool_size", "keep_ignored", "setup_command"));
+                          "pool_size", "keep_ignored", "sparse_paths", "setup_command"));
   EXPECT_THAT(keys.at("agents.*"), ElementsAre("adapter", "binary", "args", "extra_args", "env",
                                                "timeout_seconds", "acp_permissions", "writable_paths"));
   EXPECT_THAT(keys.at("scoring.weights"),

@@ -230,6 +230,25 @@ TEST_F(PoolTest, AKeptFolderGivesWayToWhatTheNewBaseTracksThere) {
   expectExactly(wt, next, {});
 }
 
+TEST_F(PoolTest, AnIndexHydraDoesNotPatchItselfIsMovedByLibgit2) {
+  // hydra patches only the index files it writes (versions 2 and 3, optional
+  // extensions); git's version 4, with compressed paths, is left to libgit2.
+  WorktreeManager m = manager();
+  m.release(m.createMany({"a", "b"}, "HEAD", "20261126T070000"), true, PoolPolicy{2, {}});
+  const auto pooled = m.pool();
+  ASSERT_THAT(pooled, SizeIs(2));
+  TempRepo::gitIn(pooled[0].path, "update-index --index-version 4");
+  repo_.write("src/a.txt", "alpha, again\n");
+  repo_.write("lib/added.txt", "added\n");
+  fs::remove(repo_.root() / "docs/guide.md");
+  const std::string next = repo_.commit("the next base");
+  for (const auto& wt : m.createMany({"c", "d"}, "HEAD", "20261126T080000")) {
+    SCOPED_TRACE(wt.name);
+    expectExactly(wt, next, {});
+    EXPECT_EQ(TempRepo::gitIn(wt.path, "ls-files -s"), TempRepo::gitIn(wt.path, "ls-tree -r HEAD --format='%(objectmode) %(objectname) 0\t%(path)'"));
+  }
+}
+
 TEST_F(PoolTest, ThePoolHoldsAtMostPoolSizeAndShrinksWhenItIsLowered) {
   WorktreeManager m = manager();
   const auto three = m.createMany({"a", "b", "c"}, "HEAD", "20261126T070000");

@@ -1,0 +1,173 @@
+#include "core/git/index_file.h"
+
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include "core/git/git.h"
+
+namespace hydra::core::git {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kHeaderSize = 12;
+constexpr std::size_t kChecksumSize = 20;
+constexpr std::size_t kFixedEntrySize = 62;  // before the path: stat data, oid, flags
+constexpr std::uint16_t kExtendedFlag = 0x4000;
+constexpr std::uint16_t kNameMask = 0x0fff;
+
+std::uint32_t read32(const unsigned char* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+}
+
+std::uint16_t read16(const unsigned char* p) { return static_cast<std::uint16_t>((p[0] << 8) | p[1]); }
+
+void put32(std::string& out, std::uint32_t v) {
+  const char bytes[] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                        static_cast<char>(v)};
+  out.append(bytes, 4);
+}
+
+void put16(std::string& out, std::uint16_t v) {
+  const char bytes[] = {static_cast<char>(v >> 8), static_cast<char>(v)};
+  out.append(bytes, 2);
+}
+
+// An entry of the file as it stands: its path and where its bytes are.
+struct Span {
+  std::string_view path;
+  std::size_t offset = 0;
+  std::size_t size = 0;
+};
+
+struct Parsed {
+  std::uint32_t version = 0;
+  std::vector<Span> entries;
+};
+
+// The entries of `data` (a whole index file), or nullopt when it is not one
+// patchIndex() handles.
+std::optional<Parsed> parse(const std::string& data) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
+  if (data.size() < kHeaderSize + kChecksumSize || std::memcmp(bytes, "DIRC", 4) != 0) return std::nullopt;
+  Parsed parsed;
+  parsed.version = read32(bytes + 4);
+  if (parsed.version != 2 && parsed.version != 3) return std::nullopt;
+  const std::size_t end = data.size() - kChecksumSize;
+  unsigned char sum[SHA_DIGEST_LENGTH];
+  SHA1(bytes, end, sum);
+  if (std::memcmp(sum, bytes + end, kChecksumSize) != 0) return std::nullopt;
+
+  const std::uint32_t count = read32(bytes + 8);
+  parsed.entries.reserve(count);
+  std::size_t at = kHeaderSize;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (at + kFixedEntrySize > end) return std::nullopt;
+    const std::uint16_t flags = read16(bytes + at + 60);
+    std::size_t fixed = kFixedEntrySize;
+    if ((flags & kExtendedFlag) != 0) {
+      if (parsed.version < 3) return std::nullopt;
+      fixed += 2;
+    }
+    const void* nul = std::memchr(bytes + at + fixed, '\0', end - std::min(end, at + fixed));
+    if (nul == nullptr) return std::nullopt;
+    const std::size_t length = static_cast<const unsigned char*>(nul) - (bytes + at + fixed);
+    // The path's NUL and padding to a multiple of eight.
+    const std::size_t size = (fixed + length + 8) & ~std::size_t{7};
+    if (at + size > end || (flags >> 12 & 0x3) != 0) return std::nullopt;  // staged conflicts: not hydra's
+    parsed.entries.push_back({std::string_view(data.data() + at + fixed, length), at, size});
+    at += size;
+  }
+  // Extensions: optional ones (an upper-case first letter) go; any other is not ours to drop.
+  while (at + 8 <= end) {
+    if (bytes[at] < 'A' || bytes[at] > 'Z') return std::nullopt;
+    at += 8 + read32(bytes + at + 4);
+  }
+  if (at != end) return std::nullopt;
+  return parsed;
+}
+
+void putEntry(std::string& out, const IndexUpdate& u) {
+  const struct stat& st = u.written;
+  put32(out, static_cast<std::uint32_t>(st.st_ctim.tv_sec));
+  put32(out, static_cast<std::uint32_t>(st.st_ctim.tv_nsec));
+  put32(out, static_cast<std::uint32_t>(st.st_mtim.tv_sec));
+  put32(out, static_cast<std::uint32_t>(st.st_mtim.tv_nsec));
+  put32(out, static_cast<std::uint32_t>(st.st_dev));
+  put32(out, static_cast<std::uint32_t>(st.st_ino));
+  put32(out, static_cast<std::uint32_t>(u.mode));
+  put32(out, static_cast<std::uint32_t>(st.st_uid));
+  put32(out, static_cast<std::uint32_t>(st.st_gid));
+  put32(out, static_cast<std::uint32_t>(st.st_size));
+  out.append(reinterpret_cast<const char*>(u.id.id), GIT_OID_RAWSZ);
+  put16(out, static_cast<std::uint16_t>(std::min<std::size_t>(u.path.size(), kNameMask)));
+  out += u.path;
+  out.append(8 - (kFixedEntrySize + u.path.size()) % 8, '\0');
+}
+
+}  // namespace
+
+bool patchIndex(const fs::path& index, const std::vector<std::string>& removed, std::vector<IndexUpdate> updated) {
+  std::string data;
+  {
+    std::ifstream in(index, std::ios::binary);
+    if (!in) return false;
+    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::optional<Parsed> parsed = parse(data);
+  if (!parsed) return false;
+
+  std::sort(updated.begin(), updated.end(), [](const IndexUpdate& a, const IndexUpdate& b) { return a.path < b.path; });
+  std::set<std::string_view> gone(removed.begin(), removed.end());
+  for (const auto& u : updated) gone.insert(u.path);
+
+  std::string out;
+  out.reserve(data.size() + updated.size() * 128);
+  out.append(data, 0, 8);  // signature and version
+  put32(out, 0);           // the count, once known
+  std::uint32_t count = 0;
+  auto next = updated.begin();
+  for (const Span& e : parsed->entries) {
+    // Git's order: by path, byte by byte.
+    for (; next != updated.end() && std::string_view(next->path) < e.path; ++next, ++count) putEntry(out, *next);
+    if (gone.contains(e.path)) continue;
+    out.append(data, e.offset, e.size);
+    ++count;
+  }
+  for (; next != updated.end(); ++next, ++count) putEntry(out, *next);
+  std::string counted;
+  put32(counted, count);
+  out.replace(8, 4, counted);
+  unsigned char sum[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(out.data()), out.size(), sum);
+  out.append(reinterpret_cast<const char*>(sum), sizeof sum);
+
+  // As git does: the new file under index.lock, then renamed over the old one.
+  const fs::path lock = index.string() + ".lock";
+  {
+    std::ofstream file(lock, std::ios::binary | std::ios::trunc);
+    file.write(out.data(), static_cast<std::streamsize>(out.size()));
+    file.close();
+    if (!file) {
+      std::error_code ec;
+      fs::remove(lock, ec);
+      throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + lock.string());
+    }
+  }
+  std::error_code ec;
+  fs::rename(lock, index, ec);
+  if (ec) throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + index.string() + ": " + ec.message());
+  return true;
+}
+
+}  // namespace hydra::core::git

@@ -1,0 +1,41 @@
+#pragma once
+
+// A worktree's index file changed in place of libgit2's git_index: for moving
+// a pooled worktree to a new base (core/git/checkout.h, moveTree), where a few
+// entries change in an index of maybe 100,000. libgit2 parses every entry into
+// its own structures and hashes the file with a collision-detecting SHA-1 on
+// the way in and out, which on a large repository costs more than everything
+// else a warm race start does. Here the entries that stay are copied as bytes.
+//
+// Only what hydra itself writes is handled: index versions 2 and 3, and
+// optional extensions, which are dropped (the cached tree, the untracked
+// cache: both only speed git up, and both would be stale). Anything else, a
+// required extension, version 4's compressed paths, a wrong checksum, makes
+// patchIndex() change nothing and return false: the caller then uses libgit2.
+
+#include <sys/stat.h>
+
+#include <git2.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace hydra::core::git {
+
+// One entry to add or replace: what was written at `path` and its blob.
+struct IndexUpdate {
+  std::string path;  // relative, '/'-separated
+  git_oid id{};
+  git_filemode_t mode = GIT_FILEMODE_BLOB;
+  struct stat written {};
+};
+
+// Removes the entries at `removed` and adds or replaces `updated` in the index
+// file `index`, written anew under index.lock and renamed over it. Returns
+// false, having changed nothing, when the file is not one it can handle.
+// Throws GitError when the new file cannot be written.
+bool patchIndex(const std::filesystem::path& index, const std::vector<std::string>& removed,
+                std::vector<IndexUpdate> updated);
+
+}  // namespace hydra::core::git
