@@ -9,8 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <set>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -222,6 +224,73 @@ std::string readLink(const fs::path& p) {
   if (n < 0) return {};
   target.resize(static_cast<std::size_t>(n));
   return target;
+}
+
+// Every blob, link and submodule of `tree`, below `prefix`, into `out`.
+void entriesBelow(git_repository* repo, const git_tree_entry* tree, const std::string& prefix, std::vector<Entry>& out) {
+  git_tree* raw = nullptr;
+  check(git_tree_lookup(&raw, repo, git_tree_entry_id(tree)), "read the tree " + prefix);
+  TreePtr sub(raw);
+  Walk walk;
+  check(git_tree_walk(sub.get(), GIT_TREEWALK_PRE, collect, &walk), "walk the tree " + prefix);
+  for (Entry& e : walk.entries) {
+    e.path = prefix + "/" + e.path;
+    out.push_back(std::move(e));
+  }
+}
+
+// What differs between the trees `a` and `b` (below `prefix`): the entries of
+// `a` that go and those of `b` that come (both, for a changed file). Only
+// subtrees whose ids differ are read, so moving between two commits of a
+// large repository costs what they changed, where a diff reads every entry.
+void compareTrees(git_repository* repo, const git_tree* a, const git_tree* b, const std::string& prefix,
+                  std::vector<Entry>& removed, std::vector<Entry>& written) {
+  std::map<std::string_view, std::pair<const git_tree_entry*, const git_tree_entry*>> names;
+  for (std::size_t i = 0; i < git_tree_entrycount(a); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(a, i);
+    names[git_tree_entry_name(e)].first = e;
+  }
+  for (std::size_t i = 0; i < git_tree_entrycount(b); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(b, i);
+    names[git_tree_entry_name(e)].second = e;
+  }
+  auto entry = [](const std::string& path, const git_tree_entry* e) {
+    Entry out;
+    out.path = path;
+    git_oid_cpy(&out.id, git_tree_entry_id(e));
+    out.mode = git_tree_entry_filemode(e);
+    return out;
+  };
+  for (const auto& [name, pair] : names) {
+    const auto [old, now] = pair;
+    const std::string path = prefix.empty() ? std::string(name) : prefix + "/" + std::string(name);
+    if (old && now && git_tree_entry_filemode(old) == git_tree_entry_filemode(now) &&
+        git_oid_equal(git_tree_entry_id(old), git_tree_entry_id(now))) {
+      continue;
+    }
+    const bool oldTree = old && git_tree_entry_filemode(old) == GIT_FILEMODE_TREE;
+    const bool nowTree = now && git_tree_entry_filemode(now) == GIT_FILEMODE_TREE;
+    if (oldTree && nowTree) {
+      git_tree* rawOld = nullptr;
+      git_tree* rawNow = nullptr;
+      check(git_tree_lookup(&rawOld, repo, git_tree_entry_id(old)), "read the tree " + path);
+      TreePtr oldSub(rawOld);
+      check(git_tree_lookup(&rawNow, repo, git_tree_entry_id(now)), "read the tree " + path);
+      TreePtr nowSub(rawNow);
+      compareTrees(repo, oldSub.get(), nowSub.get(), path, removed, written);
+      continue;
+    }
+    if (oldTree) {
+      entriesBelow(repo, old, path, removed);
+    } else if (old) {
+      removed.push_back(entry(path, old));
+    }
+    if (nowTree) {
+      entriesBelow(repo, now, path, written);
+    } else if (now) {
+      written.push_back(entry(path, now));
+    }
+  }
 }
 
 // A used worktree compared, path by path, with the tree it must hold again.
@@ -457,32 +526,14 @@ bool moveTree(const fs::path& worktree, const std::string& from, const std::stri
   if (filtersConfigured(repo.get())) return false;
   TreePtr before = treeOf(repo.get(), from);
   TreePtr after = treeOf(repo.get(), to);
-  git_diff_options options;
-  check(git_diff_options_init(&options, GIT_DIFF_OPTIONS_VERSION), "initialise diff options");
-  git_diff* rawDiff = nullptr;
-  check(git_diff_tree_to_tree(&rawDiff, repo.get(), before.get(), after.get(), &options),
-        "compare " + from + " with " + to);
-  DiffPtr diff(rawDiff);
 
   // What goes and what comes, all known before anything on disk changes.
   std::vector<Entry> removed;
   std::vector<Entry> written;
-  for (std::size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
-    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
-    const std::string path = delta->new_file.path;
-    if (path == ".gitattributes" || path.ends_with("/.gitattributes")) return false;
-    if (delta->status == GIT_DELTA_DELETED || delta->status == GIT_DELTA_MODIFIED) {
-      Entry e;
-      e.path = path;
-      e.mode = static_cast<git_filemode_t>(delta->old_file.mode);
-      removed.push_back(std::move(e));
-    }
-    if (delta->status == GIT_DELTA_ADDED || delta->status == GIT_DELTA_MODIFIED) {
-      Entry e;
-      e.path = path;
-      e.id = delta->new_file.id;
-      e.mode = static_cast<git_filemode_t>(delta->new_file.mode);
-      written.push_back(std::move(e));
+  compareTrees(repo.get(), before.get(), after.get(), "", removed, written);
+  for (const auto* list : {&removed, &written}) {
+    for (const Entry& e : *list) {
+      if (e.path == ".gitattributes" || e.path.ends_with("/.gitattributes")) return false;
     }
   }
 

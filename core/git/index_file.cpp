@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -120,9 +119,12 @@ void putEntry(std::string& out, const IndexUpdate& u) {
 bool patchIndex(const fs::path& index, const std::vector<std::string>& removed, std::vector<IndexUpdate> updated) {
   std::string data;
   {
+    std::error_code ec;
+    const auto size = fs::file_size(index, ec);
     std::ifstream in(index, std::ios::binary);
-    if (!in) return false;
-    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (ec || !in) return false;
+    data.resize(size);
+    if (!in.read(data.data(), static_cast<std::streamsize>(size))) return false;
   }
   const std::optional<Parsed> parsed = parse(data);
   if (!parsed) return false;
