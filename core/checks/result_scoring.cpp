@@ -144,7 +144,8 @@ void ResultScoring::startSubjectJob(const std::shared_ptr<Job>& job) {
     std::optional<Worktree> wt;
     std::string error;
     try {
-      wt = self->ctx_.worktrees.create(worktreeName(job->subject), commit, self->spec_.raceId);
+      // Fresh, never from the pool: a previous agent's kept folders must not sway a score.
+      wt = self->ctx_.worktrees.create(worktreeName(job->subject), commit, self->spec_.raceId, false);
     } catch (const std::exception& e) {
       error = "could not check out its result: " + std::string(e.what());
     }
@@ -203,7 +204,7 @@ void ResultScoring::startBaselineJob(const std::shared_ptr<Job>& job) {
     std::optional<Worktree> wt;
     std::string error;
     try {
-      wt = self->ctx_.worktrees.create(kBaselineWorktree, base, self->spec_.raceId);
+      wt = self->ctx_.worktrees.create(kBaselineWorktree, base, self->spec_.raceId, false);
     } catch (const std::exception& e) {
       error = e.what();
     }

@@ -570,14 +570,14 @@ void WorktreeManager::ensureExcluded() {
 }
 
 Worktree WorktreeManager::create(const std::string& agentId, const std::string& baseCommit,
-                                 const std::string& timestamp) {
-  std::vector<Worktree> made = createMany({agentId}, baseCommit, timestamp);
+                                 const std::string& timestamp, bool fromPool) {
+  std::vector<Worktree> made = createMany({agentId}, baseCommit, timestamp, fromPool);
   return std::move(made.front());
 }
 
 std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>& agentIds,
                                                   const std::string& baseCommit,
-                                                  const std::string& timestamp) {
+                                                  const std::string& timestamp, bool fromPool) {
   requireSafeId("timestamp", timestamp);
   std::set<std::string> seen;
   for (const std::string& id : agentIds) {
@@ -612,7 +612,8 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
   try {
     {
       std::lock_guard lock(registryMutex());
-      std::vector<PooledWorktree> available = sparse.empty() ? pool() : std::vector<PooledWorktree>{};
+      std::vector<PooledWorktree> available =
+          fromPool && sparse.empty() ? pool() : std::vector<PooledWorktree>{};
       for (std::size_t i = 0; i < plans.size(); ++i) {
         Worktree& wt = plans[i];
         createBranch(repo.get(), wt);

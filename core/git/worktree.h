@@ -69,8 +69,10 @@ class WorktreeManager {
   // worktree. agentId and timestamp may contain only [A-Za-z0-9_-]. Throws
   // GitError (GIT_EEXISTS) when the worktree, its directory or its branch
   // already exists; a failed create leaves nothing behind.
+  // `fromPool` false: a fresh checkout even when the pool has worktrees
+  // (the checks that score agents never run among a previous agent's kept folders).
   Worktree create(const std::string& agentId, const std::string& baseCommit,
-                  const std::string& timestamp);
+                  const std::string& timestamp, bool fromPool = true);
 
   // Creates one worktree per agent, all from the same commit. Branches and
   // worktree metadata are made one after another (quick); the checkouts, the
@@ -80,7 +82,8 @@ class WorktreeManager {
   // differ. All or nothing: if one fails, those already made are removed and
   // the first error is rethrown. Results are in the order of `agentIds`.
   std::vector<Worktree> createMany(const std::vector<std::string>& agentIds,
-                                   const std::string& baseCommit, const std::string& timestamp);
+                                   const std::string& baseCommit, const std::string& timestamp,
+                                   bool fromPool = true);
 
   // The worktrees of this repository whose HEAD is a hydra/* branch, sorted by
   // name. Includes dangling ones whose directory has disappeared.

@@ -32,7 +32,8 @@ void Workspace::startVerify(VerifyRequest request, std::function<void(scoring::C
       sandbox = std::make_shared<const sandbox::SandboxDecision>(
           sandbox::decideSandbox(mode, sandbox::cachedSandboxProbe()));
       worktrees = &worktreesFor(config->general.workspaceDir);
-      wt = worktrees->create("_verify-" + request.agentId, *agent.commit, request.raceId);
+      // Fresh, never from the pool: the verdict must not depend on what an earlier agent kept.
+      wt = worktrees->create("_verify-" + request.agentId, *agent.commit, request.raceId, false);
       for (const auto& file : request.files) {
         // The files are the caller's; where they go must stay inside the checkout.
         auto target = resolveInside(wt->path, file);

@@ -249,6 +249,18 @@ TEST_F(PoolTest, AnIndexHydraDoesNotPatchItselfIsMovedByLibgit2) {
   }
 }
 
+TEST_F(PoolTest, ACheckoutForChecksIsAlwaysFresh) {
+  // Scoring and verification checkouts never run among a previous agent's kept folders.
+  WorktreeManager m = manager();
+  const Worktree used = m.create("claude", "HEAD", "20261126T070000");
+  writeFile(used.path / "node_modules/jest/index.js", "module.exports = () => 'all tests pass';\n");
+  m.release({used}, true, PoolPolicy{1, {"node_modules"}});
+  const Worktree check = m.create("_check-codex", "HEAD", "20261126T080000", /*fromPool=*/false);
+  EXPECT_FALSE(fs::exists(check.path / "node_modules"));
+  expectExactly(check, base_, {});
+  EXPECT_THAT(m.pool(), SizeIs(1)) << "left for the next agent";
+}
+
 TEST_F(PoolTest, ThePoolHoldsAtMostPoolSizeAndShrinksWhenItIsLowered) {
   WorktreeManager m = manager();
   const auto three = m.createMany({"a", "b", "c"}, "HEAD", "20261126T070000");
