@@ -546,9 +546,9 @@ bool moveTree(const fs::path& worktree, const std::string& from, const std::stri
       git_error_clear();
       return false;
     }
-    const bool tree_ = git_tree_entry_type(raw) == GIT_OBJECT_TREE;
+    const bool isFolder = git_tree_entry_type(raw) == GIT_OBJECT_TREE;
     git_tree_entry_free(raw);
-    return tree_;
+    return isFolder;
   };
   for (const Entry& e : removed) {
     if (e.mode == GIT_FILEMODE_COMMIT) {

@@ -464,6 +464,12 @@ bool claim(const fs::path& commonDir, const PooledWorktree& pooled, const Worktr
   return true;
 }
 
+// Removes a pooled worktree, directory and metadata. Call with registryMutex() held.
+void drop(const fs::path& commonDir, const PooledWorktree& pooled) {
+  if (pathExists(pooled.path)) removeTree(pooled.path);
+  removeTree(adminDir(commonDir, pooled.name));
+}
+
 // A taken worktree that cannot be moved (content filters apply now) is
 // emptied and checked out afresh.
 void refill(const fs::path& commonDir, const Worktree& wt, std::size_t writers);
@@ -726,10 +732,8 @@ bool WorktreeManager::poolOne(const Worktree& wt, bool deleteBranch, const std::
       !fs::is_directory(admin, ec)) {
     return false;
   }
-  {
-    git::RepositoryPtr repo = git::openRepository(repoRoot_);
-    requireUnlocked(repo.get(), wt);
-  }
+  git::RepositoryPtr repo = git::openRepository(repoRoot_);
+  requireUnlocked(repo.get(), wt);
   resetMetadata(commonDir_, wt, wt.baseCommit);
   const std::optional<std::uintmax_t> bytes = git::resetTree(wt.path, wt.baseCommit, keep);
   if (!bytes) return false;
@@ -739,7 +743,6 @@ bool WorktreeManager::poolOne(const Worktree& wt, bool deleteBranch, const std::
 
   const std::string name = newPoolName();
   const fs::path path = workspaceDir_ / name;
-  git::RepositoryPtr repo = git::openRepository(repoRoot_);
   std::lock_guard lock(registryMutex());
   if (deleteBranch) deleteBranchIfPresent(repo.get(), wt.branch);
   fs::rename(admin, adminDir(commonDir_, name), ec);
@@ -765,11 +768,9 @@ std::vector<Worktree> WorktreeManager::release(const std::vector<Worktree>& work
   std::vector<PooledWorktree> pooled = pool();
   // pool_size was lowered: the pool shrinks to it (its worktrees are alike).
   while (pooled.size() > policy.size) {
-    const PooledWorktree extra = std::move(pooled.back());
-    pooled.pop_back();
     std::lock_guard lock(registryMutex());
-    if (pathExists(extra.path)) removeTree(extra.path);
-    removeTree(adminDir(commonDir_, extra.name));
+    drop(commonDir_, pooled.back());
+    pooled.pop_back();
   }
   // A sparse checkout is not what a pooled worktree holds.
   const std::size_t room = sparsePaths().empty() ? policy.size - pooled.size() : 0;
@@ -801,10 +802,7 @@ std::vector<PooledWorktree> WorktreeManager::pool() {
 std::vector<PooledWorktree> WorktreeManager::emptyPool() {
   std::lock_guard lock(registryMutex());
   std::vector<PooledWorktree> removed = pool();
-  for (const PooledWorktree& p : removed) {
-    if (pathExists(p.path)) removeTree(p.path);
-    removeTree(adminDir(commonDir_, p.name));
-  }
+  for (const PooledWorktree& p : removed) drop(commonDir_, p);
   return removed;
 }
 
