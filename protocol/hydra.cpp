@@ -51,6 +51,7 @@ HydraCapabilities tag_invoke(json::value_to_tag<HydraCapabilities>, const json::
 void tag_invoke(json::value_from_tag, json::value& v, const RaceParams& x) {
   json::object o{{"task", x.task}, {"agents", arrayOf(x.agents)}};
   put(o, "base", x.base);
+  put(o, "executor", x.executor);
   if (x.workDoneToken) o["workDoneToken"] = toJson(*x.workDoneToken);
   v = std::move(o);
 }
@@ -61,6 +62,7 @@ RaceParams tag_invoke(json::value_to_tag<RaceParams>, const json::value& v) {
   r.required("task", x.task);
   r.required("agents", x.agents);
   r.optional("base", x.base);
+  r.optional("executor", x.executor);
   r.optional("workDoneToken", x.workDoneToken);
   if (blank(x.task)) throw ParamError("task", "must not be empty");
   if (x.agents.empty()) throw ParamError("agents", "name at least one agent");
@@ -70,6 +72,8 @@ RaceParams tag_invoke(json::value_to_tag<RaceParams>, const json::value& v) {
   }
   if (x.base && x.base->empty())
     throw ParamError("base", "must not be empty (leave it out for HEAD)");
+  if (x.executor && *x.executor != "local" && *x.executor != "slurm")
+    throw ParamError("executor", "must be \"local\" or \"slurm\" (leave it out for [executor] kind)");
   return x;
 }
 
@@ -82,6 +86,7 @@ void tag_invoke(json::value_from_tag, json::value& v, const CollabParams& x) {
   put(o, "maxIterations", x.maxIterations);
   put(o, "untilScore", x.untilScore);
   put(o, "base", x.base);
+  put(o, "executor", x.executor);
   if (x.workDoneToken) o["workDoneToken"] = toJson(*x.workDoneToken);
   v = std::move(o);
 }
@@ -95,6 +100,7 @@ CollabParams tag_invoke(json::value_to_tag<CollabParams>, const json::value& v) 
   r.optional("maxIterations", x.maxIterations);
   r.optional("untilScore", x.untilScore);
   r.optional("base", x.base);
+  r.optional("executor", x.executor);
   r.optional("workDoneToken", x.workDoneToken);
   if (blank(x.task)) throw ParamError("task", "must not be empty");
   if (x.builder && x.builder->empty()) throw ParamError("builder", "must not be empty");
@@ -104,6 +110,8 @@ CollabParams tag_invoke(json::value_to_tag<CollabParams>, const json::value& v) 
     throw ParamError("untilScore", "must be between 0 and 100");
   if (x.base && x.base->empty())
     throw ParamError("base", "must not be empty (leave it out for HEAD)");
+  if (x.executor && *x.executor != "local" && *x.executor != "slurm")
+    throw ParamError("executor", "must be \"local\" or \"slurm\" (leave it out for [executor] kind)");
   return x;
 }
 
@@ -283,6 +291,7 @@ void tag_invoke(json::value_from_tag, json::value& v, const EvalRunParams& x) {
   if (!x.passK.empty()) o["passK"] = arrayOf(x.passK);
   put(o, "out", x.out);
   put(o, "resume", x.resume);
+  put(o, "executor", x.executor);
   if (x.workDoneToken) o["workDoneToken"] = toJson(*x.workDoneToken);
   v = std::move(o);
 }
@@ -296,6 +305,7 @@ EvalRunParams tag_invoke(json::value_to_tag<EvalRunParams>, const json::value& v
   r.optional("passK", x.passK);
   r.optional("out", x.out);
   r.optional("resume", x.resume);
+  r.optional("executor", x.executor);
   r.optional("workDoneToken", x.workDoneToken);
   if (blank(x.set)) throw ParamError("set", "must name an eval set file");
   for (std::size_t i = 0; i < x.agents.size(); ++i) {
@@ -307,6 +317,8 @@ EvalRunParams tag_invoke(json::value_to_tag<EvalRunParams>, const json::value& v
   }
   if (x.out && blank(*x.out)) throw ParamError("out", "must not be empty (leave it out for the default)");
   if (x.resume && blank(*x.resume)) throw ParamError("resume", "must name a report");
+  if (x.executor && *x.executor != "local" && *x.executor != "slurm")
+    throw ParamError("executor", "must be \"local\" or \"slurm\" (leave it out for [executor] kind)");
   return x;
 }
 

@@ -40,6 +40,7 @@ struct RaceParams {
   std::string task;                            // not blank
   std::vector<std::string> agents;             // names; one may repeat; not empty
   std::optional<std::string> base;             // commit or ref; default HEAD
+  std::optional<std::string> executor;         // "local" or "slurm"; default [executor] kind
   std::optional<ProgressToken> workDoneToken;  // LSP's WorkDoneProgressParams
 };
 
@@ -52,6 +53,7 @@ struct CollabParams {
   std::optional<int> maxIterations;            // >= 1
   std::optional<double> untilScore;            // 0..100
   std::optional<std::string> base;             // commit or ref; default HEAD
+  std::optional<std::string> executor;         // "local" or "slurm"; default [executor] kind
   std::optional<ProgressToken> workDoneToken;  // LSP's WorkDoneProgressParams
 };
 
@@ -136,6 +138,7 @@ struct EvalRunParams {
   std::vector<int> passK;                      // each >= 1; empty: the set's
   std::optional<std::string> out;              // the report's path; default .hydra/evals/NAME-TIME.json
   std::optional<std::string> resume;           // a report of an unfinished run of the same set
+  std::optional<std::string> executor;         // "local" or "slurm"; default [executor] kind
   std::optional<ProgressToken> workDoneToken;  // LSP's WorkDoneProgressParams
 };
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages hydra needs to build and test, and to run:
-# bubblewrap confines the agents and their checks (core/sandbox).
+# bubblewrap confines the agents and their checks (core/sandbox). The test
+# group adds Slurm and munge for the cluster executor's tests (a one-node
+# cluster that scripts/slurm-cluster.sh starts without their services).
 # Idempotent: when every package is already present it returns at once,
 # without touching apt's lists.
 set -euo pipefail
@@ -21,7 +23,7 @@ for group in "$@"; do
   case "$group" in
     build) ;;
     demo) packages+=(python3-pytest python3-pyflakes) ;;
-    test) packages+=(python3-pytest python3-pyflakes) ;;
+    test) packages+=(python3-pytest python3-pyflakes slurm-wlm munge) ;;
     fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;
     *) echo "install-deps.sh: unknown group '$group' (known: build, demo, test, fuzz)" >&2; exit 2 ;;
   esac
@@ -45,5 +47,15 @@ else
 fi
 echo "Installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Packages install their services stopped: hydra's tests start their own
+# private Slurm and munge daemons (scripts/slurm-cluster.sh), and a machine's
+# own must not start behind the user's back. A policy-rc.d that says "no" is
+# how Debian's maintainer scripts are told so; one already there is left alone.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\n# installed by hydra scripts/install-deps.sh while it runs\nexit 101\n' | $sudo tee "$policy" >/dev/null
+  $sudo chmod 755 "$policy"
+  trap '$sudo rm -f "$policy"' EXIT
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -251,7 +251,7 @@ void HydraService::race(protocol::RaceParams params, Reply reply) {
   auto token = params.workDoneToken;
   auto shared = std::make_shared<Reply>(std::move(reply));
   workspace().startRace(
-      core::RaceRequest{params.task, params.agents, params.base},
+      core::RaceRequest{.task = params.task, .agents = params.agents, .baseRef = params.base, .executor = params.executor},
       [this, alive = alive_, token, shared](core::RaceSummary race) {
         if (!*alive) return;
         LiveRace& live = live_[race.raceId];
@@ -279,7 +279,7 @@ void HydraService::collab(protocol::CollabParams params, Reply reply) {
   auto shared = std::make_shared<Reply>(std::move(reply));
   workspace().startCollab(
       core::CollabRequest{params.task, params.builder, params.reviewer, params.maxIterations, params.untilScore,
-                          params.base},
+                          params.base, params.executor},
       [this, alive = alive_, token, shared](core::RaceSummary race) {
         if (!*alive) return;
         LiveRace& live = live_[race.raceId];
@@ -467,7 +467,7 @@ void HydraService::evalRun(protocol::EvalRunParams params, Reply reply) {
       };
       core::eval::RunOptions options = core::eval::resolve(
           core::eval::RunRequest{params.set, params.agents, params.samples, params.passK, path(params.out),
-                                 path(params.resume), kVersion},
+                                 path(params.resume), kVersion, params.executor},
           ws->root());
       runner = core::eval::EvalRunner::prepare(*ws, std::move(options),
                                                [this](const fs::path& root) -> core::Workspace& {

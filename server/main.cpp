@@ -7,6 +7,7 @@
 #include <iostream>
 #include <spdlog/spdlog.h>
 
+#include "core/executor/job_runner.h"
 #include "core/git/git.h"
 #include "core/process/reaper.h"
 #include "hydra/version.h"
@@ -80,6 +81,9 @@ int runCommand(int argc, char** argv) {
       ->delimiter(',');
   raceCmd->add_option("--base", race.base, "Commit or ref the worktrees start from (default: HEAD)");
   raceCmd->add_flag("--json", race.json, "Print the race record as JSON at the end instead of live progress");
+  const std::vector<std::string> executorKinds = {"local", "slurm"};
+  raceCmd->add_option("--executor", race.executor, "Where agents and checks run: local or slurm (default: [executor] kind)")
+      ->check(CLI::IsMember(executorKinds));
 
   hydra::cli::CollabOptions collab;
   CLI::App* collabCmd = app.add_subcommand(
@@ -96,6 +100,8 @@ int runCommand(int argc, char** argv) {
       ->check(CLI::Range(0.0, 100.0));
   collabCmd->add_option("--base", collab.base, "Commit or ref the worktree starts from (default: HEAD)");
   collabCmd->add_flag("--json", collab.json, "Print the record (with its iterations) as JSON at the end");
+  collabCmd->add_option("--executor", collab.executor, "Where agents and checks run: local or slurm (default: [executor] kind)")
+      ->check(CLI::IsMember(executorKinds));
 
   hydra::cli::StatusOptions status;
   CLI::App* statusCmd = app.add_subcommand("status", "Show the races of this repository, or one race");
@@ -151,6 +157,12 @@ int runCommand(int argc, char** argv) {
   evalRunCmd->add_option("--format", evalRun.format, "How the report is printed at the end: text, json or markdown")
       ->capture_default_str();
   evalRunCmd->add_option("--resume", evalRun.resume, "Continue an interrupted run from its report");
+  evalRunCmd->add_option("--executor", evalRun.executor, "Where samples and checks run: local or slurm (default: [executor] kind)")
+      ->check(CLI::IsMember(executorKinds));
+  std::filesystem::path jobDir;
+  CLI::App* runJobCmd = app.add_subcommand("run-job", "Run a cluster job's command on this node (what hydra submits)");
+  runJobCmd->add_option("dir", jobDir, "The job's directory")->required();
+  runJobCmd->group("");
   hydra::cli::EvalInitOptions evalInit;
   CLI::App* evalInitCmd = evalCmd->add_subcommand(
       "init", "Write a commented eval set: a template, or a case from a race with its winner's tests hidden");
@@ -207,6 +219,7 @@ int runCommand(int argc, char** argv) {
     if (evalRunCmd->parsed()) return hydra::cli::runEvalRun(evalRun);
     if (evalCompareCmd->parsed()) return hydra::cli::runEvalCompare(evalCompare);
     if (evalInitCmd->parsed()) return hydra::cli::runEvalInit(evalInit);
+    if (runJobCmd->parsed()) return hydra::core::runJob(jobDir);
     std::cout << app.help();
     return 0;
   } catch (const hydra::cli::CommandError& e) {

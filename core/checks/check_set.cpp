@@ -78,7 +78,7 @@ void CheckSetRun::cancel() {
 }
 
 std::optional<pid_t> CheckSetRun::processGroup() const {
-  if (current_ && current_->pid() > 0) return current_->processGroup();
+  if (current_ && current_->pid() > 0) return current_->pid();  // it leads its group
   return std::nullopt;
 }
 
@@ -155,7 +155,8 @@ void CheckSetRun::run(Step step, const std::string& command) {
 
   auto self = shared_from_this();
   auto started = std::chrono::steady_clock::now();
-  current_ = Process::start(
+  Executor& executor = spec_.executor ? *spec_.executor : *localExecutor();
+  current_ = executor.start(
       io_, std::move(process),
       [self, tail, check](OutputStream stream, std::string line) {
         line = self->redactor_->redactLine(line, stream == OutputStream::Stdout ? tail->out : tail->err);
@@ -203,7 +204,8 @@ void CheckSetRun::run(Step step, const std::string& command) {
         }
         if (step == Step::Build || step == Step::Lint) r.findings = findingsIn(text, spec.checkout);
         self->finished(step, std::move(r));
-      });
+      },
+      JobLabel{spec_.raceId, spec_.subject, check});
 }
 
 std::vector<scoring::Finding> CheckSetRun::findingsIn(const std::string& output, const fs::path& checkout) {

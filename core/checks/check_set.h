@@ -39,6 +39,8 @@ struct CheckSetSpec {
   std::size_t parsedOutputBytes = 32 * 1024 * 1024;
   // Checks run agent-written code: confined as the agents are (null: unconfined).
   std::shared_ptr<const sandbox::SandboxDecision> sandbox;
+  // Where the checks run (null: here, as child processes of hydra).
+  std::shared_ptr<Executor> executor;
 };
 
 class CheckSetRun : public std::enable_shared_from_this<CheckSetRun> {
@@ -72,7 +74,7 @@ class CheckSetRun : public std::enable_shared_from_this<CheckSetRun> {
   CheckSetSpec spec_;
   Done done_;
   scoring::CheckSet results_;
-  std::shared_ptr<Process> current_;
+  std::shared_ptr<Execution> current_;
   bool cancelled_ = false;
 };
 

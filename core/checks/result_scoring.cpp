@@ -237,6 +237,7 @@ void ResultScoring::runChecks(const std::shared_ptr<Job>& job, const fs::path& c
   spec.checkout = checkout;
   spec.config = spec_.config->scoring;
   spec.sandbox = ctx_.sandbox;
+  spec.executor = ctx_.executor;
   job->run = CheckSetRun::start(ctx_.io, ctx_.publish, ctx_.redactor, std::move(spec),
                                 [job, then = std::move(then)](scoring::CheckSet checks) {
                                   job->checks = std::move(checks);

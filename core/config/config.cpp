@@ -6,6 +6,7 @@
 
 #include "core/adapter/adapter.h"
 #include "core/checks/protected_paths.h"
+#include "core/executor/slurm_executor.h"
 #include "core/scoring/parsers.h"
 
 #include <algorithm>
@@ -49,7 +50,7 @@ std::span<const std::string_view> adapterNameList() {
 std::optional<std::string> tableHoldingKey(std::string_view key) {
   auto keys = acceptedConfigKeys();
   for (std::string_view table : {"general"sv, "scoring"sv, "scoring.thresholds"sv,
-                                 "scoring.weights"sv, "collaboration"sv, "agents.*"sv}) {
+                                 "scoring.weights"sv, "collaboration"sv, "executor"sv, "agents.*"sv}) {
     const auto& names = keys.at(std::string(table));
     if (std::find(names.begin(), names.end(), key) == names.end()) continue;
     return table == "agents.*" ? std::string("[agents.NAME]") : "[" + std::string(table) + "]";
@@ -128,6 +129,94 @@ std::vector<Field> generalFields(GeneralConfig& out) {
       {"setup_command",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.setupCommand = r.nonEmptyString(key, node);
+       }},
+  };
+}
+
+// A path outside the repository, as the machine names it: absolute, or
+// starting with ~/ for the user's home.
+std::filesystem::path absolutePath(const Reader& r, std::string_view key, const toml::node& node) {
+  std::string text = r.nonEmptyString(key, node);
+  if (text.rfind("~/", 0) == 0) {
+    const char* home = std::getenv("HOME");
+    if (!home || !*home) r.fail(node.source(), "'" + std::string(key) + "' starts with ~/, but HOME is not set");
+    return (std::filesystem::path(home) / text.substr(2)).lexically_normal();
+  }
+  if (!std::filesystem::path(text).is_absolute()) {
+    r.fail(node.source(), "'" + std::string(key) + "' must be an absolute path (or start with ~/), found \"" + text + "\"");
+  }
+  return std::filesystem::path(text).lexically_normal();
+}
+
+bool isSlurmTime(std::string_view text) {
+  // Slurm's forms: minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S, or UNLIMITED.
+  if (text == "UNLIMITED" || text == "INFINITE") return true;
+  std::size_t dash = text.find('-');
+  std::string_view days = dash == std::string_view::npos ? std::string_view{} : text.substr(0, dash);
+  std::string_view clock = dash == std::string_view::npos ? text : text.substr(dash + 1);
+  auto digits = [](std::string_view s) {
+    return !s.empty() && s.size() <= 9 &&
+           std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  };
+  if (dash != std::string_view::npos && !digits(days)) return false;
+  int parts = 0;
+  for (std::size_t start = 0;; ++parts) {
+    std::size_t colon = clock.find(':', start);
+    if (!digits(clock.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start))) {
+      return false;
+    }
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  return parts <= 2;
+}
+
+std::vector<Field> executorFields(ExecutorConfig& out) {
+  return {
+      {"kind",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         static constexpr std::string_view kKinds[] = {"local", "slurm"};
+         out.kind = r.choice(key, node, kKinds);
+       }},
+      {"partition",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.partition = r.nonEmptyString(key, node);
+       }},
+      {"account",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.account = r.nonEmptyString(key, node);
+       }},
+      {"time_limit",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         if (const auto* minutes = node.as_integer()) {
+           if (minutes->get() < 1) r.fail(node.source(), "'time_limit' must be at least 1 minute");
+           out.timeLimit = std::to_string(minutes->get());
+           return;
+         }
+         std::string text = r.nonEmptyString(key, node);
+         if (!isSlurmTime(text)) {
+           r.fail(node.source(), "'time_limit' must be minutes, or Slurm's \"[days-]hours:minutes:seconds\", found \"" +
+                                     text + "\"");
+         }
+         out.timeLimit = text;
+       }},
+      {"extra_args",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.extraArgs = r.stringArray(key, node);
+         for (const auto& arg : out.extraArgs) {
+           if (isReservedSbatchOption(arg)) {
+             r.fail(node.source(), "'extra_args' cannot pass " + arg.substr(0, arg.find('=')) +
+                                       ": hydra sets it for every job (docs/scaling.md)");
+           }
+         }
+       }},
+      {"slurm_conf",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.slurmConf = absolutePath(r, key, node);
+       }},
+      {"hydra_binary",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.hydraBinary = absolutePath(r, key, node);
        }},
   };
 }
@@ -349,6 +438,10 @@ std::vector<Field> topLevelFields(Config& out) {
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          r.readTable(r.table(key, node), "[collaboration]", collaborationFields(out.collaboration));
        }},
+      {"executor",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         r.readTable(r.table(key, node), "[executor]", executorFields(out.executor));
+       }},
   };
 }
 
@@ -377,8 +470,8 @@ Config parseConfig(std::string_view text, const fs::path& file) {
   Reader reader(file, [](std::string_view key) {
     if (auto home = tableHoldingKey(key)) return "; it belongs in " + *home;
     return std::string(
-        "; settings belong in the tables [general], [agents.NAME], [scoring] and "
-        "[collaboration]");
+        "; settings belong in the tables [general], [agents.NAME], [scoring], "
+        "[collaboration] and [executor]");
   });
   reader.readTable(document, "", topLevelFields(config));
   return config;
@@ -439,6 +532,7 @@ std::map<std::string, std::vector<std::string>> acceptedConfigKeys() {
       {"scoring.weights", fieldNames(weightFields(scratch.scoring.weights))},
       {"scoring.thresholds", fieldNames(thresholdFields(scratch.scoring.thresholds))},
       {"collaboration", fieldNames(collaborationFields(scratch.collaboration))},
+      {"executor", fieldNames(executorFields(scratch.executor))},
   };
 }
 

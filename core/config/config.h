@@ -129,12 +129,30 @@ struct CollaborationConfig {
   bool operator==(const CollaborationConfig&) const = default;
 };
 
+// [executor]: where agent runs and checks execute (core/executor/).
+struct ExecutorConfig {
+  std::string kind = "local";  // "local" or "slurm"; --executor overrides it
+  // Slurm only: sbatch's --partition, --account and --time (unset: the
+  // cluster's defaults; --time from each command's timeout), more sbatch
+  // options, and the slurm.conf to use (unset: SLURM_CONF, or Slurm's own).
+  std::optional<std::string> partition;
+  std::optional<std::string> account;
+  std::optional<std::string> timeLimit;
+  std::vector<std::string> extraArgs;
+  std::optional<std::filesystem::path> slurmConf;  // absolute
+  // The hydra binary the nodes run; unset: this hydra's own path.
+  std::optional<std::filesystem::path> hydraBinary;  // absolute
+
+  bool operator==(const ExecutorConfig&) const = default;
+};
+
 struct Config {
   std::filesystem::path source;  // the file it came from; empty when defaults only
   GeneralConfig general;
   std::map<std::string, AgentConfig> agents;  // by name
   ScoringConfig scoring;
   CollaborationConfig collaboration;
+  ExecutorConfig executor;
 
   bool operator==(const Config&) const = default;
 };
@@ -195,7 +213,7 @@ std::span<const std::string_view> knownLintFormats();
 
 // Every key the parser accepts, by table: "" (top level), "general", "agents.*"
 // (any [agents.NAME]), "scoring", "scoring.weights", "scoring.thresholds",
-// "collaboration". Drawn from the parser's own tables, so docs and the JSON
+// "collaboration", "executor". Drawn from the parser's own tables, so docs and the JSON
 // schema can be checked against it.
 std::map<std::string, std::vector<std::string>> acceptedConfigKeys();
 

@@ -446,6 +446,23 @@ void renderCollaboration(ConfigWriter& w) {
   w.defaultSetting("refine_prompt_template", tomlString(defaults.refinePromptTemplate));
 }
 
+void renderExecutor(ConfigWriter& w) {
+  const ExecutorConfig defaults;
+  w.table("executor");
+  w.comment("Where agents and their checks run: \"local\" (here), or \"slurm\" (each one a batch job on a");
+  w.comment("Slurm cluster whose nodes share this repository's file system; docs/scaling.md).");
+  w.comment("--executor on hydra race, collab and eval run overrides it.");
+  w.defaultSetting("kind", tomlString(defaults.kind));
+  w.comment("The rest is for Slurm only.");
+  w.comment("partition: sbatch's --partition (default: the cluster's default partition).");
+  w.comment("account: sbatch's --account (default: the user's default account).");
+  w.comment("time_limit: sbatch's --time, minutes or \"[days-]hours:minutes:seconds\" (default: each");
+  w.comment("run's timeout plus a margin).");
+  w.comment("extra_args: more sbatch options, e.g. [\"--cpus-per-task=4\", \"--mem=8G\"] (default: none).");
+  w.comment("slurm_conf: the slurm.conf to use, absolute (default: SLURM_CONF, or Slurm's own).");
+  w.comment("hydra_binary: the hydra the nodes run, at a path they see (default: this hydra's path).");
+}
+
 // ---------------------------------------------------------------------------
 // Writing.
 
@@ -633,6 +650,8 @@ std::string renderInitConfig(const DetectedCommands& detected,
   renderAgents(w, agentNames);
   renderScoring(w, detected);
   renderCollaboration(w);
+  w.blank();
+  renderExecutor(w);
   return w.take();
 }
 

@@ -98,6 +98,7 @@ RunOptions resolve(const RunRequest& request, const fs::path& root) {
   run.samples = request.samples.value_or(set.samples);
   run.passK = request.passK.empty() ? set.passK : request.passK;
   run.hydraVersion = request.hydraVersion;
+  run.executor = request.executor;
   if (request.resume) {
     const fs::path resume = underRoot(*request.resume, root);
     try {
@@ -242,6 +243,7 @@ void EvalRunner::launch(std::size_t index) {
   request.kind = "sample";
   request.env = {{"HYDRA_CASE_ID", job.evalCase->id}, {"HYDRA_SAMPLE", std::to_string(job.index)}};
   request.timeoutSeconds = options_.set.timeoutSeconds;
+  request.executor = options_.executor;
   request.scoring = scoringFor(workspaces_.at(job.evalCase->id)->config()->scoring, *job.evalCase);
   std::weak_ptr<EvalRunner> weak = shared_from_this();
   Workspace& ws = *workspaces_.at(job.evalCase->id);

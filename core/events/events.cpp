@@ -85,6 +85,7 @@ struct Describe {
     o["hydraStartTime"] = e.hydraStartTime;
     o["sandbox"] = e.sandbox;
     putIfNotEmpty(o, "sandboxWarning", e.sandboxWarning);
+    o["executor"] = e.executor;
     json::array agents;
     for (const auto& a : e.agents) {
       agents.push_back(json::object{{"agentId", a.agentId},

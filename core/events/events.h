@@ -67,6 +67,11 @@ struct RaceStarted {
   // and, when unconfined although confinement was not turned off, why.
   std::string sandbox = "unconfined";
   std::string sandboxWarning;
+  // Where its agents and checks run: "local" or "slurm" ([executor] kind,
+  // or --executor); with Slurm, the SLURM_CONF it used ("" for the
+  // environment's), so that a later hydra can end the jobs it left.
+  std::string executor = "local";
+  std::string slurmConf;
   std::optional<CollabSettings> collaboration;  // kind "collab" only
 };
 

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "core/process/execution.h"
 #include "core/process/line_splitter.h"
 #include "core/process/output_stream.h"
 
@@ -55,19 +56,9 @@ struct ProcessSpec {
   bool stdinPipe = false;
 };
 
-struct ProcessResult {
-  // Exactly one of exitCode and signal is set, unless the spawn failed. (If
-  // something else in hydra reaps the child first, its status is lost and
-  // exitCode is -1.)
-  std::optional<int> exitCode;
-  std::optional<int> signal;
-  bool timedOut = false;
-  bool cancelled = false;
-  std::string spawnError;  // non-empty when the program could not be started
-  std::chrono::system_clock::time_point startedAt, endedAt;  // endedAt: when the child exited
-};
 
-class Process : public std::enable_shared_from_this<Process> {
+
+class Process : public Execution, public std::enable_shared_from_this<Process> {
  public:
   // Called on the io_context for each line, in order per stream, without its
   // terminator and as valid UTF-8.
@@ -88,25 +79,25 @@ class Process : public std::enable_shared_from_this<Process> {
   Process& operator=(const Process&) = delete;
   // If the io_context is torn down while the child still runs, the group is
   // SIGKILLed and the child reaped here: no orphans, no zombies.
-  ~Process();
+  ~Process() override;
 
   // SIGTERM to the group, SIGKILL after killGrace; result.cancelled = true.
   // Safe from any thread; does nothing once the child has exited.
-  void cancel();
+  void cancel() override;
   // The same, for a child whose work is done (an ACP agent that answered and
   // does not exit by itself): result.cancelled stays false.
-  void terminate();
+  void terminate() override;
 
   // With spec.stdinPipe: `data` is written to the child's stdin after what
   // was written before, without blocking. Safe from any thread. Dropped once
   // stdin is closed: by closeStdin(), because the child closed its end (it
   // exited, or stopped reading), or because it ended.
-  void write(std::string data);
+  void write(std::string data) override;
   // Closes the child's stdin once what was written before is through (its
   // end of input). Safe from any thread.
-  void closeStdin();
+  void closeStdin() override;
 
-  pid_t pid() const { return pid_; }           // -1 when the spawn failed
+  pid_t pid() const override { return pid_; }         // -1 when the spawn failed
   pid_t processGroup() const { return pid_; }  // the child leads its own group
   bool running() const { return running_.load(); }
 

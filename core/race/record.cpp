@@ -168,6 +168,8 @@ RaceRecord RaceRecord::started(const RaceStarted& e) {
   race.hydraStartTime = e.hydraStartTime;
   race.sandbox = e.sandbox;
   race.sandboxWarning = e.sandboxWarning;
+  race.executor = e.executor;
+  race.slurmConf = e.slurmConf;
   race.collaboration = e.collaboration;
   for (const auto& plan : e.agents) {
     AgentRecord a;
@@ -236,7 +238,8 @@ bool operator==(const RaceRecord& a, const RaceRecord& b) {
          a.baseCommit == b.baseCommit && a.repoRoot == b.repoRoot && a.createdAt == b.createdAt &&
          a.finishedAt == b.finishedAt && a.status == b.status && a.hydraPid == b.hydraPid &&
          a.hydraStartTime == b.hydraStartTime && a.sandbox == b.sandbox &&
-         a.sandboxWarning == b.sandboxWarning && a.agents == b.agents && sameAutoMerge(a.autoMerge, b.autoMerge) &&
+         a.sandboxWarning == b.sandboxWarning && a.executor == b.executor &&
+         a.slurmConf == b.slurmConf && a.agents == b.agents && sameAutoMerge(a.autoMerge, b.autoMerge) &&
          a.merged == b.merged && a.collaboration == b.collaboration && a.stopReason == b.stopReason &&
          sameIterations(a.iterations, b.iterations);
 }
@@ -295,6 +298,8 @@ void tag_invoke(json::value_from_tag, json::value& out, const RaceRecord& r) {
   o["hydraStartTime"] = r.hydraStartTime;
   o["sandbox"] = r.sandbox;
   putIfNotEmpty(o, "sandboxWarning", r.sandboxWarning);
+  o["executor"] = r.executor;
+  putIfNotEmpty(o, "slurmConf", r.slurmConf);
   json::array agents;
   for (const auto& agent : r.agents) agents.push_back(json::value_from(agent));
   o["agents"] = std::move(agents);
@@ -328,6 +333,8 @@ RaceRecord tag_invoke(json::value_to_tag<RaceRecord>, const json::value& in) {
   race.hydraStartTime = r.number<std::uint64_t>("hydraStartTime");
   race.sandbox = r.optionalString("sandbox").value_or("unconfined");
   race.sandboxWarning = r.optionalString("sandboxWarning").value_or("");
+  race.executor = r.optionalString("executor").value_or("local");
+  race.slurmConf = r.optionalString("slurmConf").value_or("");
   race.agents = r.array<AgentRecord>(
       "agents", [](const json::value& v, const std::string& path) { return readAgent(JsonFields(v, path)); });
   race.autoMerge = r.optionalObject<AutoMergeOutcome>("autoMerge", readAutoMerge);

@@ -81,6 +81,9 @@ struct RaceRecord {
   // "bubblewrap" or "unconfined" (RaceStarted::sandbox), and why unconfined.
   std::string sandbox = "unconfined";
   std::string sandboxWarning;
+  // "local" or "slurm" (RaceStarted::executor), and the SLURM_CONF it used.
+  std::string executor = "local";
+  std::string slurmConf;
   std::vector<AgentRecord> agents;
   std::optional<AutoMergeOutcome> autoMerge;
   std::optional<MergeRecord> merged;  // once one of its agents was merged

@@ -95,7 +95,7 @@ std::shared_ptr<AgentRun> AgentRun::start(RunContext context, AgentRunSpec spec,
 }
 
 std::optional<pid_t> AgentRun::processGroup() const {
-  if (process_ && process_->pid() > 0) return process_->processGroup();
+  if (process_ && process_->pid() > 0) return process_->pid();
   return std::nullopt;
 }
 
@@ -217,10 +217,10 @@ void AgentRun::launch() {
   startedAt_ = recordNow();
   if (ctx_.onLaunch) ctx_.onLaunch(spec_.agentId);
   auto self = shared_from_this();
-  process_ = Process::start(
+  process_ = ctx_.executorOrLocal().start(
       ctx_.io, std::move(process),
       [self](OutputStream stream, std::string line) { self->onLine(stream, std::move(line)); },
-      [self](const ProcessResult& result) { self->onExit(result); });
+      [self](const ProcessResult& result) { self->onExit(result); }, JobLabel{spec_.raceId, spec_.agentId, "agent"});
 
   if (session_) {
     for (auto& message : session_->start()) process_->write(std::move(message));
@@ -241,17 +241,20 @@ void AgentRun::launch() {
   }
   if (process_->pid() > 0) {
     started.pid = process_->pid();
-    started.processGroup = process_->processGroup();
+    started.processGroup = process_->pid();
     started.pidStartTime = processStartTime(process_->pid());
   }
   ctx_.publish(std::move(started));
-  spdlog::info("race {}: {} started ({} {})", spec_.raceId, spec_.agentId, inv.program, process_->pid());
+  spdlog::info("race {}: {} started ({} {}, {})", spec_.raceId, spec_.agentId, inv.program, process_->pid(),
+               ctx_.executorOrLocal().kind());
 }
 
 void AgentRun::supervise(ProcessSpec& process, std::string_view who) {
   process.timeout = spec_.timeout;
   process.killGrace = spec_.killGrace;
   process.readGate = ctx_.readGate;
+  // Elsewhere, the executor's supervisor there does what the reaper does here.
+  if (!ctx_.executorOrLocal().local()) return;
   // Whatever it starts is found and ended with it, even what leaves its
   // process group (see core/process/reaper.h).
   try {
@@ -289,7 +292,7 @@ void AgentRun::runSetup() {
   if (!confineOrEnd(process, AgentStatus::SetupFailed, "the sandbox of its setup_command")) return;
   spdlog::info("race {}: {}: setup_command in {}", spec_.raceId, spec_.agentId, spec_.checkout.path.string());
   auto self = shared_from_this();
-  setup_ = Process::start(
+  setup_ = ctx_.executorOrLocal().start(
       ctx_.io, std::move(process),
       [self](OutputStream stream, std::string line) {
         if (self->finished_) return;
@@ -299,7 +302,8 @@ void AgentRun::runSetup() {
         if (self->setupTail_.size() > kStderrTailLines) self->setupTail_.pop_front();
         self->ctx_.publish(AgentOutput{self->spec_.raceId, self->spec_.agentId, stream, "[setup] " + line, {}});
       },
-      [self](const ProcessResult& result) { self->onSetupExit(result); });
+      [self](const ProcessResult& result) { self->onSetupExit(result); },
+      JobLabel{spec_.raceId, spec_.agentId, "setup"});
   if (reaper_ && setup_->pid() > 0) {
     reaper_->attach(setup_->pid());
     reaper_->watch(ctx_.io.get_executor(), kReaperScan);
@@ -432,6 +436,7 @@ void AgentRun::onExit(const ProcessResult& result) {
   for (const auto& e : tail) note(e);
   publishEvents(OutputStream::Stdout, std::move(tail));
   process_.reset();
+  leftRunningEnded_ = result.leftRunningEnded;
   // The slot is held until everything the agent started has ended (reapThenCommit).
 
   AgentFinished finished = newFinished();
@@ -487,7 +492,7 @@ void AgentRun::onExit(const ProcessResult& result) {
 }
 
 void AgentRun::reapThenCommit(AgentFinished finished) {
-  if (!reaper_ && !ctx_.escapesOf && !gitMetadata_) {
+  if (!reaper_ && !ctx_.escapesOf && !gitMetadata_ && leftRunningEnded_ == 0) {
     releaseSlot();
     commitAndFinish(std::move(finished));
     return;
@@ -517,9 +522,9 @@ void AgentRun::reapThenCommit(AgentFinished finished) {
       }
     }
     asio::post(self->ctx_.io, [self, finished = std::move(finished), report = std::move(report)]() mutable {
-      if (!report.killed.empty()) {
-        std::string what = std::to_string(report.killed.size()) +
-                           (report.killed.size() == 1 ? " process" : " processes") +
+      const std::size_t ended = report.killed.size() + static_cast<std::size_t>(self->leftRunningEnded_);
+      if (ended > 0) {
+        std::string what = std::to_string(ended) + (ended == 1 ? " process" : " processes") +
                            " it left running ended with it";
         spdlog::info("race {}: {}: {}", finished.raceId, finished.agentId, what);
         finished.warnings.push_back(what);

@@ -29,6 +29,7 @@
 #include "core/adapter/adapter.h"
 #include "core/config/config.h"
 #include "core/events/events.h"
+#include "core/executor/executor.h"
 #include "core/git/worktree.h"
 #include "core/process/proc_stat.h"
 #include "core/process/process.h"
@@ -98,6 +99,11 @@ struct RunContext {
     std::vector<std::string> warnings;
   };
   std::function<Findings(const std::string& agentId)> escapesOf = {};
+  // Where agents and checks run (core/executor/): null means here, as child
+  // processes of hydra.
+  std::shared_ptr<Executor> executor = {};
+
+  Executor& executorOrLocal() const { return executor ? *executor : *localExecutor(); }
 };
 
 
@@ -163,8 +169,9 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
 
   std::optional<AgentSlots::Ticket> ticket_;
   bool holdsSlot_ = false;
-  std::shared_ptr<Process> process_;
-  std::shared_ptr<Process> setup_;  // the setup command, while it runs
+  std::shared_ptr<Execution> process_;
+  std::shared_ptr<Execution> setup_;  // the setup command, while it runs
+  int leftRunningEnded_ = 0;  // ended beside it where it ran (a cluster job's runner)
   bool setupDone_ = false;
   std::deque<std::string> setupTail_;  // the end of its output, for the error
   std::shared_ptr<RunReaper> reaper_;

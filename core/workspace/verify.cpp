@@ -7,6 +7,8 @@
 #include <boost/asio/post.hpp>
 
 #include "core/checks/check_set.h"
+#include "core/executor/from_config.h"
+#include "core/git/git.h"
 #include "core/sandbox/mode.h"
 #include "core/sandbox/probe.h"
 #include "core/util/paths.h"
@@ -22,6 +24,7 @@ void Workspace::startVerify(VerifyRequest request, std::function<void(scoring::C
     std::optional<Worktree> wt;
     WorktreeManager* worktrees = nullptr;
     std::shared_ptr<const sandbox::SandboxDecision> sandbox;
+    std::shared_ptr<Executor> executor;
     std::string error;
     try {
       RaceRecord race = record(request.raceId);
@@ -32,6 +35,9 @@ void Workspace::startVerify(VerifyRequest request, std::function<void(scoring::C
       sandbox = std::make_shared<const sandbox::SandboxDecision>(
           sandbox::decideSandbox(mode, sandbox::cachedSandboxProbe()));
       worktrees = &worktreesFor(config->general.workspaceDir);
+      // Where the race's own checks ran.
+      executor = executorFromConfig(config->executor, race.executor, worktrees->workspaceDir(),
+                                    git::commonDir(git::openRepository(root_).get()));
       // Fresh, never from the pool: the verdict must not depend on what an earlier agent kept.
       wt = worktrees->create("_verify-" + request.agentId, *agent.commit, request.raceId, false);
       for (const auto& file : request.files) {
@@ -45,7 +51,7 @@ void Workspace::startVerify(VerifyRequest request, std::function<void(scoring::C
       error = e.what();
     }
     asio::post(io_, [this, request = std::move(request), done = std::move(done), wt, worktrees,
-                     sandbox, error]() mutable {
+                     sandbox, executor, error]() mutable {
       auto finish = [this, wt, worktrees,
                      done = std::move(done)](scoring::CheckResult result) mutable {
         asio::post(pool_, [this, wt, worktrees, result = std::move(result),
@@ -75,6 +81,7 @@ void Workspace::startVerify(VerifyRequest request, std::function<void(scoring::C
       spec.config.testCommand = request.command;
       spec.config.timeoutPerCheckSeconds = request.timeoutSeconds;
       spec.sandbox = sandbox;
+      spec.executor = executor;
       // Its output is in its result; the race it belongs to is over and recorded.
       auto run = std::make_shared<std::shared_ptr<CheckSetRun>>();
       *run = CheckSetRun::start(

@@ -8,6 +8,8 @@
 
 #include "core/adapter/adapter.h"
 #include "core/collab/iterations.h"
+#include "core/executor/from_config.h"
+#include "core/executor/slurm_executor.h"
 #include "core/git/git.h"
 #include "core/process/process.h"
 #include "core/sandbox/mode.h"
@@ -50,6 +52,7 @@ struct Workspace::Plan {
   RacePlan race;
   std::shared_ptr<const Redactor> redactor;
   std::shared_ptr<const sandbox::SandboxDecision> sandbox;
+  std::shared_ptr<Executor> executor;  // null: local
 };
 
 Workspace::Workspace(asio::io_context& io, const fs::path& folder, WorkspaceOptions options)
@@ -130,7 +133,19 @@ std::vector<std::string> Workspace::knownAgentNames(const Config& config) const 
 
 std::vector<RaceRecord> Workspace::recover() {
   auto marked = store_.recoverInterrupted([](pid_t pgid) { killProcessGroup(pgid, std::chrono::seconds(2)); });
-  for (const auto& race : marked) spdlog::warn("race {} was left running by a hydra that is gone; marked interrupted", race.id);
+  for (const auto& race : marked) {
+    spdlog::warn("race {} was left running by a hydra that is gone; marked interrupted", race.id);
+    if (race.executor != "slurm") continue;
+    // Its cluster jobs went on without it: they end now, found by the
+    // comment each carries (whether or not the record got their ids).
+    try {
+      auto slurmConf = race.slurmConf.empty() ? std::nullopt : std::optional<fs::path>(race.slurmConf);
+      auto cancelled = cancelRaceJobs(race.id, slurmConf);
+      if (!cancelled.empty()) spdlog::warn("race {}: cancelled {} Slurm job(s) it left", race.id, cancelled.size());
+    } catch (const std::exception& e) {
+      spdlog::error("race {}: could not end the Slurm jobs it may have left: {}", race.id, e.what());
+    }
+  }
   // Worktrees of races that still have a record are kept for inspection until cleanup.
   std::vector<std::string> known;
   for (const auto& race : store_.list()) {
@@ -259,6 +274,24 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
   started.sandbox = plan.sandbox->confined ? "bubblewrap" : "unconfined";
   started.sandboxWarning = plan.sandbox->warning;
   if (!plan.sandbox->warning.empty()) spdlog::warn("race {}: {}", started.raceId, plan.sandbox->warning);
+  started.executor = request.executor.value_or(config->executor.kind);
+  if (started.executor != "local") {
+    for (const auto& agent : resolved) {
+      if (agent.adapter == "acp") {
+        throw WorkspaceError::raceRefused("agent '" + agent.name + "' is spoken to over its stdin (ACP), which a " +
+                                          started.executor + " job does not have: run it with the local executor");
+      }
+    }
+  }
+  try {
+    auto repo = git::openRepository(root_);
+    plan.executor = executorFromConfig(config->executor, started.executor, workspaceDir, git::commonDir(repo.get()));
+  } catch (const std::invalid_argument& e) {
+    throw WorkspaceError::invalidRequest(e.what());
+  } catch (const std::exception& e) {
+    throw WorkspaceError::raceRefused("the " + started.executor + " executor cannot be used: " + e.what());
+  }
+  if (started.executor == "slurm" && config->executor.slurmConf) started.slurmConf = config->executor.slurmConf->string();
   if (request.scoring) {
     auto copy = std::make_shared<Config>(*config);
     copy->scoring = *request.scoring;
@@ -314,6 +347,7 @@ void Workspace::startCollab(CollabRequest request, std::function<void(RaceSummar
             " given, and hydra.toml's [collaboration] names none");
       }
       RaceRequest race{request.task, {*builder, *reviewer}, request.baseRef};
+      race.executor = request.executor;
       Plan planned = plan(race, &request);
       asio::post(io_, [this, planned = std::move(planned), started = std::move(started)]() mutable {
         launch(std::move(planned), std::move(started));
@@ -336,7 +370,8 @@ void Workspace::launch(Plan planned, std::function<void(RaceSummary)> started) {
                         .worktrees = worktreesFor(planned.race.config->general),
                         .redactor = planned.redactor,
                         .readGate = [this] { return recorder_->backlog() < RaceRecorder::kMaxBacklog; },
-                        .sandbox = planned.sandbox},
+                        .sandbox = planned.sandbox,
+                        .executor = planned.executor},
       .baselines = &baselines_,
       .autoMerge = [this](const std::string& raceId, const std::string& agentId) { return autoMerge(raceId, agentId); },
       .raceIsOver =

@@ -224,7 +224,7 @@ int runCollab(const CollabOptions& options) {
 
   workspace.startCollab(
       core::CollabRequest{options.task, options.builder, options.reviewer, options.maxIterations, options.until,
-                          options.base},
+                          options.base, options.executor},
       [&](core::RaceSummary started) {
         collab = started;
         view = std::make_unique<CollabView>(started, stdoutIsTerminal(), options.json, style);

@@ -13,6 +13,7 @@ struct RaceOptions {
   std::string task;
   std::vector<std::string> agents;
   std::optional<std::string> base;
+  std::optional<std::string> executor;  // default: [executor] kind
   bool json = false;
 };
 int runRace(const RaceOptions& options);
@@ -24,6 +25,7 @@ struct CollabOptions {
   std::optional<int> maxIterations;
   std::optional<double> until;
   std::optional<std::string> base;
+  std::optional<std::string> executor;  // default: [executor] kind
   bool json = false;
 };
 int runCollab(const CollabOptions& options);
@@ -82,6 +84,7 @@ struct EvalRunOptions {
   std::optional<std::filesystem::path> out;     // default: .hydra/evals/NAME-TIME.json (or --resume's)
   std::string format = "text";
   std::optional<std::filesystem::path> resume;  // a report of an interrupted run of the same set
+  std::optional<std::string> executor;          // default: [executor] kind
 };
 int runEvalRun(const EvalRunOptions& options);
 

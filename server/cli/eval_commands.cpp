@@ -71,7 +71,7 @@ int runEvalRun(const EvalRunOptions& options) {
     };
     run = core::eval::resolve(core::eval::RunRequest{fs::absolute(options.set), options.agents, options.samples,
                                                      options.passK, absolute(options.out), absolute(options.resume),
-                                                     kVersion},
+                                                     kVersion, options.executor},
                               workspace.root());
   } catch (const core::ConfigError& e) {
     throw CommandError(e.what(), 2);

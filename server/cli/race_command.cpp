@@ -208,7 +208,7 @@ int runRace(const RaceOptions& options) {
   });
 
   workspace.startRace(
-      core::RaceRequest{options.task, options.agents, options.base},
+      core::RaceRequest{.task = options.task, .agents = options.agents, .baseRef = options.base, .executor = options.executor},
       [&](core::RaceSummary started) {
         race = started;
         view = std::make_unique<RaceView>(started, stdoutIsTerminal(), options.json, style);

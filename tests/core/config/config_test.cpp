@@ -415,7 +415,7 @@ TEST(ConfigErrorTest, KeyAboveEveryTableSaysWhereItBelongs) {
   expectError("colour = 1\n", 1, 1,
               "unknown key 'colour' at the top level; settings belong in the tables [general], "
               "[agents.NAME], "
-              "[scoring] and [collaboration]");
+              "[scoring], [collaboration] and [executor]");
 }
 
 TEST(ConfigErrorTest, WrongTypeNamesExpectedAndFoundTypes) {
@@ -570,9 +570,51 @@ TEST(ConfigErrorTest, WhatCombinesFileLineColumnAndMessage) {
 
 // ---------------------------------------------------------------------------
 
+TEST(ConfigTest, ExecutorDefaultsToLocalAndReadsEverySlurmSetting) {
+  EXPECT_EQ(parseConfig("", kFile).executor, ExecutorConfig{});
+  EXPECT_EQ(parseConfig("", kFile).executor.kind, "local");
+  Config config = parseConfig(
+      "[executor]\nkind = \"slurm\"\npartition = \"gpu\"\naccount = \"team-a\"\ntime_limit = \"1-02:30:00\"\n"
+      "extra_args = [\"--cpus-per-task=4\", \"--mem=8G\"]\nslurm_conf = \"/etc/slurm/other.conf\"\n"
+      "hydra_binary = \"/shared/bin/hydra\"\n",
+      kFile);
+  EXPECT_EQ(config.executor.kind, "slurm");
+  EXPECT_EQ(config.executor.partition, "gpu");
+  EXPECT_EQ(config.executor.account, "team-a");
+  EXPECT_EQ(config.executor.timeLimit, "1-02:30:00");
+  EXPECT_THAT(config.executor.extraArgs, ElementsAre("--cpus-per-task=4", "--mem=8G"));
+  EXPECT_EQ(config.executor.slurmConf, std::filesystem::path("/etc/slurm/other.conf"));
+  EXPECT_EQ(config.executor.hydraBinary, std::filesystem::path("/shared/bin/hydra"));
+  // Minutes as a number; Slurm's other forms as text.
+  EXPECT_EQ(parseConfig("[executor]\ntime_limit = 90\n", kFile).executor.timeLimit, "90");
+  for (const char* form : {"30", "10:00", "2:00:00", "3-0", "3-12", "3-12:30", "UNLIMITED"}) {
+    EXPECT_NO_THROW(parseConfig(std::string("[executor]\ntime_limit = \"") + form + "\"\n", kFile)) << form;
+  }
+}
+
+TEST(ConfigErrorTest, ExecutorProblemsNameTheirPlace) {
+  expectError("[executor]\nkind = \"kubernetes\"\n", 2, 8,
+              "'kind' must be one of local, slurm, found 'kubernetes'");
+  expectError("[executor]\ntime_limit = \"an hour\"\n", 2, 14,
+              "'time_limit' must be minutes, or Slurm's \"[days-]hours:minutes:seconds\", found \"an hour\"");
+  expectError("[executor]\ntime_limit = 0\n", 2, 14, "'time_limit' must be at least 1 minute");
+  expectError("[executor]\ntime_limit = \"1:2:3:4\"\n", 2, 14,
+              "'time_limit' must be minutes, or Slurm's \"[days-]hours:minutes:seconds\", found \"1:2:3:4\"");
+  // What hydra sets for every job cannot be set twice.
+  expectError("[executor]\nextra_args = [\"--mem=1G\", \"--output=/tmp/x\"]\n", 2, 14,
+              "'extra_args' cannot pass --output: hydra sets it for every job (docs/scaling.md)");
+  expectError("[executor]\nextra_args = [\"-D/elsewhere\"]\n", 2, 14,
+              "'extra_args' cannot pass -D/elsewhere: hydra sets it for every job (docs/scaling.md)");
+  expectError("[executor]\nslurm_conf = \"slurm.conf\"\n", 2, 14,
+              "'slurm_conf' must be an absolute path (or start with ~/), found \"slurm.conf\"");
+  expectError("[executor]\nqueue = \"x\"\n", 2, 1, "unknown key 'queue' in [executor]");
+  expectError("[executor]\nslurm_cnf = \"/x\"\n", 2, 1,
+              "unknown key 'slurm_cnf' in [executor]; did you mean 'slurm_conf'?");
+}
+
 TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
   auto keys = acceptedConfigKeys();
-  EXPECT_THAT(keys.at(""), ElementsAre("general", "agents", "scoring", "collaboration"));
+  EXPECT_THAT(keys.at(""), ElementsAre("general", "agents", "scoring", "collaboration", "executor"));
   EXPECT_THAT(keys.at("general"),
               ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds", "sandbox", "copy_ignored",
                           "pool_size", "keep_ignored", "sparse_paths", "setup_command"));
@@ -584,7 +626,9 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
   EXPECT_THAT(keys.at("collaboration"),
               ElementsAre("builder", "reviewer", "max_iterations", "until_score", "approve_marker",
                           "review_prompt_template", "refine_prompt_template"));
-  EXPECT_EQ(keys.size(), 7u);
+  EXPECT_THAT(keys.at("executor"), ElementsAre("kind", "partition", "account", "time_limit", "extra_args",
+                                               "slurm_conf", "hydra_binary"));
+  EXPECT_EQ(keys.size(), 8u);
 
   // Every accepted key is accepted by the parser, in its table (values chosen per key type).
   for (const std::string& key : keys.at("scoring")) {

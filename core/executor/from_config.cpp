@@ -1,0 +1,39 @@
+#include "core/executor/from_config.h"
+
+#include <stdexcept>
+
+#include "core/executor/slurm_executor.h"
+
+namespace hydra::core {
+
+namespace fs = std::filesystem;
+
+bool isExecutorKind(std::string_view kind) { return kind == "local" || kind == "slurm"; }
+
+fs::path jobsDirectory(const fs::path& workspaceDir) { return workspaceDir / "_jobs"; }
+
+std::shared_ptr<Executor> executorFromConfig(const ExecutorConfig& config, std::string_view kind,
+                                             const fs::path& workspaceDir, const fs::path& repositoryGitDir) {
+  if (kind == "local") return nullptr;
+  if (kind != "slurm") {
+    throw std::invalid_argument("unknown executor '" + std::string(kind) + "' (there are: local, slurm)");
+  }
+  SlurmSettings settings;
+  settings.partition = config.partition;
+  settings.account = config.account;
+  settings.timeLimit = config.timeLimit;
+  settings.extraArgs = config.extraArgs;
+  settings.slurmConf = config.slurmConf;
+  if (config.hydraBinary) {
+    settings.runner = *config.hydraBinary;
+  } else {
+    std::error_code ec;
+    settings.runner = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) throw SlurmError("cannot tell where this hydra is (" + ec.message() + "): set [executor] hydra_binary");
+  }
+  settings.jobsDir = jobsDirectory(workspaceDir);
+  checkSlurmReady(settings, {workspaceDir, repositoryGitDir, settings.runner});
+  return SlurmExecutor::create(std::move(settings));
+}
+
+}  // namespace hydra::core

@@ -1,0 +1,32 @@
+#pragma once
+
+// The executor a race uses: [executor] in hydra.toml, or the kind the
+// command line or the editor asked for instead (--executor).
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config/config.h"
+#include "core/executor/executor.h"
+
+namespace hydra::core {
+
+// The kinds there are: "local", "slurm".
+bool isExecutorKind(std::string_view kind);
+
+// Null for "local" (units then run child processes of hydra). For "slurm":
+// job directories go to `workspaceDir`/_jobs, and Slurm is checked first
+// (checkSlurmReady) with the workspace, `repositoryGitDir` and the runner as
+// the paths the nodes need. Throws SlurmError, or std::invalid_argument for a
+// kind that does not exist.
+std::shared_ptr<Executor> executorFromConfig(const ExecutorConfig& config, std::string_view kind,
+                                             const std::filesystem::path& workspaceDir,
+                                             const std::filesystem::path& repositoryGitDir);
+
+// Where a cluster job's directories go below a workspace directory.
+std::filesystem::path jobsDirectory(const std::filesystem::path& workspaceDir);
+
+}  // namespace hydra::core
