@@ -115,9 +115,10 @@ int runJob(const fs::path& dir) {
       [&](const ProcessResult& r) {
         ended = r;
         stop.cancel();
-        // Nothing the command started outlives it, here as on hydra's
-        // machine. (Also stops the reaper's watch, the last work of `io`.)
+        // Nothing the command started outlives it, here as on hydra's machine.
         if (reaper) ended->leftRunningEnded = static_cast<int>(reaper->kill(spec.killGrace).killed.size());
+        // All its output is in: the reaper's watch timer need not come round again.
+        io.stop();
       });
   if (child->pid() > 0) {
     try {

@@ -435,14 +435,52 @@ std::shared_ptr<Execution> SlurmExecutor::start(asio::io_context& io, ProcessSpe
   return job;
 }
 
+// One squeue per interval for every job an executor follows, on one io_context.
+class QueuePoller : public std::enable_shared_from_this<QueuePoller> {
+ public:
+  QueuePoller(asio::io_context& io, std::weak_ptr<SlurmExecutor> executor)
+      : io_(io), executor_(std::move(executor)), timer_(io) {}
+
+  void poll() {
+    auto executor = executor_.lock();
+    if (!executor) return;
+    std::vector<std::string> ids = executor->followedIds();
+    if (ids.empty()) return;  // the last handler lets go of the poller
+    // All of the user's jobs in one call: asking for ids the queue has
+    // forgotten would fail the whole call.
+    auto self = shared_from_this();
+    runCommand(io_, "squeue", {"--noheader", "--states=all", "--user=" + userName(), "--format=%i|%T|%r"},
+               executor->slurmEnvironment(), kSlurmCommandTimeout, [self, ids](CommandOutput output) {
+                 if (auto executor = self->executor_.lock()) {
+                   if (output.succeeded()) {
+                     executor->onQueue(output.out, ids);
+                   } else {
+                     spdlog::warn("squeue failed: {}", output.failure());
+                   }
+                   self->timer_.expires_after(executor->settings().queueInterval);
+                   self->timer_.async_wait([self](const boost::system::error_code& ec) {
+                     if (!ec) self->poll();
+                   });
+                 }
+               });
+  }
+
+ private:
+  asio::io_context& io_;
+  std::weak_ptr<SlurmExecutor> executor_;
+  asio::steady_timer timer_;
+};
+
 void SlurmExecutor::follow(asio::io_context& io, const std::string& jobId, std::weak_ptr<SlurmJob> job) {
-  std::lock_guard lock(mutex_);
-  followed_[jobId] = std::move(job);
-  if (polling_) return;
-  polling_ = true;
-  queueTimer_ = std::make_unique<asio::steady_timer>(io);
-  auto self = shared_from_this();
-  asio::post(io, [self, &io] { self->pollQueue(io); });
+  std::shared_ptr<QueuePoller> poller;
+  {
+    std::lock_guard lock(mutex_);
+    followed_[jobId] = std::move(job);
+    if (!poller_.expired()) return;
+    poller = std::make_shared<QueuePoller>(io, weak_from_this());
+    poller_ = poller;
+  }
+  asio::post(io, [poller] { poller->poll(); });
 }
 
 void SlurmExecutor::forget(const std::string& jobId) {
@@ -450,65 +488,45 @@ void SlurmExecutor::forget(const std::string& jobId) {
   followed_.erase(jobId);
 }
 
-void SlurmExecutor::pollQueue(asio::io_context& io) {
+std::vector<std::string> SlurmExecutor::followedIds() {
+  std::lock_guard lock(mutex_);
   std::vector<std::string> ids;
-  {
-    std::lock_guard lock(mutex_);
-    for (auto it = followed_.begin(); it != followed_.end();) {
-      if (it->second.expired()) {
-        it = followed_.erase(it);
-      } else {
-        ids.push_back(it->first);
-        ++it;
-      }
-    }
-    if (ids.empty()) {
-      polling_ = false;
-      return;
+  for (auto it = followed_.begin(); it != followed_.end();) {
+    if (it->second.expired()) {
+      it = followed_.erase(it);
+    } else {
+      ids.push_back(it->first);
+      ++it;
     }
   }
-  // All of the user's jobs in one call: asking for ids the queue has
-  // forgotten would fail the whole call.
-  auto self = shared_from_this();
-  runCommand(io, "squeue", {"--noheader", "--states=all", "--user=" + userName(), "--format=%i|%T|%r"},
-             slurmEnvironment(), kSlurmCommandTimeout, [self, &io, ids](CommandOutput output) {
-               self->onQueue(io, output.out, output.succeeded(), ids);
-               if (!output.succeeded()) spdlog::warn("squeue failed: {}", output.failure());
-             });
+  return ids;
 }
 
-void SlurmExecutor::onQueue(asio::io_context& io, const std::string& output, bool ok,
-                            const std::vector<std::string>& asked) {
-  if (ok) {
-    std::map<std::string, std::pair<std::string, std::string>> states;
-    std::istringstream lines(output);
-    std::string line;
-    while (std::getline(lines, line)) {
-      auto a = line.find('|');
-      auto b = line.find('|', a == std::string::npos ? a : a + 1);
-      if (a == std::string::npos || b == std::string::npos) continue;
-      states[line.substr(0, a)] = {line.substr(a + 1, b - a - 1), line.substr(b + 1)};
+void SlurmExecutor::onQueue(const std::string& output, const std::vector<std::string>& asked) {
+  std::map<std::string, std::pair<std::string, std::string>> states;
+  std::istringstream lines(output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    auto a = line.find('|');
+    auto b = line.find('|', a == std::string::npos ? a : a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    states[line.substr(0, a)] = {line.substr(a + 1, b - a - 1), line.substr(b + 1)};
+  }
+  for (const auto& id : asked) {
+    std::shared_ptr<SlurmJob> job;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = followed_.find(id);
+      if (it != followed_.end()) job = it->second.lock();
     }
-    for (const auto& id : asked) {
-      std::shared_ptr<SlurmJob> job;
-      {
-        std::lock_guard lock(mutex_);
-        auto it = followed_.find(id);
-        if (it != followed_.end()) job = it->second.lock();
-      }
-      if (!job) continue;
-      auto found = states.find(id);
-      if (found == states.end()) {
-        job->onQueueState(std::nullopt, {});
-      } else {
-        job->onQueueState(found->second.first, found->second.second);
-      }
+    if (!job) continue;
+    auto found = states.find(id);
+    if (found == states.end()) {
+      job->onQueueState(std::nullopt, {});
+    } else {
+      job->onQueueState(found->second.first, found->second.second);
     }
   }
-  queueTimer_->expires_after(settings_.queueInterval);
-  queueTimer_->async_wait([self = shared_from_this(), &io](const boost::system::error_code& ec) {
-    if (!ec) self->pollQueue(io);
-  });
 }
 
 // ---------------------------------------------------------------------------

@@ -68,6 +68,7 @@ class SlurmError : public std::runtime_error {
 };
 
 class SlurmJob;
+class QueuePoller;
 
 class SlurmExecutor final : public Executor, public std::enable_shared_from_this<SlurmExecutor> {
  public:
@@ -85,19 +86,22 @@ class SlurmExecutor final : public Executor, public std::enable_shared_from_this
 
  private:
   friend class SlurmJob;
+  friend class QueuePoller;
   explicit SlurmExecutor(SlurmSettings settings) : settings_(std::move(settings)) {}
 
   // The queue is polled while some job is followed.
   void follow(boost::asio::io_context& io, const std::string& jobId, std::weak_ptr<SlurmJob> job);
   void forget(const std::string& jobId);
-  void pollQueue(boost::asio::io_context& io);
-  void onQueue(boost::asio::io_context& io, const std::string& output, bool ok, const std::vector<std::string>& asked);
+  // The ids of the jobs followed now.
+  std::vector<std::string> followedIds();
+  void onQueue(const std::string& output, const std::vector<std::string>& asked);
 
   SlurmSettings settings_;
   std::mutex mutex_;
   std::map<std::string, std::weak_ptr<SlurmJob>> followed_;  // by job id
-  bool polling_ = false;
-  std::unique_ptr<boost::asio::steady_timer> queueTimer_;
+  // Alive while it polls: held by its own pending handlers only, so it ends
+  // with its io_context as well as when nothing is followed any more.
+  std::weak_ptr<QueuePoller> poller_;
 };
 
 // Checks, before anything is submitted, that Slurm answers (sinfo) and that

@@ -10,11 +10,14 @@
 #include <chrono>
 
 #include "core/collab/iterations.h"
+#include "core/executor/from_config.h"
 #include "core/git/git.h"
 #include "core/race/escape_guard.h"
 #include "core/workspace/workspace.h"
 
 namespace hydra::core {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -189,6 +192,10 @@ CleanupReport Workspace::cleanup(const std::optional<std::string>& raceId, bool 
   CleanupReport out;
   const PoolPolicy policy = poolPolicy();
   for (const auto& race : finished) {
+    // What the cluster jobs of a race left for inspection (the directories of
+    // jobs that ended without their runner's result) goes with its worktrees.
+    std::error_code ignored;
+    fs::remove_all(jobsDirectory(worktrees.workspaceDir()) / race.id, ignored);
     std::vector<Worktree> done;
     for (const auto& agent : race.agents) {
       auto wt = std::find_if(existing.begin(), existing.end(), [&](const Worktree& w) {

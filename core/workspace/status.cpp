@@ -121,6 +121,7 @@ RaceSummary Workspace::summarize(const RaceRecord& race, bool scoring,
   s.baseCommit = race.baseCommit;
   s.sandbox = race.sandbox;
   s.sandboxWarning = race.sandboxWarning;
+  s.executor = race.executor;
   s.merged = race.merged;
   for (const auto& a : race.agents) {
     AgentState st;

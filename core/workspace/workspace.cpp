@@ -231,6 +231,27 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
   }
   fs::path workspaceDir = worktreesFor(config->general.workspaceDir).workspaceDir();
 
+  // Where it runs, decided before the race takes an id (which creates its
+  // directory): a refused request leaves nothing behind.
+  const std::string executorKind = request.executor.value_or(config->executor.kind);
+  std::shared_ptr<Executor> executor;
+  if (executorKind != "local") {
+    for (const auto& agent : resolved) {
+      if (agent.adapter == "acp") {
+        throw WorkspaceError::raceRefused("agent '" + agent.name + "' is spoken to over its stdin (ACP), which a " +
+                                          executorKind + " job does not have: run it with the local executor");
+      }
+    }
+  }
+  try {
+    auto repo = git::openRepository(root_);
+    executor = executorFromConfig(config->executor, executorKind, workspaceDir, git::commonDir(repo.get()));
+  } catch (const std::invalid_argument& e) {
+    throw WorkspaceError::invalidRequest(e.what());
+  } catch (const std::exception& e) {
+    throw WorkspaceError::raceRefused("the " + executorKind + " executor cannot be used: " + e.what());
+  }
+
   auto redactor = redactorFor(*config);
   Plan plan;
   plan.redactor = redactor;
@@ -274,24 +295,9 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
   started.sandbox = plan.sandbox->confined ? "bubblewrap" : "unconfined";
   started.sandboxWarning = plan.sandbox->warning;
   if (!plan.sandbox->warning.empty()) spdlog::warn("race {}: {}", started.raceId, plan.sandbox->warning);
-  started.executor = request.executor.value_or(config->executor.kind);
-  if (started.executor != "local") {
-    for (const auto& agent : resolved) {
-      if (agent.adapter == "acp") {
-        throw WorkspaceError::raceRefused("agent '" + agent.name + "' is spoken to over its stdin (ACP), which a " +
-                                          started.executor + " job does not have: run it with the local executor");
-      }
-    }
-  }
-  try {
-    auto repo = git::openRepository(root_);
-    plan.executor = executorFromConfig(config->executor, started.executor, workspaceDir, git::commonDir(repo.get()));
-  } catch (const std::invalid_argument& e) {
-    throw WorkspaceError::invalidRequest(e.what());
-  } catch (const std::exception& e) {
-    throw WorkspaceError::raceRefused("the " + started.executor + " executor cannot be used: " + e.what());
-  }
-  if (started.executor == "slurm" && config->executor.slurmConf) started.slurmConf = config->executor.slurmConf->string();
+  plan.executor = std::move(executor);
+  started.executor = executorKind;
+  if (executorKind == "slurm" && config->executor.slurmConf) started.slurmConf = config->executor.slurmConf->string();
   if (request.scoring) {
     auto copy = std::make_shared<Config>(*config);
     copy->scoring = *request.scoring;

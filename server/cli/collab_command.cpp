@@ -233,7 +233,8 @@ int runCollab(const CollabOptions& options) {
           std::cout << style.bold("Collaboration " + started.raceId) << ": " << s.builder << " builds, " << s.reviewer
                     << " reviews; up to " << s.maxIterations << " iteration(s), until " << fixed1(s.untilScore)
                     << " or \"" << s.approveMarker << "\"; on " << started.baseCommit.substr(0, 10) << " ("
-                    << started.baseRef << ")\n";
+                    << started.baseRef << ")" << (started.executor == "local" ? "" : ", as " + started.executor + " jobs")
+                    << "\n";
           if (!started.sandboxWarning.empty()) std::cout << style.yellow("warning: " + started.sandboxWarning) << "\n";
         }
       },

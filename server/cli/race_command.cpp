@@ -214,7 +214,8 @@ int runRace(const RaceOptions& options) {
         view = std::make_unique<RaceView>(started, stdoutIsTerminal(), options.json, style);
         if (!options.json) {
           std::cout << style.bold("Race " + started.raceId) << ": " << started.agents.size() << " agent(s) on "
-                    << started.baseCommit.substr(0, 10) << " (" << started.baseRef << ")\n";
+                    << started.baseCommit.substr(0, 10) << " (" << started.baseRef << ")"
+                    << (started.executor == "local" ? "" : ", as " + started.executor + " jobs") << "\n";
           if (!started.sandboxWarning.empty()) std::cout << style.yellow("warning: " + started.sandboxWarning) << "\n";
         }
       },
