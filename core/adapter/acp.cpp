@@ -519,6 +519,7 @@ class AcpAdapter final : public Adapter {
   }
   // Never used: session() is.
   std::unique_ptr<StreamParser> parser() const override { return plainTextParser(EventKind::Raw, false); }
+  bool speaksOverStdin() const override { return true; }
   std::unique_ptr<AgentSession> session(const SessionSetup& setup) const override {
     SessionSetup withMode = setup;
     if (withMode.mode.empty()) withMode.mode = std::string(mode_);

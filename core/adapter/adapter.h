@@ -93,6 +93,9 @@ class Adapter {
     (void)setup;
     return nullptr;
   }
+  // Whether session() gives one: the agent needs its stdin written to, which
+  // only the local executor offers.
+  virtual bool speaksOverStdin() const { return false; }
   // Arguments that make the binary print its version and exit; none when it
   // has no such option.
   virtual std::vector<std::string> versionArgs() const { return {"--version"}; }

@@ -347,11 +347,14 @@ void SlurmJob::onStarted() {
 void SlurmJob::onQueueState(std::optional<std::string> state, const std::string& reason) {
   if (ended_) return;
   if (state) {
+    if (*state != queueState_ || reason != queueReason_) {
+      // Why a job waits (Resources, Priority, a partition that is down) is
+      // the first thing to look at when a race does not start.
+      spdlog::info("race {}: {} {}: Slurm job {} is {}{}", label_.raceId, label_.subject, label_.role, id(), *state,
+                   reason.empty() || reason == "None" ? std::string() : " (" + reason + ")");
+    }
     queueState_ = *state;
     queueReason_ = reason;
-    if (*state == "RUNNING" && !started_) {
-      // The runner writes `started` at once; the queue may say so first.
-    }
   }
   if ((!state || slurmStateIsFinal(*state)) && !finalSince_) finalSince_ = std::chrono::steady_clock::now();
 }

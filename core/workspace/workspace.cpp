@@ -237,7 +237,7 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
   std::shared_ptr<Executor> executor;
   if (executorKind != "local") {
     for (const auto& agent : resolved) {
-      if (agent.adapter == "acp") {
+      if (findAdapter(agent.adapter)->speaksOverStdin()) {
         throw WorkspaceError::raceRefused("agent '" + agent.name + "' is spoken to over its stdin (ACP), which a " +
                                           executorKind + " job does not have: run it with the local executor");
       }

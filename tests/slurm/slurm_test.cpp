@@ -379,10 +379,15 @@ TEST_F(SlurmTest, AClusterThatDoesNotAnswerOrAnAcpAgentRefusesTheRaceSayingWhy) 
   auto [localCode, localText] = hydra("race 'fix it' -a quick --executor local");
   EXPECT_EQ(localCode, 0) << localText;
 
-  configure("[agents.talker]\nadapter = \"acp\"\nbinary = \"/bin/cat\"\n", "kind = \"slurm\"\n");
-  auto [acpCode, acpText] = hydra("race 'fix it' -a talker");
-  EXPECT_EQ(acpCode, 1) << acpText;
-  EXPECT_THAT(acpText, HasSubstr("agent 'talker' is spoken to over its stdin (ACP)"));
+  // Agents hydra speaks to over their stdin (ACP, and the CLIs' ACP presets).
+  configure("[agents.talker]\nadapter = \"acp\"\nbinary = \"/bin/cat\"\n\n"
+            "[agents.preset]\nadapter = \"codex-acp\"\nbinary = \"/bin/cat\"\n",
+            "kind = \"slurm\"\n");
+  for (const char* agent : {"talker", "preset"}) {
+    auto [acpCode, acpText] = hydra(std::string("race 'fix it' -a ") + agent);
+    EXPECT_EQ(acpCode, 1) << acpText;
+    EXPECT_THAT(acpText, HasSubstr(std::string("agent '") + agent + "' is spoken to over its stdin (ACP)"));
+  }
   auto [badCode, badText] = hydra("race 'fix it' -a quick --executor kubernetes");
   EXPECT_NE(badCode, 0);
   EXPECT_THAT(badText, HasSubstr("kubernetes"));
