@@ -325,12 +325,14 @@ TEST_F(SlurmTest, AnAgentThatOutrunsItsTimeoutIsEndedThereAndReportedAsTimedOut)
 }
 
 TEST_F(SlurmTest, AHydraKilledMidRaceLeavesNoJobBehindOnceItIsBackAndTheClusterStaysUsable) {
-  const fs::path pids = repo_.scratch() / "pids";
-  configure(TestRepo::agent("w", {"pids", pids.string(), "wait-for", (repo_.scratch() / "never").string()}),
+  const fs::path never = repo_.scratch() / "never";
+  configure(TestRepo::agent("a", {"pids", (repo_.scratch() / "a").string(), "wait-for", never.string()}) +
+                TestRepo::agent("b", {"pids", (repo_.scratch() / "b").string(), "wait-for", never.string()}),
             "kind = \"slurm\"\n");
-  const std::string race = startRace({"w", "w"}, "slurm");
-  std::vector<int> running = pidsIn(pids);
-  ASSERT_FALSE(running.empty());
+  const std::string race = startRace({"a", "b"}, "slurm");
+  std::vector<int> running = pidsIn(repo_.scratch() / "a");
+  for (int pid : pidsIn(repo_.scratch() / "b")) running.push_back(pid);
+  ASSERT_EQ(running.size(), 4u);
   ASSERT_TRUE(eventually([&] {
     int n = 0;
     for (const auto& j : jobsOf(race)) n += j.state == "RUNNING";
@@ -356,6 +358,23 @@ TEST_F(SlurmTest, AHydraKilledMidRaceLeavesNoJobBehindOnceItIsBackAndTheClusterS
   client_.reset();
   const std::string next = startRace({"quick"}, "slurm");
   EXPECT_EQ(agentFinished(next, "quick").at("status"), "completed");
+}
+
+TEST_F(SlurmTest, AClientThatVanishesTakesItsRacesJobsWithIt) {
+  const fs::path pids = repo_.scratch() / "pids";
+  configure(TestRepo::agent("w", {"pids", pids.string(), "wait-for", (repo_.scratch() / "never").string()}),
+            "kind = \"slurm\"\n");
+  const std::string race = startRace({"w"}, "slurm");
+  std::vector<int> running = pidsIn(pids);
+  ASSERT_EQ(running.size(), 2u);
+
+  // The editor is gone: hydra serve cancels what runs and exits.
+  client().process().closeStdin();
+  client().process().closeStdout();
+  EXPECT_TRUE(client().process().waitExit(60s));
+  EXPECT_TRUE(noneLive(race)) << "hydra waits for its jobs to end before it exits";
+  for (const auto& j : jobsOf(race)) EXPECT_EQ(j.state, "CANCELLED") << j.comment;
+  for (int pid : running) EXPECT_TRUE(eventually([&] { return processGone(pid); }, 30s)) << pid;
 }
 
 TEST_F(SlurmTest, AClusterThatDoesNotAnswerOrAnAcpAgentRefusesTheRaceSayingWhy) {
