@@ -134,6 +134,10 @@ SchedulerParameters=batch_sched_delay=0
 KillWait=10
 NodeName=$host NodeAddr=127.0.0.1 NodeHostname=$host $cpus RealMemory=$memory State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
+# A node of another machine that never comes up (its address is TEST-NET-1):
+# hydra's check that the nodes can see the worktrees has something to refuse.
+NodeName=hydra-elsewhere NodeAddr=192.0.2.1 CPUs=1 RealMemory=100 State=DOWN Reason="not a real machine"
+PartitionName=elsewhere Nodes=hydra-elsewhere Default=NO MaxTime=INFINITE State=UP
 CONF
 mv "$conf.new" "$conf"
 

@@ -11,6 +11,7 @@
 #include <array>
 #include <boost/asio/post.hpp>
 #include <csignal>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -106,6 +107,18 @@ class OutputFollower {
   off_t offset_ = 0;
   LineSplitter splitter_;
 };
+
+// The last line with something on it of a small text file; empty when there is none.
+std::string lastLineOf(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  }
+  while (!last.empty() && (last.back() == '\r' || last.back() == ' ')) last.pop_back();
+  if (last.size() > 500) last = last.substr(0, 500) + "...";
+  return makeValidUtf8(last);
+}
 
 }  // namespace
 
@@ -318,8 +331,12 @@ void SlurmJob::followNow() {
       deliver(OutputStream::Stderr, err_->read(true));
       std::string state = queueState_.empty() ? std::string("gone from the queue") : "ended as " + queueState_;
       if (!queueReason_.empty() && queueReason_ != "None") state += " (" + queueReason_ + ")";
-      end(std::nullopt, "Slurm job " + id() + " " + state + " without its runner's result; see " +
-                            (dir_ / job::kSchedulerOutput).string());
+      // The batch script's own last words: a runner that is not where the
+      // node looks, a working directory the node cannot see.
+      std::string said = lastLineOf(dir_ / job::kSchedulerOutput);
+      end(std::nullopt, "Slurm job " + id() + " " + state + " without its runner's result" +
+                            (said.empty() ? std::string() : ": " + said) + " (" +
+                            (dir_ / job::kSchedulerOutput).string() + ")");
       return;
     }
   }
@@ -593,7 +610,9 @@ std::optional<std::string> sharedFileSystem(fs::path path) {
 }  // namespace
 
 void checkSlurmReady(const SlurmSettings& settings, const std::vector<fs::path>& sharedPaths) {
-  std::vector<std::string> args = {"--noheader", "--Node", "--format=%N"};
+  // The nodes a job can land on: those of the partition given, else of the
+  // cluster's default partition (the one sinfo marks with '*').
+  std::vector<std::string> args = {"--noheader", "--Node", "--format=%N|%P"};
   if (settings.partition) args.push_back("--partition=" + *settings.partition);
   CommandOutput nodes = runCommandSync("sinfo", args, envFor(settings.slurmConf), kSlurmCommandTimeout);
   if (!nodes.succeeded()) {
@@ -601,10 +620,19 @@ void checkSlurmReady(const SlurmSettings& settings, const std::vector<fs::path>&
                      (settings.slurmConf ? "; [executor] slurm_conf is " + settings.slurmConf->string()
                                          : std::string("; is SLURM_CONF set, or [executor] slurm_conf?")));
   }
-  std::vector<std::string> names;
+  std::vector<std::pair<std::string, std::string>> listed;  // node, partition
+  bool anyDefault = false;
   std::istringstream lines(nodes.out);
   for (std::string line; std::getline(lines, line);) {
-    if (!line.empty() && std::find(names.begin(), names.end(), line) == names.end()) names.push_back(line);
+    auto bar = line.find('|');
+    if (line.empty() || bar == std::string::npos) continue;
+    listed.emplace_back(line.substr(0, bar), line.substr(bar + 1));
+    anyDefault = anyDefault || listed.back().second.ends_with('*');
+  }
+  std::vector<std::string> names;
+  for (const auto& [node, partition] : listed) {
+    if (!settings.partition && anyDefault && !partition.ends_with('*')) continue;
+    if (std::find(names.begin(), names.end(), node) == names.end()) names.push_back(node);
   }
   if (names.empty()) {
     throw SlurmError(settings.partition ? "Slurm partition '" + *settings.partition + "' has no nodes"

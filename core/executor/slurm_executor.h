@@ -10,8 +10,9 @@
 //            follow_interval, into the same line handler a local process
 //            feeds (adapter parsers, logs, notifications)
 //   state    one `squeue` per queue_interval for all of hydra's jobs (no
-//            accounting database needed); `scontrol show job` says why a job
-//            that ended without a result did
+//            accounting database needed); a job the queue says has ended
+//            without a result is reported with its state and the last line
+//            of its slurm.out (a runner the node could not start, ...)
 //   the end  the runner's result.json: exit code or signal, once the command
 //            and everything it left running have ended on the node
 //   cancel   scancel: the runner ends the command (SIGTERM, SIGKILL after the
@@ -47,7 +48,7 @@ struct SlurmSettings {
   std::optional<std::string> timeLimit;
   // Passed to sbatch before the script (never --output, --chdir, ...: hydra's).
   std::vector<std::string> extraArgs;
-  // SLURM_CONF for sbatch, squeue, scontrol and scancel; unset: the environment's.
+  // SLURM_CONF for sinfo, sbatch, squeue and scancel; unset: the environment's.
   std::optional<std::filesystem::path> slurmConf;
   // The hydra binary the nodes run (`run-job`), at a path they see.
   std::filesystem::path runner;

@@ -372,9 +372,29 @@ TEST_F(SlurmTest, AClientThatVanishesTakesItsRacesJobsWithIt) {
   client().process().closeStdin();
   client().process().closeStdout();
   EXPECT_TRUE(client().process().waitExit(60s));
-  EXPECT_TRUE(noneLive(race)) << "hydra waits for its jobs to end before it exits";
+  // hydra waited for the runner's result, so the agent is gone already; the
+  // scheduler may still be tidying its job up for a moment.
+  for (int pid : running) EXPECT_TRUE(processGone(pid)) << pid;
+  EXPECT_TRUE(eventually([&] { return noneLive(race); }, 30s));
   for (const auto& j : jobsOf(race)) EXPECT_EQ(j.state, "CANCELLED") << j.comment;
-  for (int pid : running) EXPECT_TRUE(eventually([&] { return processGone(pid); }, 30s)) << pid;
+}
+
+TEST_F(SlurmTest, AJobWhoseRunnerTheNodeCannotStartFailsTheAgentWithTheNodesWords) {
+  configure(TestRepo::agent("quick", {"write", "calc.py", TestRepo::fixedCalc()}),
+            "kind = \"slurm\"\nhydra_binary = \"/nonexistent/bin/hydra\"\n");
+  const std::string race = startRace({"quick"}, "slurm");
+  json::object finished = agentFinished(race, "quick");
+  EXPECT_EQ(finished.at("status"), "failed");
+  const std::string error = str(finished.at("error"));
+  EXPECT_THAT(error, ::testing::ContainsRegex("Slurm job [0-9]+ ended as FAILED"));
+  EXPECT_THAT(error, HasSubstr("/nonexistent/bin/hydra"));
+  EXPECT_THAT(error, HasSubstr("slurm.out"));
+  // Its directory stays for a look until cleanup.
+  EXPECT_TRUE(fs::exists(repo_.root() / ".hydra-workspaces" / "_jobs" / race));
+  finishedRace(race);
+  auto [code, text] = hydra("cleanup " + race);
+  EXPECT_EQ(code, 0) << text;
+  EXPECT_FALSE(fs::exists(repo_.root() / ".hydra-workspaces" / "_jobs" / race));
 }
 
 TEST_F(SlurmTest, AClusterThatDoesNotAnswerOrAnAcpAgentRefusesTheRaceSayingWhy) {
@@ -393,6 +413,18 @@ TEST_F(SlurmTest, AClusterThatDoesNotAnswerOrAnAcpAgentRefusesTheRaceSayingWhy) 
   EXPECT_THAT(text, HasSubstr("the slurm executor cannot be used: Slurm does not answer"));
   EXPECT_THAT(text, HasSubstr(broken.string()));
   EXPECT_FALSE(fs::exists(repo_.root() / ".hydra" / "races")) << "a refused race leaves nothing behind";
+
+  // A partition whose node is another machine, which cannot see this
+  // repository on the local disk (scripts/slurm-cluster.sh defines it).
+  repo_.writeConfig(TestRepo::agent("quick", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                    "\n[executor]\nkind = \"slurm\"\npartition = \"elsewhere\"\n" +
+                    "slurm_conf = \"" + slurmConf_ + "\"\n");
+  auto [elsewhereCode, elsewhereText] = hydra("race 'fix it' -a quick");
+  EXPECT_EQ(elsewhereCode, 1) << elsewhereText;
+  EXPECT_THAT(elsewhereText, HasSubstr("is on a file system of this machine, which the Slurm nodes (hydra-elsewhere) "
+                                       "cannot see"));
+  EXPECT_THAT(elsewhereText, HasSubstr(repo_.root().string()));
+  EXPECT_FALSE(fs::exists(repo_.root() / ".hydra" / "races")) << "nothing started";
 
   // The command line picks the executor over hydra.toml.
   auto [localCode, localText] = hydra("race 'fix it' -a quick --executor local");

@@ -137,7 +137,10 @@ TEST_F(JobDirTest, TheRunnerRunsTheCommandWithItsEnvironmentAndReportsItsOutputA
 
 TEST_F(JobDirTest, WhatTheCommandLeftRunningEndsWithItAndIsCounted) {
   const fs::path pidFile = dir_.parent_path() / "escaped";
-  writeSpec("setsid sleep 300 & echo $! > '" + pidFile.string() + "'; echo left it");
+  // It has left the command's process group (the file is written after
+  // setsid) before the command ends, so only the reaper can find it.
+  writeSpec("setsid sh -c 'echo $$ > \"$0\"; exec sleep 300' '" + pidFile.string() + "' & "
+            "while [ ! -s '" + pidFile.string() + "' ]; do sleep 0.01; done; echo left it");
   EXPECT_EQ(waitRunner(startRunner()), 0);
   job::JobResult r = result();
   EXPECT_EQ(r.process.exitCode, 0);
