@@ -244,7 +244,10 @@ void SlurmJob::submit() {
                                    "--error=" + (dir_ / job::kSchedulerOutput).string(),
                                    "--nodes=1",
                                    "--ntasks=1",
-                                   "--export=ALL"};
+                                   "--export=ALL",
+                                   // A requeued job would run its command a second time
+                                   // into the same files: a node that fails is a failed run.
+                                   "--no-requeue"};
   if (settings.partition) args.push_back("--partition=" + *settings.partition);
   if (settings.account) args.push_back("--account=" + *settings.account);
   std::string time = settings.timeLimit.value_or(slurmTimeLimit(spec_.timeout, spec_.killGrace));
@@ -561,7 +564,8 @@ bool slurmStateIsFinal(std::string_view state) {
 bool isReservedSbatchOption(std::string_view arg) {
   static constexpr std::string_view kReserved[] = {
       "--parsable", "--job-name", "-J", "--comment", "--chdir", "-D", "--output", "-o", "--error", "-e",
-      "--export", "--wrap", "--array", "-a", "--wait", "-W", "--input", "-i", "--test-only", "--hold", "-H"};
+      "--export", "--wrap", "--array", "-a", "--wait", "-W", "--input", "-i", "--test-only", "--hold", "-H",
+      "--requeue", "--no-requeue"};
   for (std::string_view r : kReserved) {
     if (arg == r) return true;
     // --option=value, and short options with their value attached (-Dpath).

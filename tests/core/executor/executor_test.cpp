@@ -179,7 +179,8 @@ TEST_F(JobDirTest, AProgramThatCannotStartAndASpecThatCannotBeReadAreReported) {
 TEST(SlurmOptionsTest, ExtraArgumentsMayNotSetWhatHydraSetsForEveryJob) {
   for (const char* reserved : {"--output=/tmp/x", "-o", "-o/tmp/x", "--error", "--chdir=/", "-D/", "--comment=x",
                                "--job-name=x", "-J", "--export=NONE", "--parsable", "--wrap=true", "--array=1-3",
-                               "--wait", "-W", "--input=/dev/zero", "--hold", "--test-only"}) {
+                               "--wait", "-W", "--input=/dev/zero", "--hold", "--test-only", "--requeue",
+                               "--no-requeue"}) {
     EXPECT_TRUE(isReservedSbatchOption(reserved)) << reserved;
   }
   for (const char* allowed : {"--mem=8G", "--cpus-per-task=4", "-c4", "--gres=gpu:1", "-A", "--account=x",
