@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "core/executor/slurm_executor.h"
+#include "core/git/git.h"
 
 namespace hydra::core {
 
@@ -13,7 +14,7 @@ bool isExecutorKind(std::string_view kind) { return kind == "local" || kind == "
 fs::path jobsDirectory(const fs::path& workspaceDir) { return workspaceDir / "_jobs"; }
 
 std::shared_ptr<Executor> executorFromConfig(const ExecutorConfig& config, std::string_view kind,
-                                             const fs::path& workspaceDir, const fs::path& repositoryGitDir) {
+                                             const fs::path& workspaceDir, const fs::path& repositoryRoot) {
   if (kind == "local") return nullptr;
   if (kind != "slurm") {
     throw std::invalid_argument("unknown executor '" + std::string(kind) + "' (there are: local, slurm)");
@@ -32,7 +33,8 @@ std::shared_ptr<Executor> executorFromConfig(const ExecutorConfig& config, std::
     if (ec) throw SlurmError("cannot tell where this hydra is (" + ec.message() + "): set [executor] hydra_binary");
   }
   settings.jobsDir = jobsDirectory(workspaceDir);
-  checkSlurmReady(settings, {workspaceDir, repositoryGitDir, settings.runner});
+  const fs::path gitDir = git::commonDir(git::openRepository(repositoryRoot).get());
+  checkSlurmReady(settings, {workspaceDir, gitDir, settings.runner});
   return SlurmExecutor::create(std::move(settings));
 }
 

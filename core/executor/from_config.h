@@ -19,12 +19,13 @@ bool isExecutorKind(std::string_view kind);
 
 // Null for "local" (units then run child processes of hydra). For "slurm":
 // job directories go to `workspaceDir`/_jobs, and Slurm is checked first
-// (checkSlurmReady) with the workspace, `repositoryGitDir` and the runner as
-// the paths the nodes need. Throws SlurmError, or std::invalid_argument for a
-// kind that does not exist.
+// (checkSlurmReady) with the workspace, the git directory of the repository
+// at `repositoryRoot` and the runner as the paths the nodes need. Throws
+// SlurmError or git::GitError, or std::invalid_argument for a kind that does
+// not exist.
 std::shared_ptr<Executor> executorFromConfig(const ExecutorConfig& config, std::string_view kind,
                                              const std::filesystem::path& workspaceDir,
-                                             const std::filesystem::path& repositoryGitDir);
+                                             const std::filesystem::path& repositoryRoot);
 
 // Where a cluster job's directories go below a workspace directory.
 std::filesystem::path jobsDirectory(const std::filesystem::path& workspaceDir);

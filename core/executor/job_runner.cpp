@@ -21,12 +21,6 @@ namespace asio = boost::asio;
 
 namespace {
 
-std::string hostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
-
 std::string readAll(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string());
@@ -49,7 +43,7 @@ bool report(const fs::path& dir, const job::JobResult& result) {
 
 int runJob(const fs::path& dir) {
   job::JobResult result;
-  result.host = hostName();
+  result.host = job::hostName();
   job::JobSpec spec;
   try {
     spec = job::parseJobSpec(readAll(dir / job::kSpec));

@@ -46,13 +46,6 @@ std::string userName() {
   return std::to_string(::geteuid());
 }
 
-std::string shortHostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return {};
-  std::string host = name;
-  return host.substr(0, host.find('.'));
-}
-
 std::map<std::string, std::string> envFor(const std::optional<fs::path>& slurmConf) {
   std::map<std::string, std::string> env;
   if (slurmConf) env["SLURM_CONF"] = slurmConf->string();
@@ -139,8 +132,8 @@ class SlurmJob final : public Execution, public std::enable_shared_from_this<Slu
 
   ~SlurmJob() override {
     // A job nobody follows any more ends: hydra's jobs never outlive it.
-    if (!ended_ && !id().empty()) {
-      runCommandSync("scancel", {id()}, executor_->slurmEnvironment(), kSlurmCommandTimeout);
+    if (!ended_ && !id_.empty()) {
+      runCommandSync("scancel", {id_}, executor_->slurmEnvironment(), kSlurmCommandTimeout);
     }
   }
 
@@ -155,17 +148,12 @@ class SlurmJob final : public Execution, public std::enable_shared_from_this<Slu
   void write(std::string) override {}
   void closeStdin() override {}
   pid_t pid() const override { return -1; }
-  std::string jobId() const override { return id(); }
 
   // From the executor's queue poll: the job's state, or nullopt when the
   // queue no longer knows it.
   void onQueueState(std::optional<std::string> state, const std::string& reason);
 
  private:
-  std::string id() const {
-    std::lock_guard lock(idMutex_);
-    return id_;
-  }
   void fail(std::string why);
   void onSubmitted(const CommandOutput& output);
   void followSoon();
@@ -189,8 +177,7 @@ class SlurmJob final : public Execution, public std::enable_shared_from_this<Slu
   asio::steady_timer timeoutTimer_;
   std::chrono::system_clock::time_point submittedAt_;
 
-  mutable std::mutex idMutex_;
-  std::string id_;
+  std::string id_;  // once sbatch has answered
   bool started_ = false;
   bool stopRequested_ = false;
   bool cancelRequested_ = false;
@@ -276,10 +263,7 @@ void SlurmJob::onSubmitted(const CommandOutput& output) {
     end(result, {});
     return;
   }
-  {
-    std::lock_guard lock(idMutex_);
-    id_ = id;
-  }
+  id_ = id;
   spdlog::info("race {}: {} {}: Slurm job {} ({})", label_.raceId, label_.subject, label_.role, id, dir_.string());
   executor_->follow(io_, id, weak_from_this());
   if (stopRequested_) scancel();
@@ -311,7 +295,7 @@ void SlurmJob::followNow() {
       deliver(OutputStream::Stdout, out_->read(true));
       deliver(OutputStream::Stderr, err_->read(true));
       if (result) {
-        spdlog::info("race {}: {} {}: Slurm job {} ended on {}", label_.raceId, label_.subject, label_.role, id(),
+        spdlog::info("race {}: {} {}: Slurm job {} ended on {}", label_.raceId, label_.subject, label_.role, id_,
                      result->host);
         end(result->process, {});
       } else {
@@ -337,7 +321,7 @@ void SlurmJob::followNow() {
       // The batch script's own last words: a runner that is not where the
       // node looks, a working directory the node cannot see.
       std::string said = lastLineOf(dir_ / job::kSchedulerOutput);
-      end(std::nullopt, "Slurm job " + id() + " " + state + " without its runner's result" +
+      end(std::nullopt, "Slurm job " + id_ + " " + state + " without its runner's result" +
                             (said.empty() ? std::string() : ": " + said) + " (" +
                             (dir_ / job::kSchedulerOutput).string() + ")");
       return;
@@ -357,7 +341,7 @@ void SlurmJob::onStarted() {
     auto self = weak.lock();
     if (!self || self->ended_ || self->stopRequested_) return;
     spdlog::info("race {}: {} {}: Slurm job {} timed out", self->label_.raceId, self->label_.subject,
-                 self->label_.role, self->id());
+                 self->label_.role, self->id_);
     self->timedOut_ = true;
     self->stopRequested_ = true;
     self->scancel();
@@ -370,7 +354,7 @@ void SlurmJob::onQueueState(std::optional<std::string> state, const std::string&
     if (*state != queueState_ || reason != queueReason_) {
       // Why a job waits (Resources, Priority, a partition that is down) is
       // the first thing to look at when a race does not start.
-      spdlog::info("race {}: {} {}: Slurm job {} is {}{}", label_.raceId, label_.subject, label_.role, id(), *state,
+      spdlog::info("race {}: {} {}: Slurm job {} is {}{}", label_.raceId, label_.subject, label_.role, id_, *state,
                    reason.empty() || reason == "None" ? std::string() : " (" + reason + ")");
     }
     queueState_ = *state;
@@ -383,17 +367,17 @@ void SlurmJob::stop(bool cancelled) {
   if (ended_ || stopRequested_) return;
   stopRequested_ = true;
   cancelRequested_ = cancelled;
-  if (!id().empty()) scancel();  // else as soon as sbatch has answered
+  if (!id_.empty()) scancel();  // else as soon as sbatch has answered
 }
 
 void SlurmJob::scancel() {
   if (scancelSent_) return;
   scancelSent_ = true;
   auto self = shared_from_this();
-  runCommand(io_, "scancel", {id()}, executor_->slurmEnvironment(), kSlurmCommandTimeout,
+  runCommand(io_, "scancel", {id_}, executor_->slurmEnvironment(), kSlurmCommandTimeout,
              [self](CommandOutput output) {
                if (!output.succeeded() && !self->ended_) {
-                 spdlog::warn("race {}: scancel {} failed: {}", self->label_.raceId, self->id(), output.failure());
+                 spdlog::warn("race {}: scancel {} failed: {}", self->label_.raceId, self->id_, output.failure());
                }
              });
 }
@@ -407,7 +391,7 @@ void SlurmJob::deliver(OutputStream stream, std::vector<std::string> lines) {
 void SlurmJob::end(std::optional<ProcessResult> result, std::string why) {
   if (ended_) return;
   ended_ = true;
-  if (!id().empty()) executor_->forget(id());
+  if (!id_.empty()) executor_->forget(id_);
   followTimer_.cancel();
   timeoutTimer_.cancel();
   ProcessResult r = result.value_or(ProcessResult{});
@@ -642,7 +626,8 @@ void checkSlurmReady(const SlurmSettings& settings, const std::vector<fs::path>&
     throw SlurmError(settings.partition ? "Slurm partition '" + *settings.partition + "' has no nodes"
                                         : std::string("Slurm has no nodes"));
   }
-  const std::string self = shortHostName();
+  const std::string host = job::hostName();
+  const std::string self = host.substr(0, host.find('.'));
   const bool onlyThisMachine =
       std::all_of(names.begin(), names.end(), [&](const std::string& n) { return n.substr(0, n.find('.')) == self; });
   if (onlyThisMachine) return;

@@ -48,9 +48,6 @@ class Execution {
   // Its process on this machine, which leads its own process group: -1 when it
   // runs elsewhere or could not be started.
   virtual pid_t pid() const = 0;
-  // The scheduler's id for it when it runs as a cluster job ("4711"); empty
-  // for a local process, and until the job is submitted.
-  virtual std::string jobId() const { return {}; }
 };
 
 }  // namespace hydra::core

@@ -8,7 +8,6 @@
 
 #include "core/checks/check_set.h"
 #include "core/executor/from_config.h"
-#include "core/git/git.h"
 #include "core/sandbox/mode.h"
 #include "core/sandbox/probe.h"
 #include "core/util/paths.h"
@@ -36,8 +35,7 @@ void Workspace::startVerify(VerifyRequest request, std::function<void(scoring::C
           sandbox::decideSandbox(mode, sandbox::cachedSandboxProbe()));
       worktrees = &worktreesFor(config->general.workspaceDir);
       // Where the race's own checks ran.
-      executor = executorFromConfig(config->executor, race.executor, worktrees->workspaceDir(),
-                                    git::commonDir(git::openRepository(root_).get()));
+      executor = executorFromConfig(config->executor, race.executor, worktrees->workspaceDir(), root_);
       // Fresh, never from the pool: the verdict must not depend on what an earlier agent kept.
       wt = worktrees->create("_verify-" + request.agentId, *agent.commit, request.raceId, false);
       for (const auto& file : request.files) {

@@ -244,8 +244,7 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
     }
   }
   try {
-    auto repo = git::openRepository(root_);
-    executor = executorFromConfig(config->executor, executorKind, workspaceDir, git::commonDir(repo.get()));
+    executor = executorFromConfig(config->executor, executorKind, workspaceDir, root_);
   } catch (const std::invalid_argument& e) {
     throw WorkspaceError::invalidRequest(e.what());
   } catch (const std::exception& e) {
