@@ -5,6 +5,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <csignal>
 #include <iostream>
+#include <memory>
 
 #include "server/cli/common.h"
 
@@ -29,12 +30,15 @@ int runUntilStopped(asio::io_context& io, core::Workspace& workspace,
                     const std::function<std::optional<std::string>()>& runId,
                     const std::function<void()>& redraw, std::chrono::milliseconds every,
                     std::string_view what) {
+  // A handler that completed but had not run when io.stop() came runs in the
+  // caller's later io.poll(), after this frame is gone: it must then do nothing.
+  auto inScope = std::make_shared<bool>(true);
   asio::steady_timer ticker(io);
   std::function<void()> tick = [&] {
     redraw();
     ticker.expires_after(every);
-    ticker.async_wait([&](boost::system::error_code ec) {
-      if (!ec) tick();
+    ticker.async_wait([&, inScope](boost::system::error_code ec) {
+      if (!ec && *inScope) tick();
     });
   };
   tick();
@@ -42,8 +46,8 @@ int runUntilStopped(asio::io_context& io, core::Workspace& workspace,
   int interrupts = 0;
   asio::signal_set signals(io, SIGINT, SIGTERM);
   std::function<void()> waitSignal = [&] {
-    signals.async_wait([&](boost::system::error_code ec, int) {
-      if (ec) return;
+    signals.async_wait([&, inScope](boost::system::error_code ec, int) {
+      if (ec || !*inScope) return;
       auto id = runId();
       if (++interrupts == 1 && id) {
         std::cerr << "\nhydra: cancelling the " << what << " (interrupt again to stop at once)\n";
@@ -56,6 +60,7 @@ int runUntilStopped(asio::io_context& io, core::Workspace& workspace,
   };
   waitSignal();
   io.run();
+  *inScope = false;
   return interrupts;
 }
 
