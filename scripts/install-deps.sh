@@ -23,7 +23,7 @@ for group in "$@"; do
   case "$group" in
     build) ;;
     demo) packages+=(python3-pytest python3-pyflakes) ;;
-    test) packages+=(python3-pytest python3-pyflakes slurm-wlm munge) ;;
+    test) packages+=(python3-pytest python3-pyflakes slurm-wlm munge iproute2) ;;
     fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;
     *) echo "install-deps.sh: unknown group '$group' (known: build, demo, test, fuzz)" >&2; exit 2 ;;
   esac
