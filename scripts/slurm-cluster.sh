@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A private one-node Slurm cluster on this machine, for the Slurm executor's
 # tests and benchmarks: Debian's slurm-wlm and munge, started without systemd
-# and without cgroups, with every file under one directory.
+# and without cgroups, its files under one directory (DIR) but for munge's
+# and the spool, which live under /run (see below).
 #
 #   scripts/slurm-cluster.sh start [DIR]   start it (idempotent); prints SLURM_CONF=...
 #   scripts/slurm-cluster.sh stop [DIR]    cancel its jobs, stop its daemons
@@ -12,7 +13,7 @@
 # HYDRA_SLURMD_PORT pin them) and writes them into DIR/slurm.conf, where
 # stop, status, sbatch and hydra read them. Needs root (slurmd runs jobs as
 # their users) and the packages `scripts/install-deps.sh test` installs.
-# Only the daemons whose pid files are in DIR are ever signalled. When the
+# Only the daemons whose pid files are this cluster's are ever signalled. When the
 # cluster does not come up, the reason is printed: the tail of each daemon's
 # log and who holds its ports.
 set -euo pipefail
@@ -28,18 +29,16 @@ case "$action" in start|stop|status) ;; *) die "usage: $0 start|stop|status [DIR
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 conf="$dir/slurm.conf"
-munge_dir="$dir/munge"
 export SLURM_CONF="$conf"
 
-# Unix sockets have a 108-byte path limit: munged's socket and slurmstepd's
-# (in SlurmdSpoolDir, named after the node and the job) would not fit under a
-# deep clone. Those two then live in a short directory named after DIR.
-if [ "${#dir}" -gt 60 ]; then
-  run_dir="/run/hydra-slurm-$(printf '%s' "$dir" | md5sum | cut -c1-12)"
-else
-  run_dir="$dir/run"
-fi
-socket="$run_dir/munge.socket"
+# munged runs as the user munge, which must reach its key, socket and log: a
+# clone inside a folder closed to other users (as `mktemp -d` makes them) would
+# shut it out. Unix sockets also have a 108-byte path limit that a deep clone
+# passes (munged's, and slurmstepd's in SlurmdSpoolDir). So munge's files and
+# the spool live in a short directory of their own under /run, named after DIR.
+run_dir="/run/hydra-slurm-$(printf '%s' "$dir" | md5sum | cut -c1-12)"
+munge_dir="$run_dir/munge"
+socket="$munge_dir/munge.socket"
 spool="$run_dir/spool"
 
 # The pid in FILE when that process still runs.
@@ -113,7 +112,7 @@ if [ "$action" = stop ]; then
   stop_pid "$dir/slurmd.pid"
   stop_pid "$dir/slurmctld.pid"
   stop_pid "$munge_dir/munged.pid"
-  case "$run_dir" in /run/hydra-slurm-*) rm -rf "$run_dir" ;; esac
+  rm -rf "$run_dir"
   say "stopped ($dir)"
   exit 0
 fi
@@ -125,16 +124,10 @@ for tool in slurmctld slurmd munged mungekey munge unmunge sbatch squeue scontro
 done
 id munge >/dev/null 2>&1 || die "there is no user 'munge': reinstall Debian's munge package (scripts/install-deps.sh test)"
 
-mkdir -p "$dir/log" "$dir/state" "$munge_dir" "$run_dir" "$spool"
-# munged refuses a socket directory that is not its own, or not searchable by
-# all; and it runs as munge, so every directory above its files must be
-# searchable by others (a clone in a 0700 folder made by mktemp -d is not).
-chown munge:munge "$munge_dir" "$run_dir"
-chmod 0711 "$munge_dir" "$run_dir"
-for d in "$munge_dir" "$run_dir"; do
-  runuser -u munge -- test -x "$d" \
-    || die "munged runs as user munge and cannot reach $d: a folder above it is closed to other users (chmod o+x it, or clone elsewhere)"
-done
+mkdir -p "$dir/log" "$dir/state" "$munge_dir" "$spool"
+# munged refuses a socket directory that is not its own, or not searchable by all.
+chown munge:munge "$munge_dir"
+chmod 0711 "$munge_dir"
 if [ ! -s "$munge_dir/munge.key" ]; then
   mungekey --create --keyfile="$munge_dir/munge.key"
   chown munge:munge "$munge_dir/munge.key"
