@@ -200,6 +200,8 @@ export interface TestChanges {
   broken: string[];
   /** Ran at the base and did not run for this agent (counted as failed). */
   removed: string[];
+  /** Ran to a verdict at the base, skipped or xfailed now (counted as failed); absent from an older hydra. */
+  skipped?: string[];
 }
 export interface Ranking {
   rank: number;
@@ -223,6 +225,10 @@ export interface Ranking {
   protectedChanges?: string[];
   /** restore: its checks ran with the base versions of those files put back. */
   protectedMode?: 'flag' | 'restore';
+  /** Files it added that would have run in place of the test runner (pytest.py): left out of its checks. */
+  runnerShadows?: string[];
+  /** Its tests could not be compared by name (the runner named no tests): counts only. */
+  testsByCountsOnly?: boolean;
 }
 export interface ScoresResult {
   raceId: string;
