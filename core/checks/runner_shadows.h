@@ -21,9 +21,10 @@
 // checking with it would score the agent's runner, not its work).
 //
 // Why not PYTHONSAFEPATH: it does keep `python3 -m pytest` from importing
-// the working directory's pytest.py, but it also drops the directory for the
-// project's own imports (a repository with calc.py at the root and tests in
-// tests/ fails to collect), so it would change what the user's command means.
+// the working directory's pytest.py or iniconfig.py, but it also drops the
+// directory for the project's own imports (a repository with calc.py at the
+// root and tests in tests/ fails to collect), so it would change what the
+// user's command means.
 
 #include <filesystem>
 #include <set>
