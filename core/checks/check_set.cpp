@@ -4,6 +4,7 @@
 
 #include <boost/asio/post.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -45,6 +46,13 @@ bool reachableWithoutSymlinks(const fs::path& checkout, const fs::path& relative
     if (status.type() == fs::file_type::symlink) return false;
   }
   return true;
+}
+
+// PYTEST_ADDOPTS for a test check: hydra's own (a user's, say -p xdist) and -rA.
+std::string pytestAddopts() {
+  const char* inherited = std::getenv("PYTEST_ADDOPTS");
+  std::string options = inherited && *inherited ? std::string(inherited) + " " : "";
+  return options + "-rA";
 }
 
 }  // namespace
@@ -132,6 +140,11 @@ void CheckSetRun::run(Step step, const std::string& command) {
   process.cwd = spec_.checkout;
   // Test runners that watch by default (jest, vitest) run once under CI.
   process.env = {{"CI", "true"}, {"HYDRA_CHECK", check}};
+  // Tests are compared by name (scoring::compareTests): pytest is asked to
+  // name each test's verdict even when the configured command does not
+  // (`pytest -q` names only the failures, so a deleted test would read as a
+  // passing one). Its own options come after these, so a command's -r wins.
+  if (step == Step::Tests) process.env["PYTEST_ADDOPTS"] = pytestAddopts();
   process.timeout = std::chrono::seconds(spec_.config.timeoutPerCheckSeconds);
   process.killGrace = std::chrono::seconds(2);
   try {

@@ -132,6 +132,20 @@ void writeBlob(const fs::path& path, git_blob* blob, git_filemode_t mode) {
 
 }  // namespace
 
+const std::vector<std::string>& defaultProtectedPaths() {
+  static const std::vector<std::string> paths = {
+      // Python: pytest's, tox's and the linters' configuration, and pytest's hooks.
+      "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py", ".flake8", "ruff.toml", ".ruff.toml",
+      ".pylintrc", "mypy.ini",
+      // Node: the scripts `npm test` runs, and the runners' and ESLint's configuration.
+      "package.json", ".eslintrc*", "eslint.config.*", "jest.config.*", "vitest.config.*", ".mocharc*",
+      // Rust and Go: test settings, and where dependencies come from.
+      "Cargo.toml", ".cargo/config.toml", "clippy.toml", "go.mod", ".golangci.*",
+      // CMake: which tests ctest registers and runs.
+      "CMakeLists.txt", "CTestTestfile.cmake", "CTestCustom.cmake", "*.cmake"};
+  return paths;
+}
+
 bool matchesProtected(std::string_view pattern, std::string_view path) {
   const bool foldersOnly = pattern.ends_with('/');
   while (pattern.ends_with('/')) pattern.remove_suffix(1);

@@ -24,6 +24,21 @@
 
 namespace hydra::core::checks {
 
+// The protected paths when [scoring] protected_paths is not set: the
+// configuration of the test runners and linters hydra reads (each a pattern
+// that matches nothing in a project of another ecosystem), so that an agent
+// cannot change how it is judged unseen:
+//   Python   pytest.ini, pyproject.toml, setup.cfg, tox.ini, conftest.py at
+//            any depth, .flake8, ruff.toml, .ruff.toml, .pylintrc, mypy.ini
+//   Node     package.json, .eslintrc*, eslint.config.*, jest.config.*,
+//            vitest.config.*, .mocharc*
+//   Rust     Cargo.toml, .cargo/config.toml, clippy.toml
+//   Go       go.mod, .golangci.*
+//   C/C++    CMakeLists.txt, CTestTestfile.cmake, *.cmake, CTestCustom.cmake
+// Test files themselves are not among them: `hydra init` proposes the
+// project's test folders on top of these.
+const std::vector<std::string>& defaultProtectedPaths();
+
 // Whether `path` (relative, '/'-separated, a file) is covered by `pattern`.
 bool matchesProtected(std::string_view pattern, std::string_view path);
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/checks/protected_paths.h"
+#include "core/checks/runner_shadows.h"
 #include "core/merge/diff.h"
 
 namespace hydra::core {
@@ -44,6 +45,7 @@ struct ResultScoring::Job {
   std::shared_ptr<CheckSetRun> run;
   scoring::CheckSet checks;
   std::vector<std::string> protectedChanges;  // [scoring] protected_paths it changed
+  std::vector<std::string> runnerShadows;     // checks/runner_shadows.h
 };
 
 ResultScoring::ResultScoring(RunContext context, BaselineCache& baselines, ScoringSpec spec, Done done)
@@ -248,14 +250,25 @@ void ResultScoring::runChecks(const std::shared_ptr<Job>& job, const fs::path& c
 
 void ResultScoring::guardProtectedPaths(Job& job, const std::string& commit, const std::optional<fs::path>& checkout) {
   const ScoringConfig& config = spec_.config->scoring;
-  if (config.protectedPaths.empty() || commit == spec_.baseCommit) return;
+  if (commit == spec_.baseCommit) return;
   const merge::DiffSummary diff = merge::diffCommits(spec_.repoRoot, spec_.baseCommit, commit);
-  job.protectedChanges = checks::protectedChanges(diff.files, config.protectedPaths);
-  if (job.protectedChanges.empty()) return;
-  spdlog::info("race {}: {} changed protected files: {}", spec_.raceId, job.subject, job.protectedChanges.size());
-  if (config.protectedMode != "restore" || !checkout) return;
-  for (const std::string& line :
-       checks::restoreProtected(spec_.repoRoot, spec_.baseCommit, *checkout, job.protectedChanges)) {
+  job.protectedChanges =
+      checks::protectedChanges(diff.files, config.protectedPaths.value_or(checks::defaultProtectedPaths()));
+  // The runner the user configured judges, never one the agent supplied:
+  // its shadows are protected whatever the paths and taken out whatever the mode.
+  job.runnerShadows = checks::runnerShadows(diff.files, checks::rootNames(spec_.repoRoot, spec_.baseCommit),
+                                            checks::shadowableModules());
+  if (job.protectedChanges.empty() && job.runnerShadows.empty()) return;
+  spdlog::info("race {}: {} changed protected files: {}, added runner shadows: {}", spec_.raceId, job.subject,
+               job.protectedChanges.size(), job.runnerShadows.size());
+  if (!checkout) return;
+  std::vector<std::string> restored = job.runnerShadows;
+  if (config.protectedMode == "restore") {
+    restored.insert(restored.end(), job.protectedChanges.begin(), job.protectedChanges.end());
+  }
+  std::sort(restored.begin(), restored.end());
+  restored.erase(std::unique(restored.begin(), restored.end()), restored.end());
+  for (const std::string& line : checks::restoreProtected(spec_.repoRoot, spec_.baseCommit, *checkout, restored)) {
     spdlog::info("race {}: {}'s checks: {}", spec_.raceId, job.subject, line);
   }
 }
@@ -318,6 +331,7 @@ void ResultScoring::rank() {
           s.checks = job->checks;
           s.protectedChanges = job->protectedChanges;
           if (!s.protectedChanges.empty()) s.protectedMode = self->spec_.config->scoring.protectedMode;
+          s.runnerShadows = job->runnerShadows;
         }
         scored.push_back(std::move(s));
       }

@@ -119,6 +119,9 @@ std::string scoresText(const scoring::AgentScore& score) {
     if (!score.testChanges->broken.empty()) out += "Tests broken against the base: " + names(score.testChanges->broken) + "\n";
     if (!score.testChanges->fixed.empty()) out += "Tests fixed against the base: " + names(score.testChanges->fixed) + "\n";
     if (!score.testChanges->removed.empty()) out += "Tests that no longer run: " + names(score.testChanges->removed) + "\n";
+    if (!score.testChanges->skipped.empty()) {
+      out += "Tests skipped or expected to fail now (scored as failed): " + names(score.testChanges->skipped) + "\n";
+    }
   }
   for (const auto& flag : score.flags) out += "Flag: " + flag + "\n";
   if (score.checks.build || score.checks.tests || score.checks.lint) out += "Checks:\n";

@@ -332,10 +332,10 @@ std::vector<Field> scoringFields(ScoringConfig& out) {
        }},
       {"protected_paths",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
-         out.protectedPaths = r.stringArray(key, node);
+         const std::vector<std::string>& paths = out.protectedPaths.emplace(r.stringArray(key, node));
          const auto& array = *node.as_array();
-         for (std::size_t i = 0; i < out.protectedPaths.size(); ++i) {
-           if (std::string problem = checks::protectedPatternProblem(out.protectedPaths[i]); !problem.empty())
+         for (std::size_t i = 0; i < paths.size(); ++i) {
+           if (std::string problem = checks::protectedPatternProblem(paths[i]); !problem.empty())
              r.fail(array.get(i)->source(), "'" + std::string(key) + "': " + problem);
          }
        }},

@@ -90,8 +90,10 @@ struct ScoringConfig {
   int timeoutPerCheckSeconds = 120;
   // Files an agent is not scored on changing (globs, core/checks/protected_paths.h):
   // "flag" shows a change there and rules out auto-merge; "restore" also runs
-  // its checks with the base versions put back.
-  std::vector<std::string> protectedPaths;
+  // its checks with the base versions put back. Unset: the test runners' and
+  // linters' configuration files (checks::defaultProtectedPaths()); an empty
+  // list protects nothing but the runner shadows (core/checks/runner_shadows.h).
+  std::optional<std::vector<std::string>> protectedPaths;
   std::string protectedMode = "flag";
   bool autoMerge = false;
   ScoringThresholds thresholds;

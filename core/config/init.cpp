@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/checks/protected_paths.h"
 #include "core/config/config.h"
 
 namespace hydra::core {
@@ -288,6 +289,7 @@ void renderHeader(ConfigWriter& w, const DetectedCommands& detected) {
     w.comment("What `hydra init` found:");
     for (const std::string& line : detected.evidence) w.comment("  - " + oneLine(line));
   }
+  for (const std::string& line : detected.warnings) w.comment("Warning: " + oneLine(line));
   w.blank();
 }
 
@@ -404,8 +406,12 @@ void renderScoring(ConfigWriter& w, const DetectedCommands& detected) {
   w.comment("Files an agent is not scored on changing (globs; docs/configuration.md): a change");
   w.comment("there is shown and rules out auto-merge. protected_mode = \"restore\" also runs its");
   w.comment("checks with the base versions put back; keep \"flag\" when tasks may need to edit tests.");
+  w.comment("Unset, it is the test runners' and linters' configuration files; files an agent adds");
+  w.comment("that would run in place of the test runner (a pytest.py) are always left out of its checks.");
   if (detected.protectedPaths.empty()) {
-    w.comment("protected_paths: default: none, e.g. [\"tests/\", \"conftest.py\"].");
+    std::string list;
+    for (const std::string& p : checks::defaultProtectedPaths()) list += (list.empty() ? "" : ", ") + tomlString(p);
+    w.comment("protected_paths: default: [" + list + "].");
   } else {
     std::string list;
     for (const std::string& p : detected.protectedPaths) list += (list.empty() ? "" : ", ") + tomlString(p);
@@ -547,12 +553,14 @@ std::vector<std::string> detectProtectedPaths(const fs::path& root, const std::v
   const bool python = std::any_of(proposals.begin(), proposals.end(),
                                   [](const Proposal& p) { return p.manifest == "pyproject.toml"; });
   if (python || fileExists(root / "conftest.py")) out.push_back("conftest.py");
-  if (fileExists(root / "pytest.ini")) out.push_back("pytest.ini");
+  // The runners' and linters' configuration hydra protects when protected_paths
+  // is unset, as far as this project has it: written out, the list replaces them.
   for (const fs::directory_entry& entry : fs::directory_iterator(root, ec)) {
     const std::string name = entry.path().filename().string();
-    for (const char* prefix : {"jest.config.", "vitest.config.", ".mocharc", "karma.conf."}) {
-      if (name.rfind(prefix, 0) == 0) out.push_back(name);
+    for (const std::string& pattern : checks::defaultProtectedPaths()) {
+      if (checks::matchesProtected(pattern, name)) out.push_back(pattern);
     }
+    if (name.rfind("karma.conf.", 0) == 0) out.push_back(name);
   }
   if (fileExists(root / "go.mod")) out.push_back("*_test.go");
   std::sort(out.begin(), out.end());
@@ -604,6 +612,13 @@ DetectedCommands detectCommands(const fs::path& repoRoot) {
     found.test = p->test;
     found.testFormat = p->testFormat;
     record("test", *p->test, *p);
+    // Their default reporters print counts and failures only: a deleted test
+    // would read as a passing one (docs/scoring.md, Tests by name).
+    if (found.testFormat == "jest" || found.testFormat == "mocha") {
+      found.warnings.push_back(*found.testFormat +
+                               " names no passing tests in its output, so tests will be compared by counts only; "
+                               "have it write a JUnit report and set junit_report to compare them by name");
+    }
   }
   if (const Proposal* p = firstOffering(&Proposal::lint)) {
     found.lint = p->lint;

@@ -22,6 +22,9 @@ struct DetectedCommands {
   std::vector<std::string> protectedPaths;
   // What was found and why each command was chosen, one sentence each.
   std::vector<std::string> evidence;
+  // What will not score as well as it could, one sentence each: a test runner
+  // whose output names no tests ("tests compared by counts only").
+  std::vector<std::string> warnings;
 };
 
 // Looks at the manifests in `repoRoot` (not below it). Each command comes from

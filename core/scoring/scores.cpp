@@ -25,12 +25,14 @@ std::optional<LintCounts> lintCounts(const std::optional<CheckResult>& check) {
 }
 
 // The counts an agent's tests are scored on: every test that ran at the base
-// and not for it counts as failed, so deleting a failing test is no fix.
+// and not for it (removed, or skipped or xfailed now) counts as failed, so
+// deleting or skipping a failing test is no fix.
 std::optional<TestCounts> scoredTestCounts(const AgentScore& a) {
   std::optional<TestCounts> counts = testCounts(a.checks.tests);
   if (counts && a.testChanges) {
     counts->failed = static_cast<int>(
-        std::min<long long>(INT_MAX, static_cast<long long>(counts->failed) + a.testChanges->removed.size()));
+        std::min<long long>(INT_MAX, static_cast<long long>(counts->failed) + a.testChanges->scoredAsFailed()));
+    counts->skipped = std::max(0, counts->skipped - static_cast<int>(a.testChanges->skipped.size()));
   }
   return counts;
 }
@@ -42,8 +44,8 @@ Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::option
   bool buildFailed = a.checks.build && !a.checks.build->passed();
   if (a.checks.build) b.build = buildScore(a.checks.build->passed());
   if (a.checks.tests) {
-    // Removed tests fail the run: its exit code cannot vouch for them.
-    const bool passed = a.checks.tests->passed() && !(a.testChanges && !a.testChanges->removed.empty());
+    // Removed or newly skipped tests fail the run: its exit code cannot vouch for them.
+    const bool passed = a.checks.tests->passed() && !(a.testChanges && a.testChanges->scoredAsFailed() > 0);
     b.tests = buildFailed ? 0.0 : testsScore(scoredTestCounts(a), testCounts(baseline.checks.tests), passed);
   }
   if (a.checks.lint) {
@@ -86,6 +88,11 @@ std::pair<int, int> namedVerdicts(const std::map<std::string, TestOutcome>& case
     if (outcome == TestOutcome::Failed) ++failed;
   }
   return {passed, failed};
+}
+
+// Both runs ran the tests, so they were compared, if not by name.
+bool comparableByCounts(const std::optional<CheckResult>& base, const std::optional<CheckResult>& agent) {
+  return base && agent && !base->skipped && !agent->skipped;
 }
 
 bool namesEveryVerdict(const CheckResult& check) {
@@ -194,12 +201,14 @@ AgentScore readAgentScore(const JsonFields& r) {
   x.ineligible = r.optionalString("ineligible").value_or(ineligibility(x.status, x.diff));
   x.escaped = x.ineligible == "escaped";
   x.testChanges = r.optionalObject<TestChanges>("testChanges", [](const JsonFields& t) {
-    return TestChanges{t.strings("fixed"), t.strings("broken"), t.strings("removed")};
+    return TestChanges{t.strings("fixed"), t.strings("broken"), t.strings("removed"), t.strings("skipped")};
   });
+  x.testsByCountsOnly = r.boolean("testsByCountsOnly", false);
   x.flags = r.strings("flags");
   x.deniedToolCalls = r.optionalNumber<int>("deniedToolCalls").value_or(0);
   x.protectedChanges = r.strings("protectedChanges");
   x.protectedMode = r.optionalString("protectedMode").value_or("");
+  x.runnerShadows = r.strings("runnerShadows");
   return x;
 }
 
@@ -257,6 +266,8 @@ std::optional<TestChanges> compareTests(const CheckResult& base, const CheckResu
     const auto now = agent.testCases.find(name);
     if (now == agent.testCases.end()) {
       changes.removed.push_back(name);
+    } else if (now->second == TestOutcome::Skipped) {
+      changes.skipped.push_back(name);
     } else if (before == TestOutcome::Failed && now->second == TestOutcome::Passed) {
       changes.fixed.push_back(name);
     } else if (before == TestOutcome::Passed && now->second == TestOutcome::Failed) {
@@ -287,6 +298,10 @@ std::vector<std::string> flagsOf(const AgentScore& a) {
     flags.push_back("changed protected files: " + listed(a.protectedChanges) +
                     (a.protectedMode == "restore" ? " (put back for its checks)" : ""));
   }
+  if (!a.runnerShadows.empty()) {
+    flags.push_back("added files that would run in place of the test runner: " + listed(a.runnerShadows) +
+                    " (left out of its checks)");
+  }
   return flags;
 }
 
@@ -304,6 +319,7 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
     a.ineligible = ineligibility(a.status, a.diff, a.escaped);
     a.testChanges = baseline.checks.tests && a.checks.tests ? compareTests(*baseline.checks.tests, *a.checks.tests)
                                                            : std::nullopt;
+    a.testsByCountsOnly = !a.testChanges && comparableByCounts(baseline.checks.tests, a.checks.tests);
     a.flags = flagsOf(a);
     a.breakdown = breakdownOf(a, baseline, fastest);
     a.total = kept(composite(a.breakdown, config.weights));
@@ -411,14 +427,17 @@ void tag_invoke(json::value_from_tag, json::value& v, const AgentScore& x) {
   if (x.testChanges) {
     o["testChanges"] = json::object{{"fixed", stringArray(x.testChanges->fixed)},
                                     {"broken", stringArray(x.testChanges->broken)},
-                                    {"removed", stringArray(x.testChanges->removed)}};
+                                    {"removed", stringArray(x.testChanges->removed)},
+                                    {"skipped", stringArray(x.testChanges->skipped)}};
   }
+  if (x.testsByCountsOnly) o["testsByCountsOnly"] = true;
   if (!x.flags.empty()) o["flags"] = stringArray(x.flags);
   if (x.deniedToolCalls > 0) o["deniedToolCalls"] = x.deniedToolCalls;
   if (!x.protectedChanges.empty()) {
     o["protectedChanges"] = stringArray(x.protectedChanges);
     putIfNotEmpty(o, "protectedMode", x.protectedMode);
   }
+  if (!x.runnerShadows.empty()) o["runnerShadows"] = stringArray(x.runnerShadows);
   v = std::move(o);
 }
 

@@ -62,6 +62,11 @@ struct TestChanges {
   std::vector<std::string> fixed;    // failed at the base, pass now
   std::vector<std::string> broken;   // passed at the base, fail now
   std::vector<std::string> removed;  // ran at the base, did not run now: scored as failed
+  // Ran to a verdict at the base, skipped or expected to fail now
+  // (@pytest.mark.xfail on the failing test): scored as failed, like removed.
+  std::vector<std::string> skipped;
+  // The tests that ran at the base and count as failed now whatever the run said.
+  std::size_t scoredAsFailed() const { return removed.size() + skipped.size(); }
   bool operator==(const TestChanges&) const = default;
 };
 
@@ -90,6 +95,10 @@ struct AgentScore {
   bool escaped = false;
   // Set by rankAgents() when the tests could be compared by name.
   std::optional<TestChanges> testChanges;
+  // Set by rankAgents() when both runs had tests but one of them did not name
+  // each test (a runner or format that prints only counts): its tests were
+  // compared by counts only, so a deleted test could read as a passing one.
+  bool testsByCountsOnly = false;
   // What its CLI reported and the race found that rule out merging it
   // automatically, though it may win: "2 tool calls denied", "changed
   // protected files: tests/conftest.py". Set by rankAgents() from the members
@@ -100,6 +109,9 @@ struct AgentScore {
   // its checks ran with ("flag" or "restore").
   std::vector<std::string> protectedChanges;
   std::string protectedMode;
+  // The files it added that would have run in place of the test runner
+  // (core/checks/runner_shadows.h): removed for its checks whatever the mode.
+  std::vector<std::string> runnerShadows;
 
   bool eligible() const { return ineligible.empty(); }
 };

@@ -1,12 +1,13 @@
 // `hydra agents [--json]`: each agent hydra can run here, whether its binary is
 // installed, and its version. `hydra sandbox [--json]`: whether they run
-// confined here, and if not, why.
+// confined here, and if not, why; as text also what their checks protect.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <iostream>
 
+#include "core/checks/protected_paths.h"
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
@@ -37,6 +38,31 @@ int runAgents(const AgentsOptions& options) {
   return 0;
 }
 
+namespace {
+
+// What an agent's checks are guarded against: the protected paths in force
+// (hydra.toml's, or the defaults) and the runner shadows, which always are.
+void printCheckProtection(core::Workspace& workspace, const Style& style) {
+  std::shared_ptr<const core::Config> config;
+  try {
+    config = workspace.config();
+  } catch (const std::exception& e) {
+    std::cout << style.red("hydra.toml cannot be read: ") << e.what() << "\n";
+    return;
+  }
+  const core::ScoringConfig& scoring = config->scoring;
+  const std::vector<std::string>& paths = scoring.protectedPaths.value_or(core::checks::defaultProtectedPaths());
+  std::string listed;
+  for (const std::string& p : paths) listed += (listed.empty() ? "" : ", ") + p;
+  std::cout << "Protected paths (" << (scoring.protectedPaths ? "hydra.toml" : "the defaults")
+            << ", protected_mode = \"" << scoring.protectedMode << "\"): " << (listed.empty() ? "none" : listed)
+            << "\n"
+            << "Files an agent adds that would run in place of the test runner (pytest.py, iniconfig.py, "
+               "sitecustomize.py, node_modules/...) are always left out of its checks (docs/scoring.md).\n";
+}
+
+}  // namespace
+
 int runSandbox(const SandboxOptions& options) {
   boost::asio::io_context io;
   core::Workspace workspace(io, std::filesystem::current_path());
@@ -51,6 +77,7 @@ int runSandbox(const SandboxOptions& options) {
   if (!status.confined && status.mode == "auto") {
     std::cout << "Install bubblewrap (apt install bubblewrap) to confine them; docs/security.md says what that covers.\n";
   }
+  printCheckProtection(workspace, style);
   return 0;
 }
 

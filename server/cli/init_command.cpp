@@ -25,6 +25,7 @@ int runInit(const InitOptions& options) {
   show("test:  ", detected.test);
   show("lint:  ", detected.lint);
   for (const auto& why : detected.evidence) std::cout << "  from " << why << "\n";
+  for (const auto& warning : detected.warnings) std::cout << "  warning: " << warning << "\n";
   return 0;
 }
 

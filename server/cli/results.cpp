@@ -60,6 +60,13 @@ void printDetails(std::ostream& out, const core::scoring::AgentScore& a, const c
       out << indent << style.red("removed: ") << listed(a.testChanges->removed) << style.dim(" (scored as failed)")
           << "\n";
     }
+    if (!a.testChanges->skipped.empty()) {
+      out << indent << style.red("skipped or xfailed now: ") << listed(a.testChanges->skipped)
+          << style.dim(" (ran at the base; scored as failed)") << "\n";
+    }
+  } else if (a.testsByCountsOnly) {
+    out << indent << style.yellow("tests compared by counts only: ")
+        << "the test runner did not name each test, so a deleted test reads as a passing one\n";
   }
   // Why a check failed, in its own words: the end of its output (the whole
   // is in .hydra/races/<id>/checks/).

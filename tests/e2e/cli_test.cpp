@@ -456,6 +456,38 @@ TEST_F(CliTest, ScoresShowWhatEachCLIReportedAndWhatKeepsAnAgentFromAutoMerge) {
   EXPECT_EQ(raceJson(id).at("agents").at(0).at("deniedToolCalls"), json::value(1));
 }
 
+TEST_F(CliTest, ScoresNameATestSkippedNowAndSayWhenTestsWereComparedByCountsOnly) {
+  // The "test suite" prints what verdicts.txt holds, in pytest's words.
+  writeFile(repo_ / "verdicts.txt", "FAILED t.py::test_a - assert 1 == 2\nPASSED t.py::test_b\n"
+                                    "===== 1 failed, 1 passed in 0.10s =====\n");
+  git("add verdicts.txt");
+  git("commit -q -m verdicts");
+  writeConfig(scriptedAgent("xfailer", {"write", "verdicts.txt",
+                                        "XFAIL t.py::test_a\\nPASSED t.py::test_b\\n"
+                                        "===== 1 passed, 1 xfailed in 0.10s ====="}) +
+              scriptedAgent("counter", {"write", "verdicts.txt", "===== 2 passed in 0.10s ====="}) +
+              "[scoring]\ntest_command = \"cat verdicts.txt; ! grep -q FAILED verdicts.txt\"\n");
+  Outcome r = hydra({"race", "Fix test_a", "--agents", "xfailer,counter"});
+  ASSERT_EQ(r.code, 0) << r;
+  const std::string id = raceIds().at(0);
+
+  Outcome scores = hydra({"scores", id});
+  ASSERT_EQ(scores.code, 0) << scores;
+  EXPECT_THAT(scores.out, HasSubstr("      skipped or xfailed now: t.py::test_a (ran at the base; scored as failed)\n"))
+      << scores.out;
+  EXPECT_THAT(scores.out, HasSubstr("      tests compared by counts only: ")) << scores.out;
+
+  const json::object ranked = json::parse(hydra({"scores", id, "--json"}).out).as_object();
+  for (const json::value& a : ranked.at("rankings").as_array()) {
+    if (a.at("agentId") == json::value("xfailer")) {
+      EXPECT_EQ(a.at("testChanges").at("skipped"), json::parse(R"(["t.py::test_a"])")) << json::serialize(a);
+      EXPECT_LT(a.at("breakdown").at("tests").to_number<double>(), 100.0) << json::serialize(a);
+    } else {
+      EXPECT_EQ(a.at("testsByCountsOnly"), json::value(true)) << json::serialize(a);
+    }
+  }
+}
+
 TEST_F(CliTest, RaceWithAnUnknownAgentExitsTwoListingTheKnownOnes) {
   writeConfig(scriptedAgent("a", {"say", "hi"}));
   Outcome r = hydra({"race", "Do it", "--agents", "a,nobody"});
@@ -724,6 +756,13 @@ TEST_F(CliTest, SandboxSaysHowAgentsRunHereAndWhy) {
   EXPECT_EQ(text.code, 0) << text;
   EXPECT_THAT(text.out, HasSubstr("Agents run unconfined: "));
   EXPECT_THAT(text.out, HasSubstr("apt install bubblewrap"));
+  // And what the checks protect: the defaults, since hydra.toml sets none.
+  EXPECT_THAT(text.out, HasSubstr("Protected paths (the defaults, protected_mode = \"flag\"): pytest.ini, "
+                                  "pyproject.toml, setup.cfg, tox.ini, conftest.py"));
+  EXPECT_THAT(text.out, HasSubstr("always left out of its checks"));
+  writeConfig("[general]\nsandbox = \"auto\"\n[scoring]\nprotected_paths = [\"tests/\"]\n");
+  EXPECT_THAT(hydra({"sandbox"}, std::nullopt, {broken}).out,
+              HasSubstr("Protected paths (hydra.toml, protected_mode = \"flag\"): tests/\n"));
 }
 
 TEST_F(CliTest, ARaceThatCannotBeConfinedSaysSoAndRecordsWhy) {
@@ -747,6 +786,11 @@ TEST_F(CliTest, InitWritesConfigForTheProjectAndOverwritesOnlyWithForce) {
   EXPECT_THAT(first.out, HasSubstr("npm test"));
   const std::string written = readFile(repo_ / "hydra.toml");
   EXPECT_THAT(written, HasSubstr("test_command = \"npm test\""));
+  // The runner's configuration is protected, and written out where the user sees it.
+  EXPECT_THAT(written, HasSubstr("protected_paths = [\"package.json\"]"));
+  // jest's default output names no passing tests: init says what that costs.
+  EXPECT_THAT(first.out, HasSubstr("  warning: jest names no passing tests in its output, so tests will be compared "
+                                   "by counts only"));
   // What init writes, hydra reads.
   Outcome check = hydra({"agents", "--json"}, std::nullopt, {"PATH=/usr/bin:/bin"});
   EXPECT_EQ(check.code, 0) << check;

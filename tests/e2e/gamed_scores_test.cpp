@@ -6,7 +6,14 @@
 //     one counts as failed and is named;
 //   - a conftest.py that marks every test passed: with protected_mode
 //     "restore" its checks run without it; with "flag" it is shown and never
-//     merged automatically.
+//     merged automatically;
+//   - runner shadows (a pytest.py, an iniconfig.py loading a plugin): left
+//     out of its checks under either mode, and flagged;
+//   - a plugin loaded through pyproject.toml's addopts: pyproject.toml is a
+//     default protected path;
+//   - xfail on the failing test: counts as failed, named as skipped now;
+//   - deleting the failing test under `pytest -q`: hydra asks pytest for the
+//     names (PYTEST_ADDOPTS=-rA), so it is still named and scored as failed.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -163,6 +170,193 @@ TEST(GamedScoresTest, WithFlagAConftestThatPassesEverythingIsShownAndNeverMerged
   EXPECT_THAT(strings(tamperer.at("flags")), ElementsAre("changed protected files: conftest.py"));
   EXPECT_EQ(tamperer.at("breakdown").at("tests"), json::value(100.0)) << dump;
   EXPECT_EQ(repo.git("log -1 --format=%s main"), "config") << "nothing was merged";
+}
+
+// --- The judge is not the defendant's ----------------------------------------
+// Each attack below was real: run by hand with `python3 -m pytest` in a copy of
+// the test repository, it printed "2 passed" with test_add still failing.
+
+// A pytest.py at the root: `python3 -m pytest` imports it before the real one.
+// It runs the real pytest and rewrites its verdicts.
+const std::string kShadowPytest =
+    "import subprocess\n"
+    "import sys\n"
+    "\n"
+    "real = subprocess.run([sys.executable, \"-P\", \"-m\", \"pytest\", *sys.argv[1:]], capture_output=True, text=True)\n"
+    "sys.stdout.write(real.stdout.replace(\"FAILED\", \"PASSED\").replace(\"1 failed, 1 passed\", \"2 passed\"))";
+
+// An iniconfig.py (which pytest imports at start-up) that hands over to the
+// real module and asks pytest to load calc_plugin.py, kPassEverything.
+const std::string kShadowIniconfig =
+    "import os\n"
+    "import sys\n"
+    "\n"
+    "os.environ[\"PYTEST_PLUGINS\"] = \"calc_plugin\"\n"
+    "_saved = list(sys.path)\n"
+    "sys.path[:] = [p for p in sys.path if os.path.abspath(p or \".\") != os.path.dirname(os.path.abspath(__file__))]\n"
+    "del sys.modules[\"iniconfig\"]\n"
+    "import iniconfig as _real  # noqa: E402\n"
+    "\n"
+    "sys.path[:] = _saved\n"
+    "sys.modules[\"iniconfig\"] = _real";
+
+// test_calc.py with the failing test marked as expected to fail.
+const std::string kTestsWithTestAddXfailed =
+    "import pytest\n"
+    "from calc import add, sub\n"
+    "\n"
+    "\n"
+    "@pytest.mark.xfail\n"
+    "def test_add():\n"
+    "    assert add(2, 3) == 5\n"
+    "\n"
+    "\n"
+    "def test_sub():\n"
+    "    assert sub(5, 3) == 2";
+
+const std::string kPyproject = "[tool.pytest.ini_options]\nminversion = \"7.0\"";
+const std::string kPyprojectLoadingThePlugin =
+    "[tool.pytest.ini_options]\nminversion = \"7.0\"\naddopts = \"-p calc_plugin\"";
+
+std::vector<std::string> flagsOf(const json::object& ranking) {
+  return ranking.contains("flags") ? strings(ranking.at("flags")) : std::vector<std::string>{};
+}
+
+TEST(GamedScoresTest, APytestPyAtTheRootIsLeftOutOfTheChecksAndTheRealFixWins) {
+  TestRepo repo;
+  // No protected_paths, the default mode: runner shadows are always left out.
+  const Race race = raceToTheEnd(repo,
+                                 TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                                     TestRepo::agent("shadow", {"write", "pytest.py", kShadowPytest}) + kScoring,
+                                 {"shadow", "fixer"});
+  const std::string dump = json::serialize(race.finished);
+  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+  const json::object& shadow = race.ranking("shadow");
+  EXPECT_THAT(strings(shadow.at("runnerShadows")), ElementsAre("pytest.py")) << dump;
+  EXPECT_THAT(flagsOf(shadow),
+              ElementsAre("added files that would run in place of the test runner: pytest.py (left out of its checks)"));
+  // The real pytest ran: test_add still fails.
+  EXPECT_EQ(shadow.at("checks").at("tests").at("tests").at("failed"), json::value(1)) << dump;
+  EXPECT_THAT(std::string(shadow.at("checks").at("tests").at("output").as_string()),
+              HasSubstr("FAILED test_calc.py::test_add"));
+  EXPECT_LT(shadow.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
+  EXPECT_FALSE(race.ranking("fixer").contains("flags")) << dump;
+  EXPECT_FALSE(race.ranking("fixer").contains("runnerShadows")) << dump;
+}
+
+TEST(GamedScoresTest, AnIniconfigPyThatLoadsAPluginIsLeftOutUnderRestoreAndTheRealFixWins) {
+  TestRepo repo;
+  const Race race = raceToTheEnd(
+      repo,
+      TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+          TestRepo::agent("shadow", {"write", "iniconfig.py", kShadowIniconfig, "write", "calc_plugin.py",
+                                     kPassEverything}) +
+          kScoring +
+          "protected_paths = [\"pyproject.toml\", \"pytest.ini\", \"setup.cfg\", \"tox.ini\", \"test_*.py\"]\n"
+          "protected_mode = \"restore\"\n",
+      {"shadow", "fixer"});
+  const std::string dump = json::serialize(race.finished);
+  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+  const json::object& shadow = race.ranking("shadow");
+  EXPECT_THAT(strings(shadow.at("runnerShadows")), ElementsAre("iniconfig.py")) << dump;
+  EXPECT_FALSE(flagsOf(shadow).empty()) << dump;
+  EXPECT_EQ(shadow.at("checks").at("tests").at("tests").at("failed"), json::value(1)) << dump;
+  EXPECT_LT(shadow.at("total").to_number<double>(), race.ranking("fixer").at("total").to_number<double>()) << dump;
+}
+
+// The fixer against an agent that loads kPassEverything as calc_plugin through
+// pyproject.toml's addopts, in a repository whose base has a pyproject.toml.
+Race raceAgainstAnAddoptsPlugin(TestRepo& repo, const std::string& scoring) {
+  repo.write("pyproject.toml", kPyproject);
+  repo.git("add pyproject.toml");
+  return raceToTheEnd(repo,
+                      TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                          TestRepo::agent("plugin", {"write", "pyproject.toml", kPyprojectLoadingThePlugin, "write",
+                                                     "calc_plugin.py", kPassEverything}) +
+                          scoring,
+                      {"plugin", "fixer"});
+}
+
+TEST(GamedScoresTest, APluginAddedThroughAddoptsIsFlaggedByDefault) {
+  TestRepo repo;
+  // No protected_paths: pyproject.toml is among the defaults.
+  const Race race =
+      raceAgainstAnAddoptsPlugin(repo, kScoring + "auto_merge = true\n[scoring.thresholds]\nauto_merge_minimum = 50\n");
+  const std::string dump = json::serialize(race.finished);
+  const json::object& plugin = race.ranking("plugin");
+  EXPECT_THAT(strings(plugin.at("protectedChanges")), ElementsAre("pyproject.toml")) << dump;
+  EXPECT_THAT(flagsOf(plugin), ElementsAre("changed protected files: pyproject.toml")) << dump;
+  EXPECT_FALSE(race.ranking("fixer").contains("flags")) << dump;
+  // Flagged, it is never merged automatically, whichever agent ranks first.
+  EXPECT_EQ(repo.git("ls-tree --name-only main calc_plugin.py"), "") << dump;
+}
+
+TEST(GamedScoresTest, APluginAddedThroughAddoptsIsPutBackUnderRestoreAndTheRealFixWins) {
+  TestRepo repo;
+  const Race race = raceAgainstAnAddoptsPlugin(repo, kScoring + "protected_mode = \"restore\"\n");
+  const std::string dump = json::serialize(race.finished);
+  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+  const json::object& plugin = race.ranking("plugin");
+  EXPECT_THAT(flagsOf(plugin), ElementsAre("changed protected files: pyproject.toml (put back for its checks)"));
+  // Checked with the base's pyproject.toml, the plugin is not loaded: test_add fails.
+  EXPECT_EQ(plugin.at("checks").at("tests").at("tests").at("failed"), json::value(1)) << dump;
+  EXPECT_LT(plugin.at("total").to_number<double>(), race.ranking("fixer").at("total").to_number<double>()) << dump;
+}
+
+TEST(GamedScoresTest, XfailOnTheFailingTestCountsAsFailedAndTheRealFixWins) {
+  TestRepo repo;
+  const Race race =
+      raceToTheEnd(repo,
+                   TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                       TestRepo::agent("xfailer", {"write", "test_calc.py", kTestsWithTestAddXfailed}) + kScoring,
+                   {"xfailer", "fixer"});
+  const std::string dump = json::serialize(race.finished);
+  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+  const json::object& xfailer = race.ranking("xfailer");
+  ASSERT_TRUE(xfailer.contains("testChanges")) << dump;
+  EXPECT_THAT(strings(xfailer.at("testChanges").at("skipped")), ElementsAre("test_calc.py::test_add")) << dump;
+  EXPECT_THAT(strings(xfailer.at("testChanges").at("fixed")), ::testing::IsEmpty()) << dump;
+  // pytest said 1 passed, 1 xfailed and exited 0: the score does not believe it.
+  EXPECT_EQ(xfailer.at("checks").at("tests").at("exitCode"), json::value(0)) << dump;
+  EXPECT_LT(xfailer.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
+  EXPECT_EQ(race.ranking("fixer").at("breakdown").at("tests"), json::value(100.0)) << dump;
+}
+
+TEST(GamedScoresTest, WithPytestQuietTestsAreStillComparedByNameAndDeletingTheFailingTestLoses) {
+  TestRepo repo;
+  // `pytest -q` names only the failures; hydra asks pytest for the rest (PYTEST_ADDOPTS=-rA).
+  const std::string quiet =
+      "[scoring]\n"
+      "build_command = \"/usr/bin/python3 -m py_compile calc.py\"\n"
+      "test_command = \"/usr/bin/python3 -m pytest -q -p no:cacheprovider\"\n";
+  const Race race = raceToTheEnd(repo,
+                                 TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                                     TestRepo::agent("deleter", {"write", "test_calc.py", kTestsWithoutTestAdd}) +
+                                     quiet,
+                                 {"deleter", "fixer"});
+  const std::string dump = json::serialize(race.finished);
+  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+  const json::object& deleter = race.ranking("deleter");
+  ASSERT_TRUE(deleter.contains("testChanges")) << dump;
+  EXPECT_THAT(strings(deleter.at("testChanges").at("removed")), ElementsAre("test_calc.py::test_add")) << dump;
+  EXPECT_FALSE(deleter.contains("testsByCountsOnly")) << dump;
+  EXPECT_LT(deleter.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
+  EXPECT_THAT(strings(race.ranking("fixer").at("testChanges").at("fixed")), ElementsAre("test_calc.py::test_add"));
+}
+
+TEST(GamedScoresTest, WhenTheRunnerNamesNoTestsTheResultSaysTestsWereComparedByCountsOnly) {
+  TestRepo repo;
+  // The command's own -rf comes after hydra's -rA and wins: only failures are named.
+  const std::string failuresOnly =
+      "[scoring]\n"
+      "test_command = \"/usr/bin/python3 -m pytest -q -rf -p no:cacheprovider\"\n";
+  const Race race = raceToTheEnd(
+      repo, TestRepo::agent("deleter", {"write", "test_calc.py", kTestsWithoutTestAdd}) + failuresOnly, {"deleter"});
+  const std::string dump = json::serialize(race.finished);
+  const json::object& deleter = race.ranking("deleter");
+  EXPECT_FALSE(deleter.contains("testChanges")) << dump;
+  EXPECT_EQ(deleter.at("testsByCountsOnly"), json::value(true)) << dump;
+  EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
 }
 
 }  // namespace

@@ -223,6 +223,10 @@ export interface Ranking {
   protectedChanges?: string[];
   /** restore: its checks ran with the base versions of those files put back. */
   protectedMode?: 'flag' | 'restore';
+  /** Files it added that would have run in place of the test runner (pytest.py): left out of its checks. */
+  runnerShadows?: string[];
+  /** Its tests could not be compared by name (the runner named no tests): counts only. */
+  testsByCountsOnly?: boolean;
 }
 export interface ScoresResult {
   raceId: string;

@@ -61,7 +61,7 @@ scoring::AgentScore failingScore() {
   tests.tests = scoring::TestCounts{1, 1, 0};
   tests.output = "FAILED test_calc.py::test_add - assert -1 == 5\n1 failed, 1 passed\n";
   s.checks.tests = tests;
-  s.testChanges = scoring::TestChanges{{}, {"test_calc.py::test_add"}, {}};
+  s.testChanges = scoring::TestChanges{{}, {"test_calc.py::test_add"}, {}, {}};
   return s;
 }
 

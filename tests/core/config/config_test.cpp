@@ -15,6 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using ::testing::Optional;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 
@@ -356,10 +357,12 @@ TEST(ConfigErrorTest, ProtectedPathsMustStayInsideTheRepository) {
 TEST(ConfigTest, ProtectedPathsAndTheirMode) {
   const Config config = parseConfig(
       "[scoring]\nprotected_paths = [\"tests/\", \"**/conftest.py\"]\nprotected_mode = \"restore\"\n", kFile);
-  EXPECT_THAT(config.scoring.protectedPaths, ElementsAre("tests/", "**/conftest.py"));
+  EXPECT_THAT(config.scoring.protectedPaths, Optional(ElementsAre("tests/", "**/conftest.py")));
   EXPECT_EQ(config.scoring.protectedMode, "restore");
   EXPECT_EQ(parseConfig("", kFile).scoring.protectedMode, "flag");
-  EXPECT_THAT(parseConfig("", kFile).scoring.protectedPaths, IsEmpty());
+  // Unset: the defaults (checks::defaultProtectedPaths()); an empty list is kept as the user's.
+  EXPECT_EQ(parseConfig("", kFile).scoring.protectedPaths, std::nullopt);
+  EXPECT_THAT(parseConfig("[scoring]\nprotected_paths = []\n", kFile).scoring.protectedPaths, Optional(IsEmpty()));
 }
 
 TEST(ConfigErrorTest, SyntaxErrorKeepsTheTomlDescription) {

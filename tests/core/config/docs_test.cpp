@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/checks/protected_paths.h"
 #include "core/config/config.h"
 
 namespace hydra::core {
@@ -130,7 +131,7 @@ json::object defaultsAsToml() {
         {"test_command", s.testCommand.value_or("")},
         {"lint_command", s.lintCommand.value_or("")},
         {"timeout_per_check_seconds", s.timeoutPerCheckSeconds},
-        {"protected_paths", json::value_from(s.protectedPaths)},
+        {"protected_paths", json::value_from(s.protectedPaths.value_or(checks::defaultProtectedPaths()))},
         {"protected_mode", s.protectedMode},
         {"auto_merge", s.autoMerge},
         {"thresholds",

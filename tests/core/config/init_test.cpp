@@ -88,7 +88,8 @@ TEST(DetectCommandsTest, CargoProjectUsesCargoBuildTestAndClippy) {
   EXPECT_EQ(found.lintFormat, "clippy");
   EXPECT_THAT(found.evidence, ElementsAre("build: cargo build (from Cargo.toml)",
                                           "test: cargo test (from Cargo.toml)",
-                                          "lint: cargo clippy (from Cargo.toml)"));
+                                          "lint: cargo clippy (from Cargo.toml)",
+                                          "protected: Cargo.toml (tests and their runner's configuration)"));
 }
 
 TEST(DetectCommandsTest, PackageJsonUsesOnlyTheScriptsItHas) {
@@ -112,9 +113,13 @@ TEST(DetectCommandsTest, PackageJsonTestRunnerComesFromScriptOrDependencies) {
   EXPECT_EQ(found.testFormat, "jest");
   EXPECT_EQ(found.lint, "npm run lint");
   EXPECT_EQ(found.lintFormat, "eslint");
+  // jest names no passing tests: init warns, in its output and in hydra.toml.
+  EXPECT_THAT(found.warnings, ElementsAre(HasSubstr("tests will be compared by counts only")));
+  EXPECT_THAT(renderInitConfig(found, {}), HasSubstr("# Warning: jest names no passing tests"));
 
   repo.write("package.json", R"({"scripts": {"test": "node --test"}})");
   EXPECT_EQ(detectCommands(repo.path()).testFormat, "node");
+  EXPECT_THAT(detectCommands(repo.path()).warnings, IsEmpty());
   repo.write("package.json", R"({"scripts": {"test": "mocha 'test/**/*.js'"}})");
   EXPECT_EQ(detectCommands(repo.path()).testFormat, "mocha");
   repo.write("package.json", R"({"scripts": {"test": "./run-tests.sh"}})");
@@ -203,20 +208,24 @@ TEST(DetectCommandsTest, ProposesTheTestFoldersAndRunnerConfigurationAsProtected
   repo.write("web/jest.config.js", "module.exports = {};\n");  // not at the root: not proposed
   repo.write("jest.config.ts", "export default {};\n");
   DetectedCommands found = detectCommands(repo.path());
-  EXPECT_THAT(found.protectedPaths, ElementsAre("conftest.py", "jest.config.ts", "pytest.ini", "tests/"));
-  EXPECT_THAT(found.evidence, Contains("protected: conftest.py, jest.config.ts, pytest.ini, tests/ (tests and "
-                                       "their runner's configuration)"));
+  // The default protected paths this project has files for, written out.
+  EXPECT_THAT(found.protectedPaths,
+              ElementsAre("conftest.py", "jest.config.*", "pyproject.toml", "pytest.ini", "tests/"));
+  EXPECT_THAT(found.evidence, Contains("protected: conftest.py, jest.config.*, pyproject.toml, pytest.ini, tests/ "
+                                       "(tests and their runner's configuration)"));
 
   const Config config = parseConfig(renderInitConfig(found, {}), kFile);
   EXPECT_EQ(config.scoring.protectedPaths, found.protectedPaths);
+  // Written out, they show in hydra.toml.
+  EXPECT_THAT(renderInitConfig(found, {}), HasSubstr("\"pyproject.toml\""));
   EXPECT_EQ(config.scoring.protectedMode, "flag");
 
   test::TempDir go;
   go.write("go.mod", "module demo\n");
-  EXPECT_THAT(detectCommands(go.path()).protectedPaths, ElementsAre("*_test.go"));
+  EXPECT_THAT(detectCommands(go.path()).protectedPaths, ElementsAre("*_test.go", "go.mod"));
   test::TempDir cargo;
   cargo.write("Cargo.toml", "[package]\nname = \"demo\"\n");
-  EXPECT_THAT(detectCommands(cargo.path()).protectedPaths, IsEmpty());
+  EXPECT_THAT(detectCommands(cargo.path()).protectedPaths, ElementsAre("Cargo.toml"));
 }
 
 TEST(DetectCommandsTest, InvalidPyprojectStillGivesPytestAndSaysWhy) {

@@ -326,6 +326,34 @@ TEST(TestsByNameTest, NamesThatDoNotCoverTheCountsCompareNothing) {
   EXPECT_FALSE(scores.rankings[0].testChanges);
   EXPECT_FALSE(compareTests(*namedBaseline().checks.tests, *partial.tests));
   EXPECT_FALSE(compareTests(*partial.tests, *namedBaseline().checks.tests));
+  // The result says the tests were compared by counts only.
+  EXPECT_TRUE(scores.rankings[0].testsByCountsOnly);
+  const AgentScore back = boost::json::value_to<AgentScore>(boost::json::value_from(scores.rankings[0]));
+  EXPECT_TRUE(back.testsByCountsOnly);
+}
+
+TEST(TestsByNameTest, ATestThatRanAtTheBaseAndIsSkippedOrXfailedNowCountsAsFailed) {
+  // @pytest.mark.xfail on both failing tests: pytest says 1 passed, 2 xfailed, exit 0.
+  auto xfailed = namedTests({{"test_login", kSkip}, {"test_logout", kSkip}, {"test_home", kPass}});
+  auto scores = rankAgents(
+      "r",
+      {agent("xfailer", 1000, {0, 2, 1}, xfailed),
+       agent("fixer", 3000, {8, 2, 1}, namedTests({{"test_login", kPass}, {"test_logout", kPass}, {"test_home", kPass}}))},
+      namedBaseline(), allCommands());
+  ASSERT_EQ(scores.winner, "fixer");
+  const AgentScore& xfailer = scores.rankings[1];
+  ASSERT_TRUE(xfailer.testChanges);
+  EXPECT_EQ(xfailer.testChanges->skipped, (std::vector<std::string>{"test_login", "test_logout"}));
+  EXPECT_TRUE(xfailer.testChanges->fixed.empty());
+  EXPECT_TRUE(xfailer.testChanges->removed.empty());
+  EXPECT_FALSE(xfailer.testsByCountsOnly);
+  // Scored as 1 passed, 2 failed: no better than the base, which had the same.
+  EXPECT_LT(*xfailer.breakdown.tests, 50.0);
+  EXPECT_EQ(xfailer.checks.tests->tests->skipped, 2) << "the record keeps what the runner said";
+  // Kept in the JSON form and read back.
+  const AgentScore back = boost::json::value_to<AgentScore>(boost::json::value_from(xfailer));
+  ASSERT_TRUE(back.testChanges);
+  EXPECT_EQ(back.testChanges->skipped, xfailer.testChanges->skipped);
 }
 
 TEST(FlagsTest, DeniedToolCallsAndProtectedChangesRuleOutAutoMergeNotTheWin) {
