@@ -10,6 +10,7 @@
 #include "core/executor/job_runner.h"
 #include "core/git/git.h"
 #include "core/process/reaper.h"
+#include "core/util/terminal_text.h"
 #include "hydra/version.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
@@ -223,13 +224,13 @@ int runCommand(int argc, char** argv) {
     std::cout << app.help();
     return 0;
   } catch (const hydra::cli::CommandError& e) {
-    std::cerr << "hydra: " << e.what() << "\n";
+    std::cerr << "hydra: " << hydra::core::terminalSafe(e.what()) << "\n";
     return e.code();
   } catch (const hydra::core::WorkspaceError& e) {
-    std::cerr << "hydra: " << e.what() << "\n";
+    std::cerr << "hydra: " << hydra::core::terminalSafe(e.what()) << "\n";
     return hydra::cli::commandError(e).code();
   } catch (const std::exception& e) {
-    std::cerr << "hydra: " << e.what() << "\n";
+    std::cerr << "hydra: " << hydra::core::terminalSafe(e.what()) << "\n";
     return 1;
   }
 }

@@ -16,6 +16,7 @@
 
 #include "core/git/checkout.h"
 #include "core/git/git.h"
+#include "core/util/atomic_file.h"
 #include "core/util/paths.h"
 
 namespace hydra::core {
@@ -93,12 +94,20 @@ struct Metadata {
   std::uintmax_t bytes = 0;
 };
 
+// Writes `content` to `file` whole or not at all. A symbolic link an agent
+// planted there (or under a temporary name) is replaced, never written
+// through: see writeFileAtomic.
+void writeWhole(const fs::path& file, const std::string& content) {
+  try {
+    writeFileAtomic(file, content);
+  } catch (const std::system_error& e) {
+    throw GitError(GIT_ERROR, GIT_ERROR_OS, e.what());
+  }
+}
+
 void writeMetadata(const fs::path& admin, const Worktree& wt) {
-  const fs::path file = admin / kMetadataFile;
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << "agent " << wt.agentId << "\nbase " << wt.baseCommit << "\nbranch " << wt.branch << "\n";
-  out.close();
-  if (!out) throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + inQuotes(file.string()));
+  writeWhole(admin / kMetadataFile,
+             "agent " + wt.agentId + "\nbase " + wt.baseCommit + "\nbranch " + wt.branch + "\n");
 }
 
 std::optional<Metadata> readMetadata(const fs::path& admin) {
@@ -383,20 +392,6 @@ std::string newPoolName() {
   return name;
 }
 
-// Writes `content` to `file` whole or not at all.
-void writeWhole(const fs::path& file, const std::string& content) {
-  const fs::path temporary = file.string() + ".hydra-tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.close();
-    if (!out) throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + inQuotes(temporary.string()));
-  }
-  std::error_code ec;
-  fs::rename(temporary, file, ec);
-  if (ec) throw osError("write " + inQuotes(file.string()), ec);
-}
-
 std::string trimmed(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   return text;
@@ -568,11 +563,8 @@ void WorktreeManager::ensureExcluded() {
   }
   if (missing.empty()) return;
 
-  std::ofstream out(file, std::ios::binary | std::ios::app);
-  if (!content.empty() && content.back() != '\n') out << '\n';
-  out << missing;
-  out.close();
-  if (!out) throw GitError(GIT_ERROR, GIT_ERROR_OS, "append to " + inQuotes(file.string()));
+  // Rewritten whole rather than appended to: a link in its place is replaced, not followed.
+  writeWhole(file, content + (!content.empty() && content.back() != '\n' ? "\n" : "") + missing);
 }
 
 Worktree WorktreeManager::create(const std::string& agentId, const std::string& baseCommit,

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/git/git.h"
+
 namespace hydra::core {
 
 bool isHydraRef(const std::string& name) { return name.rfind("refs/heads/hydra/", 0) == 0; }
@@ -30,7 +32,11 @@ std::filesystem::path canonicalOrSelf(const std::filesystem::path& path) {
 EscapeGuard::EscapeGuard(std::filesystem::path repository, bool watchCheckout,
                          const std::function<bool(const std::string&)>& finished)
     : repository_(std::move(repository)), snapshot_(guard::snapshotRefs(repository_)) {
-  if (watchCheckout) checkout_ = guard::snapshotCheckout(repository_);
+  if (watchCheckout) {
+    checkout_ = guard::snapshotCheckout(repository_);
+    auto repo = git::openRepository(repository_);
+    gitDir_ = guard::snapshotGitDir(git::commonDir(repo.get()));
+  }
   if (finished) records_ = guard::snapshotRecords(repository_, finished);
   auto& registry = GuardRegistry::instance();
   std::lock_guard lock(registry.mutex);
@@ -46,6 +52,7 @@ EscapeGuard::~EscapeGuard() {
 void EscapeGuard::beforeOwnChange() {
   std::lock_guard lock(mutex_);
   compareLocked();
+  compareGitDirLocked();
   compareRecordsLocked();
   compareCheckoutLocked();
 }
@@ -55,6 +62,7 @@ void EscapeGuard::afterOwnChange() {
   try {
     snapshot_ = guard::snapshotRefs(repository_);
     if (checkout_) checkout_ = guard::snapshotCheckout(repository_);
+    if (gitDir_) gitDir_ = guard::snapshotGitDir(gitDir_->commonDir);
   } catch (const std::exception& e) {
     spdlog::error("cannot read {} after hydra changed it: {}", repository_.string(), e.what());
   }
@@ -85,6 +93,7 @@ void EscapeGuard::started(const std::string& agentId) {
 EscapeGuard::Findings EscapeGuard::finished(const std::string& agentId) {
   std::lock_guard lock(mutex_);
   compareLocked();
+  compareGitDirLocked();
   compareRecordsLocked();
   compareCheckoutLocked();
   running_.erase(agentId);
@@ -113,6 +122,19 @@ void EscapeGuard::compareRecordsLocked() {
   }
   chargeRunningLocked(&Findings::escapes, said);
   for (const auto& s : said) spdlog::warn("{}: hydra's records changed during a race: {}", repository_.string(), s);
+}
+
+void EscapeGuard::compareGitDirLocked() {
+  if (!gitDir_) return;
+  std::vector<std::string> said;
+  try {
+    said = guard::restoreGitDir(*gitDir_);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot read the git directory of {}: {}", repository_.string(), e.what());
+    return;
+  }
+  chargeRunningLocked(&Findings::escapes, said);
+  for (const auto& s : said) spdlog::warn("{}: the git directory changed during a race: {}", repository_.string(), s);
 }
 
 void EscapeGuard::compareCheckoutLocked() {

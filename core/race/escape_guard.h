@@ -16,6 +16,11 @@
 // running; records are not put back (hydra's own record of the race says
 // what changed).
 //
+// Unconfined, it also watches the shared git directory's settings (config,
+// hooks/, info/, object alternates; see core/guard/git_dir.h): a change
+// there would run the agent's code in the user's next git command, so it is
+// put back at once and is an escape of every agent that was running.
+//
 // Unconfined, it also watches the user's checkout (HEAD, index, every file
 // `git status` lists, with its content): a change there may be the user's
 // own, so it is a warning for every agent that was running, not an escape.
@@ -31,6 +36,7 @@
 #include <vector>
 
 #include "core/guard/checkout.h"
+#include "core/guard/git_dir.h"
 #include "core/guard/records.h"
 #include "core/guard/refs.h"
 
@@ -39,7 +45,7 @@ namespace hydra::core {
 class EscapeGuard {
  public:
   // Takes the snapshot of `repository`'s refs and records now, and of its
-  // checkout when `watchCheckout`. `finished(raceId)`: whether a race of the
+  // checkout and git directory's settings when `watchCheckout` (unconfined). `finished(raceId)`: whether a race of the
   // records is over. Throws git::GitError.
   explicit EscapeGuard(std::filesystem::path repository, bool watchCheckout = false,
                        const std::function<bool(const std::string&)>& finished = {});
@@ -70,6 +76,7 @@ class EscapeGuard {
   void compareLocked();
   void compareCheckoutLocked();
   void compareRecordsLocked();
+  void compareGitDirLocked();
 
   std::filesystem::path repository_;
   std::mutex mutex_;
@@ -77,6 +84,7 @@ class EscapeGuard {
   std::set<std::string> running_;
   std::map<std::string, Findings> charged_;
   std::optional<guard::CheckoutSnapshot> checkout_;
+  std::optional<guard::GitDirSnapshot> gitDir_;
   std::optional<guard::RecordsSnapshot> records_;
 };
 

@@ -6,7 +6,11 @@
 #include "core/process/utf8.h"
 #include "core/sandbox/sandboxed.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <boost/asio/post.hpp>
 #include <cctype>
 #include <fstream>
@@ -154,6 +158,14 @@ AgentFinished AgentRun::newFinished() const {
   return finished;
 }
 
+void AgentRun::failToStart(const std::string& why) {
+  releaseSlot();
+  AgentFinished finished = newFinished();
+  finished.status = AgentStatus::Failed;
+  finished.error = "cannot start: " + why;
+  finish(std::move(finished));
+}
+
 void AgentRun::launch() {
   if (cancelRequested_) {
     releaseSlot();
@@ -161,6 +173,18 @@ void AgentRun::launch() {
     finished.status = AgentStatus::Cancelled;
     finish(std::move(finished));
     return;
+  }
+  // Before anything of the agent runs (its setup_command included): the
+  // directory its worktree is, to tell later whether the path still leads
+  // there. A worktree that is not a directory now (a link an earlier round
+  // left) is no place to run in.
+  if (!worktreeDir_) {
+    try {
+      worktreeDir_ = SafeDir::open(spec_.checkout.path);
+    } catch (const std::exception& e) {
+      failToStart(std::string("its worktree is not hydra's directory: ") + e.what());
+      return;
+    }
   }
   // A port of its own for dev servers, held until the run ends.
   if (!port_) {
@@ -194,11 +218,7 @@ void AgentRun::launch() {
   try {
     adapter_->completeEnvironment(process.env);
   } catch (const std::exception& e) {
-    releaseSlot();
-    AgentFinished finished = newFinished();
-    finished.status = AgentStatus::Failed;
-    finished.error = std::string("cannot start: ") + e.what();
-    finish(std::move(finished));
+    failToStart(e.what());
     return;
   }
   supervise(process, "it");
@@ -492,7 +512,7 @@ void AgentRun::onExit(const ProcessResult& result) {
 }
 
 void AgentRun::reapThenCommit(AgentFinished finished) {
-  if (!reaper_ && !ctx_.escapesOf && !gitMetadata_ && leftRunningEnded_ == 0) {
+  if (!reaper_ && !ctx_.escapesOf && !gitMetadata_ && !worktreeDir_ && leftRunningEnded_ == 0) {
     releaseSlot();
     commitAndFinish(std::move(finished));
     return;
@@ -510,11 +530,28 @@ void AgentRun::reapThenCommit(AgentFinished finished) {
       finished.escapes = std::move(found.escapes);
       finished.warnings.insert(finished.warnings.end(), found.warnings.begin(), found.warnings.end());
     }
+    // A worktree moved away, with a link (to the user's checkout, say) or
+    // another directory in its place: nothing hydra does from here on may
+    // go there, and its work is not committed from there.
+    if (self->worktreeDir_) {
+      if (auto swapped = self->worktreeSwapped()) {
+        self->worktreeSwapped_ = true;
+        // A link in its place goes (never what it names), so that no later
+        // step (a next round, the cleanup) takes the link for the worktree.
+        const fs::path& path = self->spec_.checkout.path;
+        std::error_code ec;
+        if (fs::is_symlink(fs::symlink_status(path, ec)) && fs::remove(path, ec)) *swapped += " (the link was removed)";
+        finished.escapes.push_back(*swapped);
+        spdlog::warn("race {}: {}: {}", finished.raceId, finished.agentId, *swapped);
+      }
+    }
     // A deleted or rewritten .git link would make hydra commit its work into
-    // another repository (the user's checkout): put back before the commit.
-    if (self->gitMetadata_ && !guard::worktreeLinkIntact(self->spec_.checkout.path, *self->gitMetadata_)) {
+    // another repository (the user's checkout): put back before the commit,
+    // through the directory opened at launch, never through a link.
+    if (self->gitMetadata_ && self->worktreeDir_ && !self->worktreeSwapped_ &&
+        !guard::worktreeLinkIntact(*self->worktreeDir_, *self->gitMetadata_)) {
       try {
-        guard::restoreWorktreeLink(self->spec_.checkout.path, *self->gitMetadata_);
+        guard::restoreWorktreeLink(*self->worktreeDir_, *self->gitMetadata_);
         finished.escapes.push_back("deleted or rewrote its worktree's .git link (put back)");
       } catch (const std::exception& e) {
         finished.escapes.push_back(std::string("deleted or rewrote its worktree's .git link (could not be put back: ") +
@@ -541,8 +578,32 @@ void AgentRun::reapThenCommit(AgentFinished finished) {
   });
 }
 
+std::optional<std::string> AgentRun::worktreeSwapped() const {
+  const fs::path& path = spec_.checkout.path;
+  const std::string what = "replaced its worktree " + path.string();
+  const std::string consequence = "; its work is not committed";
+  // lstat, not open: a worktree it merely made unreadable is still its worktree.
+  struct stat now {};
+  if (::lstat(path.c_str(), &now) != 0) {
+    return "moved its worktree " + path.string() + " away (" + std::strerror(errno) + ")" + consequence;
+  }
+  if (S_ISLNK(now.st_mode)) {
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(path, ec);
+    return what + " with a symbolic link" + (ec ? std::string() : " to " + target.string()) +
+           " (hydra did not follow it)" + consequence;
+  }
+  if (!S_ISDIR(now.st_mode)) return what + " with something that is not a directory" + consequence;
+  try {
+    if (FileIdentity{now.st_dev, now.st_ino} == worktreeDir_->identity()) return std::nullopt;
+  } catch (const std::exception& e) {
+    return "left its worktree " + path.string() + " unreadable (" + e.what() + ")" + consequence;
+  }
+  return what + " with another directory" + consequence;
+}
+
 void AgentRun::commitAndFinish(AgentFinished finished) {
-  if (!spec_.commitMessage) {
+  if (!spec_.commitMessage || worktreeSwapped_) {
     finish(std::move(finished));
     return;
   }

@@ -38,6 +38,7 @@
 #include "core/sandbox/mode.h"
 #include "core/util/ports.h"
 #include "core/util/redact.h"
+#include "core/util/safe_fs.h"
 
 namespace hydra::core {
 
@@ -137,6 +138,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   AgentRun(RunContext context, AgentRunSpec spec, Done done);
 
   void launch();
+  // Ends the run before its agent started: Failed, "cannot start: <why>".
+  void failToStart(const std::string& why);
   // Runs spec_.setupCommand, then launch() again (or ends the run).
   void runSetup();
   void onSetupExit(const ProcessResult& result);
@@ -151,6 +154,9 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void onLine(OutputStream stream, std::string line);
   void onExit(const ProcessResult& result);
   void reapThenCommit(AgentFinished finished);
+  // What became of the worktree's directory since launch, for its escapes:
+  // nullopt while it is still the directory opened then.
+  std::optional<std::string> worktreeSwapped() const;
   void commitAndFinish(AgentFinished finished);
   void finish(AgentFinished finished);
   void publishEvents(OutputStream stream, std::vector<AgentEvent> events);
@@ -177,6 +183,10 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::shared_ptr<RunReaper> reaper_;
   std::optional<PortLease> port_;  // HYDRA_PORT, from launch to finish
   std::optional<std::filesystem::path> gitMetadata_;  // what the checkout's .git link named at launch
+  // The checkout's directory, opened at launch: the link repair goes
+  // through it, and the path must still lead to it after the run.
+  std::optional<SafeDir> worktreeDir_;
+  bool worktreeSwapped_ = false;  // its path no longer leads there: nothing is committed
   std::unique_ptr<StreamParser> parser_;
   Redactor::LineState stdoutState_;
   Redactor::LineState stderrState_;

@@ -59,34 +59,35 @@ int closeChecked(int fd) {
   return ::close(fd) == 0 ? 0 : errno;
 }
 
-std::string tempName(const fs::path& target) {
+std::string tempName(std::string_view target) {
   static std::atomic<unsigned> counter{0};
   static const unsigned salt = std::random_device{}();
   char suffix[64];
   std::snprintf(suffix, sizeof suffix, "%d-%u-%08x", static_cast<int>(::getpid()),
                 counter.fetch_add(1), salt);
-  return "." + target.filename().string() + std::string(kTempMarker) + suffix;
+  return "." + std::string(target) + std::string(kTempMarker) + suffix;
 }
 
-// The temporary file of one writeFileAtomic call: closed and unlinked on every
-// path out unless commit() moved it over the target.
+// The temporary file of one writeFileAtomic call, in the directory `dirfd`:
+// closed and unlinked on every path out unless commit() moved it over the
+// target. Its name is made with O_EXCL|O_NOFOLLOW, so a symbolic link planted
+// under that name is never written through.
 class TempFile {
  public:
-  explicit TempFile(const fs::path& target) {
-    fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  TempFile(int dirfd, std::string_view name, const fs::path& shown) : dirfd_(dirfd) {
     // O_EXCL makes the name ours alone; a clash (left by a killed writer whose
-    // pid was reused) just draws another name.
+    // pid was reused, or planted) just draws another name.
     for (int attempt = 0; attempt < 16; ++attempt) {
-      path_ = dir / tempName(target);
-      fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      name_ = tempName(name);
+      fd_ = ::openat(dirfd_, name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
       if (fd_ >= 0) return;
-      if (errno != EEXIST) throwErrno(errno, "cannot create a temporary file for", target);
+      if (errno != EEXIST) throwErrno(errno, "cannot create a temporary file for", shown);
     }
-    throwErrno(EEXIST, "cannot create a temporary file for", target);
+    throwErrno(EEXIST, "cannot create a temporary file for", shown);
   }
   ~TempFile() {
     if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(path_.c_str());
+    if (!committed_) ::unlinkat(dirfd_, name_.c_str(), 0);
   }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
@@ -98,46 +99,55 @@ class TempFile {
     fd_ = -1;
     return error;
   }
-  // Moves the file over `target`; from here on the destructor leaves it alone.
-  int commit(const fs::path& target) {
-    if (::rename(path_.c_str(), target.c_str()) != 0) return errno;
+  // Moves the file over `target` (a symbolic link there is replaced, not
+  // followed); from here on the destructor leaves it alone.
+  int commit(std::string_view target) {
+    if (::renameat(dirfd_, name_.c_str(), dirfd_, std::string(target).c_str()) != 0) return errno;
     committed_ = true;
     return 0;
   }
 
  private:
-  fs::path path_;
+  int dirfd_;
+  std::string name_;
   int fd_ = -1;
   bool committed_ = false;
 };
 
-int syncDirectory(const fs::path& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  int error = ::fsync(fd) == 0 ? 0 : errno;
-  ::close(fd);
+int syncDirectory(int dirfd) {
+  int error = ::fsync(dirfd) == 0 ? 0 : errno;
   // Some file systems cannot sync a directory at all; that is not a failure of ours.
   return error == EINVAL ? 0 : error;
 }
 
 }  // namespace
 
-void writeFileAtomic(const fs::path& path, std::string_view data) {
-  TempFile temp(path);
+void writeFileAtomicAt(int dirfd, std::string_view name, std::string_view data, const fs::path& shown) {
+  TempFile temp(dirfd, name, shown);
 
   struct stat existing {};
-  if (::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
+  const std::string target(name);
+  if (::fstatat(dirfd, target.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(existing.st_mode)) {
     if (::fchmod(temp.fd(), existing.st_mode & 07777) != 0) {
-      throwErrno(errno, "cannot set permissions for", path);
+      throwErrno(errno, "cannot set permissions for", shown);
     }
   }
-  if (int error = writeAll(temp.fd(), data)) throwErrno(error, "cannot write", path);
-  if (::fsync(temp.fd()) != 0) throwErrno(errno, "cannot sync", path);
-  if (int error = temp.close()) throwErrno(error, "cannot close", path);
-  if (int error = temp.commit(path)) throwErrno(error, "cannot replace", path);
+  if (int error = writeAll(temp.fd(), data)) throwErrno(error, "cannot write", shown);
+  if (::fsync(temp.fd()) != 0) throwErrno(errno, "cannot sync", shown);
+  if (int error = temp.close()) throwErrno(error, "cannot close", shown);
+  if (int error = temp.commit(name)) throwErrno(error, "cannot replace", shown);
+  if (int error = syncDirectory(dirfd)) throwErrno(error, "cannot sync the directory of", shown);
+}
 
-  fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  if (int error = syncDirectory(dir)) throwErrno(error, "cannot sync the directory of", path);
+void writeFileAtomic(const fs::path& path, std::string_view data) {
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  const int dirfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0) throwErrno(errno, "cannot open the directory of", path);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{dirfd};
+  writeFileAtomicAt(dirfd, path.filename().string(), data, path);
 }
 
 bool isAtomicTempName(std::string_view filename) {
@@ -146,7 +156,8 @@ bool isAtomicTempName(std::string_view filename) {
 }
 
 AppendFile::AppendFile(const fs::path& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  // O_NOFOLLOW: a link planted where a log goes is refused, not appended through.
+  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd_ < 0) throwErrno(errno, "cannot open", path);
 }
 

@@ -21,11 +21,17 @@ namespace hydra::core {
 // `.<name>.tmp-*` next to the target; it is never mistaken for the target.
 void writeFileAtomic(const std::filesystem::path& path, std::string_view data);
 
+// The same for `name` (one path component) in the open directory `dirfd`;
+// `shown` names the file in errors. No symbolic link is followed: one under
+// `name` is replaced, not written through (see core/util/safe_fs.h).
+void writeFileAtomicAt(int dirfd, std::string_view name, std::string_view data,
+                       const std::filesystem::path& shown);
+
 // True for the names writeFileAtomic gives its temporary files, so directory
 // listings can skip what a killed writer left behind.
 bool isAtomicTempName(std::string_view filename);
 
-// An append-only file (O_APPEND|O_CREAT|O_CLOEXEC), for events.jsonl and agent
+// An append-only file (O_APPEND|O_CREAT|O_NOFOLLOW|O_CLOEXEC), for events.jsonl and agent
 // logs. There is no user-space buffer: each append() is handed to the kernel
 // before it returns, so a crash of hydra loses nothing already appended; sync()
 // also survives a crash of the machine. Not synchronised: one writer at a time

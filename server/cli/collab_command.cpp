@@ -23,13 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string oneLine(std::string_view s, std::size_t max) {
-  std::string out;
-  for (char c : s) out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-  if (out.size() > max) out = out.substr(0, max - 3) + "...";
-  return out;
-}
-
 // What an agent event says, in a few words; "" for nothing worth showing.
 std::string activity(const core::AgentEvent& e) {
   switch (e.kind) {
@@ -127,7 +120,7 @@ class CollabView {
     const core::IterationResult& it = e.result;
     std::string text = "iteration " + std::to_string(it.iteration) + ": ";
     text += it.score ? "score " + colorScore(style_, it.score->total, fixed1(it.score->total)) : "not scored";
-    if (it.review) text += "; review: \"" + core::collab::firstLine(*it.review, 80) + "\"";
+    if (it.review) text += "; review: \"" + oneLine(core::collab::firstLine(*it.review, 80)) + "\"";
     if (it.approved) text += " " + style_.green("(approved)");
     line(text);
     if (!e.refineNext && it.stopReason) line("stopping: " + stopText(*it.stopReason));
@@ -185,7 +178,7 @@ void printIterations(std::ostream& out, const core::RaceRecord& race, const std:
     }
     out << padRight(std::string(core::toString(it.builderStatus)) + (it.resumed ? "*" : ""), 11);
     if (it.review) {
-      out << (it.approved ? style.green("✓ ") : "") << "\"" << core::collab::firstLine(*it.review, 60) << "\"";
+      out << (it.approved ? style.green("✓ ") : "") << "\"" << oneLine(core::collab::firstLine(*it.review, 60)) << "\"";
     } else if (it.reviewStatus) {
       out << style.red("review " + std::string(core::toString(*it.reviewStatus)));
     } else {
@@ -276,7 +269,7 @@ int runCollab(const CollabOptions& options) {
       if (core::isMergedOutcome(autoMerge->outcome)) {
         std::cout << style.green("Auto-merged") << " " << autoMerge->agentId << " (auto_merge = true in hydra.toml).\n";
       } else if (autoMerge->error) {
-        std::cout << style.red("Auto-merge refused") << ": " << *autoMerge->error << "\n";
+        std::cout << style.red("Auto-merge refused") << ": " << oneLine(*autoMerge->error) << "\n";
       } else {
         std::cout << "Auto-merge of " << autoMerge->agentId << ": " << autoMerge->outcome << "; nothing was changed.\n";
       }

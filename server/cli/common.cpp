@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/git/git.h"
+#include "core/util/terminal_text.h"
 
 namespace hydra::cli {
 
@@ -18,6 +19,19 @@ std::filesystem::path findRepositoryRoot(const std::filesystem::path& start) {
     throw CommandError("not inside a git repository: " + start.string() +
                        " (hydra races agents in worktrees of a git repository; run `git init` first)");
   }
+}
+
+std::string oneLine(std::string_view text, std::size_t max) {
+  std::string flat(text);
+  for (char& c : flat) {
+    if (c == '\n' || c == '\t') c = ' ';
+  }
+  std::string out = core::terminalSafe(flat);
+  if (out.size() <= max) return out;
+  std::size_t cut = max < 3 ? 0 : max - 3;
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xc0) == 0x80) --cut;
+  out.resize(cut);
+  return out + "...";
 }
 
 core::Config loadRepositoryConfig(const std::filesystem::path& root) {

@@ -53,6 +53,12 @@ struct Style {
   }
 };
 
+// Text from an agent (its output, errors, file names, review) on one line of
+// the terminal: control sequences shown escaped (core::terminalSafe), line
+// breaks and tabs as spaces, cut to at most `max` bytes with "..." (never
+// inside a character).
+std::string oneLine(std::string_view text, std::size_t max = std::string::npos);
+
 // 97.1
 std::string fixed1(double v);
 // `s` followed by spaces up to `n` characters (not bytes: ✓ and ✗ are three bytes each).

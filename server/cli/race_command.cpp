@@ -21,13 +21,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string shorten(std::string_view s, std::size_t max) {
-  std::string out;
-  for (char c : s) out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-  if (out.size() > max) out = out.substr(0, max - 3) + "...";
-  return out;
-}
-
 // A one-line description of what an agent just did, or "" for nothing worth showing.
 std::string describe(const core::AgentEvent& e) {
   switch (e.kind) {
@@ -77,7 +70,7 @@ class RaceView {
                                                               Clock::now() - a.startedAt)
                                                         : std::chrono::milliseconds(0));
       std::cout << "\033[2K  " << stateMark(a.state) << " " << pad(id, width()) << "  " << pad(a.state, 10) << " "
-                << pad(formatDuration(elapsed), 7) << "  " << style_.dim(shorten(a.last, 80)) << "\n";
+                << pad(formatDuration(elapsed), 7) << "  " << style_.dim(oneLine(a.last, 80)) << "\n";
     }
     drawn_ = static_cast<int>(order_.size());
     std::cout.flush();
@@ -118,6 +111,7 @@ class RaceView {
     if (e.error) a.last = *e.error;
     plain(e.agentId, a.state + (e.exitCode ? ", exit " + std::to_string(*e.exitCode) : "") + " after " +
                          formatDuration(*a.duration) + (e.error ? " (" + *e.error + ")" : ""));
+    for (const auto& escape : e.escapes) plain(e.agentId, "escaped: " + escape);
   }
   void on(const core::ScoringStarted& e) {
     if (e.raceId != raceId_ || quiet_) return;
@@ -142,7 +136,7 @@ class RaceView {
     if (live_ || quiet_) return;
     auto t = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_);
     std::string elapsed = formatDuration(t);
-    std::cout << "[" << std::string(elapsed.size() < 6 ? 6 - elapsed.size() : 0, ' ') << elapsed << "] " << pad(agentId, width()) << "  " << shorten(text, 200) << "\n";
+    std::cout << "[" << std::string(elapsed.size() < 6 ? 6 - elapsed.size() : 0, ' ') << elapsed << "] " << pad(agentId, width()) << "  " << oneLine(text, 200) << "\n";
     std::cout.flush();
   }
 
@@ -177,14 +171,14 @@ class RaceView {
 // For a race that was not scored (cancelled): what each agent left.
 void printSummary(const core::RaceRecord& race, const Style& style) {
   std::cout << "\n" << style.bold("Race " + race.id) << " " << core::toString(race.status) << " — Task: \""
-            << shorten(race.task, 60) << "\"\n";
+            << oneLine(race.task, 60) << "\"\n";
   for (const auto& a : race.agents) {
     std::string status(core::toString(a.status));
     std::string colored = a.status == core::AgentStatus::Completed ? style.green(status) : style.red(status);
     std::cout << "  " << a.agentId << std::string(a.agentId.size() < 10 ? 10 - a.agentId.size() : 0, ' ') << colored;
     if (a.durationMs) std::cout << "  " << formatDuration(std::chrono::milliseconds(*a.durationMs));
     std::cout << "  (branch " << a.branch << ")";
-    if (a.error) std::cout << "  " << style.dim(*a.error);
+    if (a.error) std::cout << "  " << style.dim(oneLine(*a.error));
     std::cout << "\n";
   }
 }
@@ -258,7 +252,7 @@ int runRace(const RaceOptions& options) {
       if (autoMerge->outcome == "fastForward" || autoMerge->outcome == "merged") {
         std::cout << style.green("Auto-merged") << " " << autoMerge->agentId << " (auto_merge = true in hydra.toml).\n";
       } else if (autoMerge->error) {
-        std::cout << style.red("Auto-merge refused") << ": " << *autoMerge->error << "\n";
+        std::cout << style.red("Auto-merge refused") << ": " << oneLine(*autoMerge->error) << "\n";
       } else {
         std::cout << "Auto-merge of " << autoMerge->agentId << ": " << autoMerge->outcome << "; nothing was changed.\n";
       }

@@ -11,16 +11,8 @@ namespace hydra::cli {
 
 namespace {
 
-// What an agent or its tests wrote, made safe for a terminal: a control
-// character (an escape sequence could rewrite the screen) shows as '?'.
-std::string printable(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    const auto byte = static_cast<unsigned char>(c);
-    if ((byte < 0x20 && c != '\t') || byte == 0x7f) c = '?';
-  }
-  return out;
-}
+// What an agent or its tests wrote, made safe for a terminal (see oneLine).
+std::string printable(std::string_view text) { return oneLine(text); }
 
 // "a, b, c and 4 more": one line per kind, however many tests a run names.
 std::string listed(const std::vector<std::string>& items, std::size_t shown = 8) {
@@ -50,7 +42,7 @@ void printDetails(std::ostream& out, const core::scoring::AgentScore& a, const c
                   const Style& style) {
   const std::string indent = "      ";
   if (record) {
-    for (const auto& escape : record->escapes) out << indent << style.red("escaped: ") << escape << "\n";
+    for (const auto& escape : record->escapes) out << indent << style.red("escaped: ") << printable(escape) << "\n";
   }
   for (const auto& flag : a.flags) out << indent << style.yellow("not for auto-merge: ") << printable(flag) << "\n";
   if (a.testChanges) {
@@ -112,8 +104,7 @@ std::string colorScore(const Style& style, double score, const std::string& text
 
 void printResults(std::ostream& out, const core::RaceRecord& race, const core::scoring::RaceScores& scores,
                   const Style& style) {
-  std::string task = race.task.substr(0, race.task.find('\n'));
-  if (task.size() > 60) task = task.substr(0, 57) + "...";
+  const std::string task = oneLine(race.task.substr(0, race.task.find('\n')), 60);
   std::string title = std::string(race.isCollab() ? "Collaboration" : "Race") + " Results — Task: \"" + task + "\"";
   out << "\n" << style.bold(title) << "\n" << std::string(44, '=') << "\n\n";
 

@@ -15,6 +15,7 @@
 
 #include "core/process/process.h"
 #include "core/race/store.h"
+#include "core/util/terminal_text.h"
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
@@ -92,8 +93,10 @@ class Pager {
 };
 
 // A unified diff with git's colours: headers bold, hunk headers cyan, added
-// lines green, removed lines red.
-std::string colorPatch(const std::string& patch) {
+// lines green, removed lines red. What the agent wrote (file names, content)
+// is made safe first: the pager gets no sequence but hydra's colours.
+std::string colorPatch(const std::string& unsafe) {
+  const std::string patch = core::terminalSafe(unsafe);
   std::ostringstream out;
   std::istringstream in(patch);
   std::string line;
@@ -163,7 +166,7 @@ int runDiff(const DiffOptions& options) {
     for (const auto& f : diff.files) {
       std::string add = f.binary ? "-" : "+" + std::to_string(f.additions);
       std::string del = f.binary ? "-" : "-" + std::to_string(f.deletions);
-      std::string shownPath = f.oldPath.empty() || f.oldPath == f.path ? f.path : f.oldPath + " => " + f.path;
+      std::string shownPath = oneLine(f.oldPath.empty() || f.oldPath == f.path ? f.path : f.oldPath + " => " + f.path);
       std::cout << "  " << std::left << std::setw(8) << f.status << " " << std::right
                 << style.green(std::string(addWidth - std::min(addWidth, add.size()), ' ') + add) << " "
                 << style.red(std::string(delWidth - std::min(delWidth, del.size()), ' ') + del) << "  " << shownPath
@@ -175,7 +178,7 @@ int runDiff(const DiffOptions& options) {
   }
   std::string patch = workspace.patch(raceId, agentId, path);
   Pager pager(terminal && !options.noPager);
-  pager.write(style.enabled ? colorPatch(patch) : patch);
+  pager.write(style.enabled ? colorPatch(patch) : core::terminalSafe(patch));
   return 0;
 }
 
@@ -189,11 +192,14 @@ int runLog(const LogOptions& options) {
   // The first page before the pager starts: an unknown agent is an error, not an empty pager.
   core::LogText page = workspace.log(raceId, rest[0], stream, 0, core::Workspace::kMaxLogRead);
   Pager pager(stdoutIsTerminal() && !options.noPager);
+  // The agent's own words: whatever sequences it printed show as text.
+  std::string cut;  // a character split between two pages
   while (true) {
-    pager.write(page.data);
+    pager.write(core::terminalSafe(page.data, cut));
     if (page.nextOffset >= page.totalSize || page.nextOffset <= page.offset) break;
     page = workspace.log(raceId, rest[0], stream, page.nextOffset, core::Workspace::kMaxLogRead);
   }
+  if (!cut.empty()) pager.write(core::terminalSafe("", cut));
   return 0;
 }
 
@@ -210,9 +216,9 @@ int runMerge(const MergeOptions& options) {
   } catch (const core::WorkspaceError& e) {
     if (e.kind() != core::WorkspaceError::Kind::DirtyWorkingTree && e.kind() != core::WorkspaceError::Kind::MergeRefused)
       throw;
-    std::cerr << "hydra: " << e.what() << "\n";
+    std::cerr << "hydra: " << core::terminalSafe(e.what()) << "\n";
     if (const auto* files = e.data().if_contains("files")) {
-      for (const auto& f : files->as_array()) std::cerr << "  " << f.as_string().c_str() << "\n";
+      for (const auto& f : files->as_array()) std::cerr << "  " << oneLine(f.as_string()) << "\n";
     }
     return 2;
   }
@@ -226,14 +232,14 @@ int runMerge(const MergeOptions& options) {
   if (r.outcome == "conflict") {
     std::cout << style.red("Conflict") << ": merging " << r.branch << " into " << r.targetBranch << " conflicts in "
               << r.conflicts.size() << " file(s); nothing was changed.\n";
-    for (const auto& f : r.conflicts) std::cout << "  " << f << "\n";
+    for (const auto& f : r.conflicts) std::cout << "  " << oneLine(f) << "\n";
     return 1;
   }
   std::cout << r.branch << " " << what << " merged into " << r.targetBranch << " ("
             << (r.outcome == "fastForward" ? "fast-forward" : "merge commit") << ", " << r.files.size() << " file(s))";
   if (r.commit && !options.dryRun) std::cout << ": " << r.commit->substr(0, 10);
   std::cout << "\n";
-  for (const auto& f : r.files) std::cout << "  " << f << "\n";
+  for (const auto& f : r.files) std::cout << "  " << oneLine(f) << "\n";
   if (r.cleanedUp) std::cout << "Removed the race's worktrees and branches.\n";
   return 0;
 }

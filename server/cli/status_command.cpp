@@ -28,7 +28,7 @@ void printIterations(const core::RaceSummary& race, const Style& style) {
   std::cout << "    " << style.dim("collaboration: " + settings.builder + " builds, " + settings.reviewer + " reviews, " +
                                    std::to_string(race.iterations.size()) + " of at most " +
                                    std::to_string(settings.maxIterations) + " iteration(s)" +
-                                   (race.stopReason ? "; stopped: " + *race.stopReason : std::string()))
+                                   (race.stopReason ? "; stopped: " + oneLine(*race.stopReason) : std::string()))
             << "\n";
   for (const auto& value : race.iterations) {
     const boost::json::object& it = value.as_object();
@@ -42,9 +42,8 @@ void printIterations(const core::RaceSummary& race, const Style& style) {
     if (race.winner && *race.winner == id) std::cout << "  " << style.green("best");
     if (race.merged && race.merged->agentId == id) std::cout << "  " << style.green("merged");
     if (const auto* review = it.if_contains("review"); review && review->is_string()) {
-      std::string line(review->get_string());
-      line = line.substr(0, line.find('\n'));
-      if (line.size() > 60) line = line.substr(0, 57) + "...";
+      std::string_view review_text = review->get_string();
+      const std::string line = oneLine(review_text.substr(0, review_text.find('\n')), 60);
       std::cout << "  " << (it.at("approved").as_bool() ? style.green("approved: ") : std::string()) << style.dim("\"" + line + "\"");
     }
     std::cout << "\n";
@@ -52,8 +51,7 @@ void printIterations(const core::RaceSummary& race, const Style& style) {
 }
 
 void printRace(const core::RaceSummary& race, const Style& style, bool details) {
-  std::string task = race.task.substr(0, race.task.find('\n'));
-  if (task.size() > 60) task = task.substr(0, 57) + "...";
+  const std::string task = oneLine(race.task.substr(0, race.task.find('\n')), 60);
   std::cout << style.bold(race.raceId) << "  " << stateColored(race.state, style, 0) << "  " << race.createdAt
             << "  \"" << task << "\"\n";
   if (race.winner) {
@@ -98,9 +96,9 @@ void printRace(const core::RaceSummary& race, const Style& style, bool details) 
     if (details) {
       std::cout << "\n      branch   " << a->branch << "\n      worktree " << a->worktree;
       if (a->commit) std::cout << "\n      commit   " << *a->commit;
-      if (a->error) std::cout << "\n      error    " << *a->error;
+      if (a->error) std::cout << "\n      error    " << oneLine(*a->error);
     } else if (a->error) {
-      std::cout << "  " << style.dim(*a->error);
+      std::cout << "  " << style.dim(oneLine(*a->error));
     }
     std::cout << "\n";
   }

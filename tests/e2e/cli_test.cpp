@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -442,8 +443,8 @@ TEST_F(CliTest, ScoresShowWhatEachCLIReportedAndWhatKeepsAnAgentFromAutoMerge) {
   ASSERT_EQ(scores.code, 0) << scores;
   EXPECT_THAT(scores.out, HasSubstr("      not for auto-merge: 1 tool call denied\n")) << scores.out;
   EXPECT_THAT(scores.out, HasSubstr("      warning: permission denied: Write")) << scores.out;
-  EXPECT_THAT(scores.out, HasSubstr("      error: exited with code 2: ?[2Jcannot do it\n")) << scores.out;
-  EXPECT_THAT(scores.out, HasSubstr("      stderr: ?[2Jcannot do it\n")) << scores.out;
+  EXPECT_THAT(scores.out, HasSubstr("      error: exited with code 2: ^[[2Jcannot do it\n")) << scores.out;
+  EXPECT_THAT(scores.out, HasSubstr("      stderr: ^[[2Jcannot do it\n")) << scores.out;
   EXPECT_THAT(scores.out, Not(HasSubstr("\033"))) << "an agent's escape sequence never reaches the terminal";
   EXPECT_THAT(scores.out, HasSubstr("Winner: denier")) << scores.out;
   EXPECT_THAT(scores.out, Not(HasSubstr("eligible for auto-merge"))) << scores.out;
@@ -526,6 +527,107 @@ Outcome onTerminal(const fs::path& cwd, const std::vector<std::string>& args, co
   ::waitpid(pid, &status, 0);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+// What in `text` a terminal would act on that hydra did not make itself; ""
+// when there is nothing. hydra's own: its colours (SGR 0, 1, 2, 31, 32, 33,
+// 36), the live table's cursor moves (CSI n A, CSI 2 K) and, on a terminal,
+// the \r the line discipline adds. Anything else (another ESC, a C0 or C1
+// control) came from the agent.
+std::string foreignControls(const std::string& text, bool terminal) {
+  static const std::set<std::string> colours{"0", "1", "2", "31", "32", "33", "36"};
+  auto at = [&](std::size_t i, const std::string& what) {
+    return what + " at byte " + std::to_string(i) + ": " +
+           json::serialize(json::value(text.substr(i < 20 ? 0 : i - 20, 60)));
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0x1b) {
+      if (terminal && i + 1 < text.size() && text[i + 1] == '[') {
+        std::size_t j = i + 2;
+        std::string params;
+        while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == ';')) params += text[j++];
+        const char final = j < text.size() ? text[j] : '\0';
+        if ((final == 'm' && colours.count(params)) || final == 'A' || (final == 'K' && params == "2")) {
+          i = j;
+          continue;
+        }
+      }
+      return at(i, "ESC");
+    }
+    if ((c < 0x20 && c != '\n' && c != '\t' && !(terminal && c == '\r')) || c == 0x7f) return at(i, "a C0 control");
+    if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9f) return at(i, "a C1 control");
+  }
+  return "";
+}
+
+// An agent that prints OSC 52 (clipboard), OSC 0 (title), OSC 8 (links), CSI,
+// DCS, APC and C1 controls, writes a file whose name holds ESC and ends with
+// such an error: nothing of it reaches the terminal raw, in a pipe or on a
+// terminal, through race, log, diff, scores or status. It is shown escaped.
+TEST_F(CliTest, NothingAnAgentPrintsOrNamesReachesTheTerminalRaw) {
+  const fs::path hostile = fs::path(HYDRA_SOURCE_DIR) / "tests" / "fixtures" / "hostile" / "terminal_escapes.sh";
+  writeConfig("[agents.evil]\nadapter = \"command\"\nbinary = \"" + hostile.string() + "\"\n\n" +
+              scriptedAgent("good", {"say", "fine", "write", "good.txt", "good"}));
+  auto expectSafe = [&](const Outcome& r, bool terminal, const std::string& what) {
+    EXPECT_EQ(foreignControls(r.out, terminal), "") << what << " (stdout)\n" << r;
+    EXPECT_EQ(foreignControls(r.err, terminal), "") << what << " (stderr)\n" << r;
+  };
+
+  // Pipe mode: plain lines.
+  Outcome race = hydra({"race", "Print things", "--agents", "evil,good"});
+  expectSafe(race, false, "hydra race");
+  EXPECT_THAT(race.out, HasSubstr("^[]52;c;c2VjcmV0^Gclipboard")) << race;
+  EXPECT_THAT(race.out, HasSubstr("\\u009b6n c1 csi")) << race;
+  EXPECT_THAT(race.out, HasSubstr("exited with code 3: the end ^[]52;c;ZW5k^G")) << race;
+  const std::string id = raceIdOf("Print things");
+
+  Outcome log = hydra({"log", "evil"});
+  ASSERT_EQ(log.code, 0) << log;
+  expectSafe(log, false, "hydra log");
+  EXPECT_THAT(log.out, HasSubstr("^[]8;;https://evil.example/^[\\link^[]8;;^[\\\n")) << log;
+  EXPECT_THAT(log.out, HasSubstr("^[P+q544e^[\\ dcs ^[_apc^[\\ lone ^[\n")) << log;
+  Outcome logErr = hydra({"log", "evil", "--stderr"});
+  expectSafe(logErr, false, "hydra log --stderr");
+  EXPECT_THAT(logErr.out, HasSubstr("on stderr ^[]52;c;c3RkZXJy^G")) << logErr;
+
+  Outcome diff = hydra({"diff", "evil", "--no-pager"});
+  ASSERT_EQ(diff.code, 0) << diff;
+  expectSafe(diff, false, "hydra diff --no-pager");
+  EXPECT_THAT(diff.out, HasSubstr("+content ^[[5mblinks^[]0;FILE^G\n")) << diff;
+  Outcome colored = hydra({"diff", "evil", "--no-pager", "--color"});
+  expectSafe(colored, true, "hydra diff --color");
+  Outcome stat = hydra({"diff", "evil", "--stat"});
+  expectSafe(stat, false, "hydra diff --stat");
+  EXPECT_THAT(stat.out, HasSubstr("evil^[]52;c;bmFtZQ==^G.txt")) << stat;
+
+  Outcome scores = hydra({"scores"});
+  ASSERT_EQ(scores.code, 0) << scores;
+  expectSafe(scores, false, "hydra scores");
+  Outcome status = hydra({"status"});
+  expectSafe(status, false, "hydra status");
+  Outcome one = hydra({"status", id});
+  expectSafe(one, false, "hydra status RACE");
+  EXPECT_THAT(one.out, HasSubstr("the end ^[]52;c;ZW5k^G")) << one;
+
+  // On a terminal: the live table, and what the pager is handed.
+  Outcome live = onTerminal(repo_, {"race", "Print again", "--agents", "evil,good"}, env());
+  expectSafe(live, true, "hydra race on a terminal");
+  const fs::path paged = dir_ / "paged.txt";
+  const fs::path pager = dir_ / "pager.sh";
+  writeFile(pager, "#!/bin/sh\ncat > '" + paged.string() + "'\n");
+  fs::permissions(pager, fs::perms::owner_all);
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"log", "evil"},
+                                                std::vector<std::string>{"diff", "evil"},
+                                                std::vector<std::string>{"scores"}}) {
+    fs::remove(paged);
+    Outcome shown = onTerminal(repo_, args, env({"PAGER=" + pager.string()}));
+    expectSafe(shown, true, "hydra " + args[0] + " on a terminal");
+    if (args[0] != "scores") {
+      EXPECT_EQ(foreignControls(readFile(paged), true), "") << "what the pager got from hydra " << args[0];
+      EXPECT_THAT(readFile(paged), HasSubstr("^[]")) << "the sequences show as text";
+    }
+  }
 }
 
 // scores, diff and merge work on the newest race when none is named; diff

@@ -99,6 +99,15 @@ std::string raceToTheEnd(RpcClient& client, const std::vector<std::string>& agen
   return id;
 }
 
+// The params of the last `method` notification (of agent `agentId`, when given).
+json::object lastParams(RpcClient& client, const std::string& method, const std::string& agentId = "") {
+  json::object found;
+  for (const auto& n : client.notifications(method)) {
+    if (agentId.empty() || n.at("params").at("agentId") == json::value(agentId)) found = n.at("params").as_object();
+  }
+  return found;
+}
+
 class HostileAgentTest : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
@@ -198,6 +207,8 @@ INSTANTIATE_TEST_SUITE_P(Bubblewrap, ConfinedHostileAgentTest,
                                            Case{"move_refs.sh", "bubblewrap"},
                                            Case{"write_hydra_dir.sh", "bubblewrap"},
                                            Case{"delete_git_link.sh", "bubblewrap"},
+                                           Case{"swap_worktree.sh", "bubblewrap"},
+                                           Case{"write_git_dir.sh", "bubblewrap"},
                                            Case{"remount.sh", "bubblewrap"}),
                          caseName);
 
@@ -237,6 +248,118 @@ TEST(UnconfinedEscapes, ARewrittenGitLinkIsPutBackBeforeTheCommit) {
   EXPECT_THAT(json::serialize(p.at("escapes")), HasSubstr(".git link (put back)"));
   const std::string branch = "hydra/evil-" + id;
   EXPECT_EQ(repo.git("merge-base main " + branch), repo.git("rev-parse main")) << "its branch is where hydra made it";
+}
+
+// Unconfined, an agent can move its worktree away and put a link to the
+// user's checkout in its place. hydra's repair of the worktree's .git link
+// once wrote through it: the checkout's .git directory became a one-line
+// file. Now nothing goes through the link: the checkout keeps its history,
+// the agent is an escape and cannot win, nothing of the checkout is
+// committed as its work, and the honest agent beside it still scores.
+TEST(UnconfinedEscapes, AWorktreeSwappedForALinkToTheCheckoutIsNotWrittenThrough) {
+  TestRepo repo;
+  commitConfig(repo, unconfinedAgent("swap_worktree.sh") +
+                         TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) + TestRepo::scoring());
+  const std::string head = repo.git("rev-parse HEAD");
+  auto before = checkoutSnapshot(repo);
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  const std::string id = raceToTheEnd(client, {"evil", "honest"});
+
+  auto expectHistoryKept = [&] {
+    EXPECT_TRUE(fs::is_directory(fs::symlink_status(repo.root() / ".git"))) << "the checkout's .git was replaced";
+    EXPECT_EQ(repo.git("rev-parse HEAD"), head);
+    EXPECT_NO_THROW(repo.git("fsck --full --no-progress"));
+  };
+  expectHistoryKept();
+  EXPECT_EQ(checkoutSnapshot(repo), before);
+
+  const json::object evil = lastParams(client, "hydra/agentFinished", "evil");
+  const json::object finished = lastParams(client, "hydra/raceFinished");
+  ASSERT_TRUE(evil.contains("escapes")) << json::serialize(evil);
+  const std::string escapes = json::serialize(evil.at("escapes"));
+  EXPECT_THAT(escapes, HasSubstr("replaced its worktree")) << escapes;
+  EXPECT_THAT(escapes, HasSubstr("symbolic link to " + repo.root().string())) << escapes;
+  EXPECT_THAT(escapes, HasSubstr("not committed")) << escapes;
+  EXPECT_FALSE(evil.contains("commit")) << json::serialize(evil);
+  // Its branch is where hydra made it: nothing of the checkout was committed.
+  EXPECT_EQ(repo.git("rev-parse hydra/evil-" + id), head);
+  // The link that took the worktree's place is gone; what it named is not.
+  for (const auto& n : client.notifications("hydra/agentStarted")) {
+    if (n.at("params").at("agentId") != json::value("evil")) continue;
+    const fs::path worktree(std::string(n.at("params").at("worktree").as_string()));
+    EXPECT_FALSE(fs::exists(fs::symlink_status(worktree))) << worktree;
+  }
+
+  EXPECT_EQ(finished.at("winner"), json::value("honest")) << json::serialize(finished);
+  for (const auto& r : finished.at("rankings").as_array()) {
+    if (r.at("agentId") == json::value("evil")) {
+      EXPECT_EQ(r.at("eligible"), json::value(false)) << json::serialize(r);
+      EXPECT_EQ(r.at("ineligible"), json::value("escaped")) << json::serialize(r);
+    } else {
+      EXPECT_EQ(r.at("breakdown").at("tests"), json::value(100.0)) << json::serialize(r);
+    }
+  }
+  json::object refused =
+      client.callError("hydra/merge", json::object{{"raceId", id}, {"agentId", "evil"}, {"dryRun", true}});
+  // Nothing of it can be merged: it has no commit at all.
+  EXPECT_THAT(json::serialize(refused), HasSubstr("no result commit")) << json::serialize(refused);
+
+  // The winner's merge removes the race's worktrees, the swapped one too:
+  // the checkout is still whole afterwards.
+  json::object merged = client.call("hydra/merge", json::object{{"raceId", id}, {"agentId", "honest"}}).as_object();
+  EXPECT_EQ(merged.at("outcome"), json::value("fastForward")) << json::serialize(merged);
+  EXPECT_TRUE(fs::is_directory(fs::symlink_status(repo.root() / ".git")));
+  EXPECT_NO_THROW(repo.git("fsck --full --no-progress"));
+  EXPECT_EQ(repo.read("calc.py"), TestRepo::fixedCalc() + "\n");
+  EXPECT_TRUE(fs::exists(repo.root() / "test_calc.py"));
+}
+
+// Unconfined, an agent can write the shared git directory's settings so
+// that the user's next git command runs its code (core.fsmonitor, a hook, a
+// filter). hydra puts them back when it ends, names what it did, and it
+// cannot win; the user's git commands afterwards run nothing of it.
+TEST(UnconfinedEscapes, GitDirectorySettingsArePutBackAndTheAgentIsDisqualified) {
+  TestRepo repo;
+  // One agent at a time: the escape is charged to the agent that ran alone.
+  commitConfig(repo, "[general]\nsandbox = \"off\"\nmax_concurrent_agents = 1\n\n[agents.evil]\nadapter = \"command\"\n"
+                   "binary = \"" +
+                   (kHostile / "write_git_dir.sh").string() + "\"\n\n" +
+                   TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) + TestRepo::scoring());
+  const fs::path git = repo.root() / ".git";
+  const std::string config = readFile(git / "config");
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  const std::string id = raceToTheEnd(client, {"evil", "honest"});
+
+  EXPECT_EQ(readFile(git / "config"), config);
+  EXPECT_FALSE(fs::exists(git / "hooks" / "pre-commit"));
+  EXPECT_FALSE(fs::exists(git / "info" / "attributes"));
+  EXPECT_FALSE(fs::exists(git / "objects" / "info" / "alternates"));
+  // The user's next commands run nothing of it.
+  repo.git("status --porcelain");
+  repo.write("mine.txt", "mine\n");
+  repo.git("add mine.txt");
+  repo.git("commit -q -m mine");
+  for (const char* marker : {"PWNED-fsmonitor", "PWNED-filter", "PWNED-hook"}) {
+    EXPECT_FALSE(fs::exists(repo.root().parent_path() / marker)) << marker;
+  }
+
+  const json::object evil = lastParams(client, "hydra/agentFinished", "evil");
+  const json::object finished = lastParams(client, "hydra/raceFinished");
+  ASSERT_TRUE(evil.contains("escapes")) << json::serialize(evil);
+  const std::string escapes = json::serialize(evil.at("escapes"));
+  EXPECT_THAT(escapes, HasSubstr(".git/config changed (put back)")) << escapes;
+  EXPECT_THAT(escapes, HasSubstr(".git/hooks/pre-commit added (removed)")) << escapes;
+  EXPECT_THAT(escapes, HasSubstr(".git/info/attributes added (removed)")) << escapes;
+  EXPECT_EQ(finished.at("winner"), json::value("honest")) << json::serialize(finished);
+  for (const auto& r : finished.at("rankings").as_array()) {
+    if (r.at("agentId") != json::value("evil")) continue;
+    EXPECT_EQ(r.at("ineligible"), json::value("escaped")) << json::serialize(r);
+  }
+  json::object refused =
+      client.callError("hydra/merge", json::object{{"raceId", id}, {"agentId", "evil"}, {"dryRun", true}});
+  EXPECT_EQ(refused.at("data").at("reason"), json::value("ineligible")) << json::serialize(refused);
 }
 
 // Unconfined, an agent can move the main repository's refs: hydra notices

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/guard/git_dir.h"
 #include "core/guard/refs.h"
 #include "core/guard/worktree_link.h"
 #include "core/process/reaper.h"
@@ -127,6 +128,24 @@ TEST_F(ConfinementTest, ItsOwnGitLinkCannotBeDeletedOrRewritten) {
   EXPECT_TRUE(guard::worktreeLinkIntact(repo.agent().path, repo.gitMetadata(repo.agent())));
   EXPECT_EQ(testing::TempRepo::gitIn(repo.agent().path, "rev-parse --abbrev-ref HEAD"),
             repo.agent().branch);
+}
+
+// Its worktree is a mount point in the sandbox: it cannot be moved away and
+// replaced with a link to the user's checkout.
+TEST_F(ConfinementTest, ItsWorktreeCannotBeSwappedForALink) {
+  const FixtureRun run = expectContained("swap_worktree.sh");
+  expectAllBlocked(run, 3);
+  EXPECT_TRUE(std::filesystem::is_directory(std::filesystem::symlink_status(repo.agent().path)));
+  EXPECT_TRUE(guard::worktreeLinkIntact(repo.agent().path, repo.gitMetadata(repo.agent())));
+  EXPECT_TRUE(std::filesystem::is_directory(std::filesystem::symlink_status(repo.root() / ".git")));
+}
+
+// The git directory's settings are read-only to a confined agent.
+TEST_F(ConfinementTest, TheGitDirectorysSettingsCannotBeWritten) {
+  const guard::GitDirSnapshot before = guard::snapshotGitDir(repo.root() / ".git");
+  const FixtureRun run = expectContained("write_git_dir.sh");
+  expectAllBlocked(run, 6);
+  EXPECT_EQ(guard::snapshotGitDir(repo.root() / ".git").files, before.files);
 }
 
 TEST_F(ConfinementTest, RemountingTheSystemReadWriteFails) {

@@ -1,0 +1,133 @@
+#include "core/guard/git_dir.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+
+#include "core/util/safe_fs.h"
+
+namespace hydra::core::guard {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kWatchedFolders[] = {"hooks", "info"};
+constexpr const char* kWatchedFiles[] = {"config", "objects/info/alternates", "objects/info/http-alternates"};
+
+std::uint64_t digestOf(std::string_view data) {
+  // FNV-1a, 64 bits: enough to tell a rewrite, not meant against collisions.
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (char c : data) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return hash;
+}
+
+std::optional<GitDirFile> readWatched(const fs::path& file) {
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0) return std::nullopt;
+  GitDirFile read;
+  if (S_ISLNK(st.st_mode)) {
+    std::error_code ec;
+    read.content = "symbolic link to " + fs::read_symlink(file, ec).string();
+  } else if (S_ISREG(st.st_mode)) {
+    read.mode = st.st_mode & 07777;
+    std::ifstream in(file, std::ios::binary);
+    std::string content;
+    char buffer[8192];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) content.append(buffer, static_cast<std::size_t>(in.gcount()));
+    read.digest = digestOf(content);
+    if (content.size() > kMaxKept) {
+      read.tooLarge = true;
+    } else {
+      read.content = std::move(content);
+    }
+  } else {
+    return std::nullopt;  // a directory: its files are listed on their own
+  }
+  return read;
+}
+
+std::string shown(const std::string& relative) { return ".git/" + relative; }
+
+// Puts `relative` back as `file` was, or removes it when `file` is null;
+// what it says for people.
+std::string putBack(const fs::path& commonDir, const std::string& relative, const GitDirFile* file) {
+  const fs::path path(relative);
+  try {
+    // Beneath the git directory without following a link on the way: an
+    // agent that swapped hooks/ for a link does not get hydra to write there.
+    SafeDir dir = SafeDir::openBeneath(commonDir, path.parent_path());
+    const std::string name = path.filename().string();
+    if (!file) {
+      dir.remove(name);
+      return "removed";
+    }
+    if (file->tooLarge) return "could not be put back: larger than hydra keeps";
+    if (file->content.rfind("symbolic link to ", 0) == 0) return "could not be put back: it was a symbolic link";
+    if (auto st = dir.status(name); st && S_ISDIR(st->st_mode)) dir.remove(name);
+    dir.writeFile(name, file->content);
+    if (::fchmodat(dir.fd(), name.c_str(), file->mode, 0) != 0) {
+      return "put back, but its mode could not be";
+    }
+    return "put back";
+  } catch (const std::exception& e) {
+    return std::string("could not be put back: ") + e.what();
+  }
+}
+
+}  // namespace
+
+GitDirSnapshot snapshotGitDir(const fs::path& commonDir) {
+  GitDirSnapshot snapshot;
+  snapshot.commonDir = commonDir;
+  for (const char* name : kWatchedFiles) {
+    if (auto file = readWatched(commonDir / name)) snapshot.files[name] = std::move(*file);
+  }
+  for (const char* folder : kWatchedFolders) {
+    std::error_code ec;
+    // A folder swapped for a link is one file here (its target), not followed.
+    if (auto file = readWatched(commonDir / folder)) {
+      snapshot.files[folder] = std::move(*file);
+      continue;
+    }
+    fs::recursive_directory_iterator it(commonDir / folder, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (auto file = readWatched(it->path())) {
+        snapshot.files[it->path().lexically_relative(commonDir).generic_string()] = std::move(*file);
+      }
+    }
+  }
+  return snapshot;
+}
+
+std::vector<std::string> restoreGitDir(GitDirSnapshot& before) {
+  GitDirSnapshot now = snapshotGitDir(before.commonDir);
+  std::set<std::string> paths;
+  for (const auto& [path, file] : before.files) paths.insert(path);
+  for (const auto& [path, file] : now.files) paths.insert(path);
+  std::vector<std::string> said;
+  for (const auto& path : paths) {
+    const auto was = before.files.find(path);
+    const auto is = now.files.find(path);
+    const GitDirFile* then = was == before.files.end() ? nullptr : &was->second;
+    const GitDirFile* current = is == now.files.end() ? nullptr : &is->second;
+    if (then && current && *then == *current) continue;
+    const std::string what = !then ? "added" : !current ? "deleted" : "changed";
+    const std::string done = putBack(before.commonDir, path, then);
+    said.push_back(shown(path) + " " + what + " (" + done + ")");
+    // What could not be put back stays as it is now: it is not told again.
+    const bool restored = done == "put back" || done == "removed";
+    if (!restored) {
+      if (current) {
+        before.files[path] = *current;
+      } else {
+        before.files.erase(path);
+      }
+    }
+  }
+  return said;
+}
+
+}  // namespace hydra::core::guard

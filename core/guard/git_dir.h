@@ -1,0 +1,54 @@
+#pragma once
+
+// The shared git directory's settings during a race. An unconfined agent can
+// write `.git/config` (core.fsmonitor, core.hooksPath, a filter driver),
+// `.git/hooks/`, `.git/info/` (attributes that name such a filter) or
+// `.git/objects/info/` (alternates): the user's next `git status` or `git
+// commit` would run its code outside any sandbox. hydra takes a snapshot of
+// them when a race's worktrees exist and compares after each agent, as it
+// does with the refs (core/guard/refs.h), and puts back what changed.
+//
+// What is watched, under the common git directory: `config`, every file
+// under `hooks/` and `info/`, and `objects/info/alternates` and
+// `http-alternates` (each with its content up to kMaxKept bytes and its
+// permission bits). Not watched: the refs (their own guard), `packed-refs`
+// (which git rewrites whenever a packed ref is deleted; the refs it holds are
+// compared by the ref guard), the rest of `objects/info/` (git's own
+// maintenance writes it), the objects themselves, and the worktrees' own
+// metadata (`worktrees/NAME`).
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hydra::core::guard {
+
+// A file larger than this is compared by size and digest and cannot be put back.
+inline constexpr std::size_t kMaxKept = 1 << 20;
+
+struct GitDirFile {
+  std::string content;  // empty and `tooLarge` past kMaxKept
+  std::uint64_t digest = 0;
+  unsigned mode = 0;  // its permission bits
+  bool tooLarge = false;
+  bool operator==(const GitDirFile&) const = default;
+};
+
+struct GitDirSnapshot {
+  std::filesystem::path commonDir;
+  std::map<std::string, GitDirFile> files;  // by path relative to commonDir ("hooks/pre-commit")
+};
+
+// Reads the watched files of the git directory `commonDir`. Links are not
+// followed: a link there counts as a file whose content is its target.
+GitDirSnapshot snapshotGitDir(const std::filesystem::path& commonDir);
+
+// What differs, for people, each put back when it could be: ".git/config
+// changed (put back)", ".git/hooks/pre-commit added (removed)". `before`
+// becomes the state now, so each change is told once.
+std::vector<std::string> restoreGitDir(GitDirSnapshot& before);
+
+}  // namespace hydra::core::guard

@@ -1,0 +1,89 @@
+// The git directory's settings: what an unconfined agent could write there
+// to run its code in the user's next git command (core.fsmonitor, a hook,
+// attributes naming a filter, alternates) is found and put back.
+
+#include "core/guard/git_dir.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tests/core/git/temp_repo.h"
+
+namespace hydra::core::guard {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using testing::TempRepo;
+
+class GitDirTest : public ::testing::Test {
+ protected:
+  fs::path git() const { return repo.root() / ".git"; }
+  TempRepo repo;
+};
+
+TEST_F(GitDirTest, NothingChangedSaysNothing) {
+  GitDirSnapshot snapshot = snapshotGitDir(git());
+  EXPECT_TRUE(snapshot.files.count("config"));
+  EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+}
+
+TEST_F(GitDirTest, ConfigHooksAndAttributesArePutBack) {
+  const std::string config = testing::readFile(git() / "config");
+  GitDirSnapshot snapshot = snapshotGitDir(git());
+
+  repo.git("config core.fsmonitor 'touch pwned'");
+  repo.git("config filter.evil.clean cat");
+  testing::writeFile(git() / "hooks" / "pre-commit", "#!/bin/sh\ntouch pwned\n");
+  fs::permissions(git() / "hooks" / "pre-commit", fs::perms::owner_all);
+  testing::writeFile(git() / "info" / "attributes", "* filter=evil\n");
+  testing::writeFile(git() / "objects" / "info" / "alternates", "/elsewhere/objects\n");
+
+  EXPECT_THAT(restoreGitDir(snapshot),
+              ElementsAre(".git/config changed (put back)", ".git/hooks/pre-commit added (removed)",
+                          ".git/info/attributes added (removed)", ".git/objects/info/alternates added (removed)"));
+  EXPECT_EQ(testing::readFile(git() / "config"), config);
+  EXPECT_FALSE(fs::exists(git() / "hooks" / "pre-commit"));
+  EXPECT_FALSE(fs::exists(git() / "info" / "attributes"));
+  EXPECT_FALSE(fs::exists(git() / "objects" / "info" / "alternates"));
+  EXPECT_EQ(repo.git("config --get core.fsmonitor || echo unset"), "unset");
+  // Told once: the snapshot is the state now.
+  EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+}
+
+TEST_F(GitDirTest, ADeletedOrReModedFileComesBackWithItsMode) {
+  testing::writeFile(git() / "hooks" / "post-checkout", "#!/bin/sh\necho mine\n");
+  fs::permissions(git() / "hooks" / "post-checkout", fs::perms::owner_all);
+  testing::writeFile(git() / "info" / "exclude", "mine\n");
+  GitDirSnapshot snapshot = snapshotGitDir(git());
+
+  fs::remove(git() / "info" / "exclude");
+  fs::permissions(git() / "hooks" / "post-checkout", fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_THAT(restoreGitDir(snapshot),
+              ElementsAre(".git/hooks/post-checkout changed (put back)", ".git/info/exclude deleted (put back)"));
+  EXPECT_EQ(testing::readFile(git() / "info" / "exclude"), "mine\n");
+  EXPECT_TRUE((fs::status(git() / "hooks" / "post-checkout").permissions() & fs::perms::owner_exec) != fs::perms::none);
+}
+
+// hooks/ swapped for a link to a folder of the agent's: hydra neither reads
+// nor writes through it, and says it could not put it back.
+TEST_F(GitDirTest, AFolderSwappedForALinkIsNotWrittenThrough) {
+  testing::writeFile(git() / "hooks" / "pre-push", "#!/bin/sh\n");
+  GitDirSnapshot snapshot = snapshotGitDir(git());
+  fs::create_directories(repo.outside() / "hooks");
+  testing::writeFile(repo.outside() / "hooks" / "pre-push", "#!/bin/sh\ntouch pwned\n");
+  fs::rename(git() / "hooks", repo.outside() / "old-hooks");
+  fs::create_directory_symlink(repo.outside() / "hooks", git() / "hooks");
+
+  const auto said = restoreGitDir(snapshot);
+  ASSERT_FALSE(said.empty());
+  EXPECT_THAT(said.front(), ::testing::HasSubstr(".git/hooks"));
+  EXPECT_EQ(testing::readFile(repo.outside() / "hooks" / "pre-push"), "#!/bin/sh\ntouch pwned\n")
+      << "nothing was written through the link";
+}
+
+}  // namespace
+}  // namespace hydra::core::guard
