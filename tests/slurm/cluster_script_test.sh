@@ -28,23 +28,28 @@ check() {  # check DESCRIPTION COMMAND...
 }
 listening() { [ -n "$(ss -Hltn "sport = :$1")" ]; }
 
-# Holds TCP PORT on 127.0.0.1 until killed; echoes its pid.
+# Holds TCP PORT on 127.0.0.1 until killed; its pid is left in $held. Not
+# run in a subshell, so cleanup knows every holder; no descriptor of ours is
+# left open in it, or CTest would wait for it to close.
+held=
 hold() {
   python3 -c 'import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); print("ready", flush=True); time.sleep(600)' "$1" >"$work/hold-$1" &
-  listeners+=("$!")
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); print("ready", flush=True); time.sleep(600)' "$1" \
+    </dev/null >"$work/hold-$1" 2>&1 &
+  held="$!"
+  listeners+=("$held")
   for _ in $(seq 50); do grep -q ready "$work/hold-$1" 2>/dev/null && break; sleep 0.1; done
-  echo "$!"
 }
 
 # Slurm's default ports, held by someone else.
-for port in 6817 6818; do listening "$port" || hold "$port" >/dev/null; done
+for port in 6817 6818; do listening "$port" || hold "$port"; done
 
 # 1. A pinned port that is taken: refused, naming the port and its holder.
 pinned=$((20000 + RANDOM % 10000))
 until ! listening "$pinned"; do pinned=$((pinned + 1)); done
-holder="$(hold "$pinned")"
+hold "$pinned"
+holder="$held"
 set +e
 out="$(HYDRA_SLURMCTLD_PORT=$pinned "$script" start "$work/pinned" 2>&1)"
 code=$?
