@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/git/git.h"
@@ -69,9 +70,15 @@ std::string formatDuration(std::chrono::milliseconds d) {
 }
 
 std::string fixed1(double v) {
+  if (v < 100.0 && v > 99.9) v = 99.9;
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
   return buf;
+}
+
+std::string wholeScore(double v) {
+  if (v < 100.0 && v >= 99.5) return "99";
+  return std::to_string(static_cast<long long>(std::llround(v)));
 }
 
 std::string padRight(std::string s, std::size_t n) {

@@ -53,8 +53,12 @@ struct Style {
   }
 };
 
-// 97.1
+// A score with one decimal, 97.1. A score is never shown higher than it is:
+// 99.96 is "99.9", never "100.0" (docs/scoring.md).
 std::string fixed1(double v);
+// A part of a score as a whole number, 71; 99.7 is "99": only 100 reads "100",
+// so 2 failing tests of 704 never look like none.
+std::string wholeScore(double v);
 // `s` followed by spaces up to `n` characters (not bytes: ✓ and ✗ are three bytes each).
 std::string padRight(std::string s, std::size_t n);
 

@@ -122,7 +122,7 @@ void printResults(std::ostream& out, const core::RaceRecord& race, const core::s
       } else if (skipped) {
         value = "--";
       } else {
-        value = std::to_string(static_cast<int>(std::lround(*score)));
+        value = wholeScore(*score);
       }
       std::string text = std::string("[") + label + ": " + value + "]";
       // Pad after the colour, so the escape codes never count as width.
