@@ -34,6 +34,7 @@ CommandError commandError(const core::WorkspaceError& error) {
 }
 
 bool stdoutIsTerminal() { return ::isatty(STDOUT_FILENO) == 1; }
+bool stdinIsTerminal() { return ::isatty(STDIN_FILENO) == 1; }
 
 std::string formatBytes(std::uintmax_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};

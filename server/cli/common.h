@@ -36,6 +36,8 @@ core::Config loadRepositoryConfig(const std::filesystem::path& root);
 CommandError commandError(const core::WorkspaceError& error);
 
 bool stdoutIsTerminal();
+// Whether someone can answer a question: standard input is a terminal.
+bool stdinIsTerminal();
 
 // ANSI colours, only on a terminal.
 struct Style {

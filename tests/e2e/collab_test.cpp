@@ -226,7 +226,16 @@ TEST_F(CollabTest, ABuilderThatFixesWhatTheReviewAsksForReachesTheTargetInTheSec
   EXPECT_THAT(str(log.at("data")), HasSubstr("build 1\n"));
   EXPECT_THAT(str(log.at("data")), HasSubstr("refine 2\n"));
 
-  json::object merged = client().call("hydra/merge", json::object{{"raceId", id}, {"agentId", "builder@1"}}).as_object();
+  // Not the best iteration, and its tests fail: merged only with force.
+  json::object unsafe = client().callError("hydra/merge", json::object{{"raceId", id}, {"agentId", "builder@1"}});
+  EXPECT_EQ(str(unsafe.at("data").at("reason")), "needsForce") << json::serialize(unsafe);
+  EXPECT_THAT(json::serialize(unsafe.at("data").at("concerns")), HasSubstr("it is not the winner (builder@2 is"));
+  EXPECT_THAT(json::serialize(unsafe.at("data").at("concerns")), HasSubstr("its tests failed (exit 1)"));
+  json::object dry = client().call("hydra/merge", json::object{{"raceId", id}, {"agentId", "builder@1"}, {"dryRun", true}})
+                         .as_object();
+  EXPECT_EQ(dry.at("concerns"), unsafe.at("data").at("concerns"));
+  json::object merged =
+      client().call("hydra/merge", json::object{{"raceId", id}, {"agentId", "builder@1"}, {"force", true}}).as_object();
   EXPECT_EQ(merged.at("outcome").as_string(), "fastForward");
   EXPECT_EQ(repo_.read("calc.py"), stillBroken(1));
   json::object again = client().callError("hydra/merge", json::object{{"raceId", id}});
