@@ -208,6 +208,7 @@ void tag_invoke(json::value_from_tag, json::value& v, const MergeParams& x) {
   put(o, "agentId", x.agentId);
   o["dryRun"] = x.dryRun;
   o["keep"] = x.keep;
+  o["force"] = x.force;
   v = std::move(o);
 }
 
@@ -218,6 +219,7 @@ MergeParams tag_invoke(json::value_to_tag<MergeParams>, const json::value& v) {
   r.optional("agentId", x.agentId);
   r.optional("dryRun", x.dryRun);
   r.optional("keep", x.keep);
+  r.optional("force", x.force);
   return x;
 }
 

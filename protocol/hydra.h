@@ -100,6 +100,7 @@ struct MergeParams {
   std::optional<std::string> agentId;  // default: the race's winner
   bool dryRun = false;
   bool keep = false;  // keep the race's worktrees and branches after merging
+  bool force = false;  // merge an agent that is not a safe pick (not the winner, a failed check, flagged)
 };
 
 // --- hydra/log ---------------------------------------------------------------

@@ -384,7 +384,7 @@ void HydraService::merge(protocol::MergeParams params, Reply reply) {
                                   reply = std::move(reply)]() mutable {
     std::variant<core::MergeReport, RpcError> outcome = RpcError(ErrorCode::RequestFailed, "");
     try {
-      outcome = ws->merge(params.raceId, params.agentId, params.dryRun, params.keep);
+      outcome = ws->merge(params.raceId, params.agentId, params.dryRun, params.keep, params.force);
     } catch (const core::WorkspaceError& e) {
       if (e.kind() == core::WorkspaceError::Kind::ConfigError) {
         failWith(std::move(reply), e);

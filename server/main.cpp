@@ -199,6 +199,8 @@ int runCommand(int argc, char** argv) {
       ->expected(0, 2);
   mergeCmd->add_flag("--dry-run", merge.dryRun, "Report what would happen, change nothing");
   mergeCmd->add_flag("--keep", merge.keep, "Keep the race's worktrees and branches after merging");
+  mergeCmd->add_flag("--force", merge.force,
+                     "Merge an agent that is not the winner, failed a check or is flagged without asking");
 
   CLI11_PARSE(app, argc, argv);
 

@@ -163,14 +163,75 @@ std::optional<Proposal> fromCMake(const fs::path& root) {
                        std::nullopt);
 }
 
-std::optional<Proposal> fromPyproject(const fs::path& root) {
+// The directories of a PATH-syntax list; an empty entry (the current
+// directory) is left out: a config generator should not depend on where it runs.
+std::vector<fs::path> searchDirectories(std::string_view searchPath) {
+  std::vector<fs::path> directories;
+  for (size_t start = 0; start <= searchPath.size();) {
+    size_t end = std::min(searchPath.find(':', start), searchPath.size());
+    if (end > start) directories.emplace_back(searchPath.substr(start, end - start));
+    start = end + 1;
+  }
+  return directories;
+}
+
+bool installed(const std::vector<fs::path>& directories, std::string_view binary) {
+  return std::any_of(directories.begin(), directories.end(), [&](const fs::path& directory) {
+    std::error_code ec;
+    const fs::path candidate = directory / binary;
+    return fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0;
+  });
+}
+
+// The Python test files at the root and in tests/ or test/ (not deeper: a
+// look, not a crawl), read to see which runner they are written for.
+std::vector<std::string> pythonTestFiles(const fs::path& root) {
+  std::vector<std::string> texts;
+  for (const fs::path& dir : {root, root / "tests", root / "test"}) {
+    std::error_code ec;
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      const bool test = (name.starts_with("test_") || name.ends_with("_test.py")) && name.ends_with(".py");
+      if (!test || texts.size() >= 50) continue;
+      if (auto text = readSmallFile(entry.path())) texts.push_back(std::move(*text));
+    }
+  }
+  return texts;
+}
+
+// Whether the project runs its tests with pytest: pytest is configured
+// (pytest.ini, a conftest.py, [tool.pytest...], [tool:pytest], tox's
+// [pytest]), named in pyproject.toml, or imported by a test; or no test is
+// written for unittest. Only a suite written for unittest with no sign of
+// pytest anywhere is run with `python3 -m unittest`, which needs nothing installed.
+bool usesPytest(const fs::path& root, std::string_view pyproject) {
+  if (fileExists(root / "pytest.ini") || fileExists(root / "conftest.py") ||
+      fileExists(root / "tests" / "conftest.py") || contains(pyproject, "pytest") ||
+      hasIniSection(root / "setup.cfg", "tool:pytest") || hasIniSection(root / "tox.ini", "pytest"))
+    return true;
+  bool unittest = false;
+  for (const std::string& text : pythonTestFiles(root)) {
+    if (contains(text, "pytest")) return true;
+    unittest = unittest || contains(text, "unittest");
+  }
+  return !unittest;
+}
+
+std::optional<Proposal> fromPyproject(const fs::path& root, std::string_view searchPath) {
   auto text = readSmallFile(root / "pyproject.toml");
   if (!text) return std::nullopt;
   Proposal p;
   p.manifest = "pyproject.toml";
-  // -rA names every test in the summary, so tests are compared by name.
-  p.test = "python3 -m pytest -rA";
-  p.testFormat = "pytest";
+  if (usesPytest(root, *text)) {
+    // -rA names every test in the summary, so tests are compared by name.
+    p.test = "python3 -m pytest -rA";
+    p.testFormat = "pytest";
+  } else {
+    // -v names every test with its verdict.
+    p.test = "python3 -m unittest -v";
+    p.testFormat = "unittest";
+    p.notes.push_back("the tests are written for unittest and nothing configures pytest, so python3 -m unittest runs them");
+  }
   bool ruff = fileExists(root / "ruff.toml") || fileExists(root / ".ruff.toml");
   bool flake8 = fileExists(root / ".flake8") || hasIniSection(root / "setup.cfg", "flake8") ||
                 hasIniSection(root / "tox.ini", "flake8");
@@ -189,6 +250,18 @@ std::optional<Proposal> fromPyproject(const fs::path& root) {
   } else if (flake8) {
     p.lint = "flake8";
     p.lintFormat = "flake8";
+  } else {
+    // pyflakes needs no configuration: proposed when it is installed (pip's
+    // `pyflakes`, Debian's `pyflakes3`). It exits 1 whenever it finds
+    // anything, so lint_format matters: the findings are compared with the base's.
+    const std::vector<fs::path> directories = searchDirectories(searchPath);
+    for (const char* binary : {"pyflakes", "pyflakes3"}) {
+      if (!installed(directories, binary)) continue;
+      p.lint = std::string(binary) + " .";
+      p.lintFormat = "pyflakes";
+      p.notes.push_back(std::string("no ruff or flake8 configuration, and ") + binary + " is installed");
+      break;
+    }
   }
   return p;
 }
@@ -570,9 +643,10 @@ std::vector<std::string> detectProtectedPaths(const fs::path& root, const std::v
 
 }  // namespace
 
-DetectedCommands detectCommands(const fs::path& repoRoot) {
+DetectedCommands detectCommands(const fs::path& repoRoot, std::string_view searchPath) {
   const std::array<std::function<std::optional<Proposal>(const fs::path&)>, 5> ecosystems{
-      fromPackageJson, fromCargo, fromGoMod, fromCMake, fromPyproject};
+      fromPackageJson, fromCargo, fromGoMod, fromCMake,
+      [searchPath](const fs::path& root) { return fromPyproject(root, searchPath); }};
   std::vector<Proposal> proposals;
   for (const auto& ecosystem : ecosystems)
     if (auto proposal = ecosystem(repoRoot)) proposals.push_back(std::move(*proposal));
@@ -630,25 +704,11 @@ DetectedCommands detectCommands(const fs::path& repoRoot) {
 }
 
 std::vector<std::string> detectInstalledAgents(std::string_view searchPath) {
-  std::vector<fs::path> directories;
-  for (size_t start = 0; start <= searchPath.size();) {
-    size_t end = std::min(searchPath.find(':', start), searchPath.size());
-    // An empty PATH entry means the current directory; a config generator should not depend on
-    // where it runs.
-    if (end > start) directories.emplace_back(searchPath.substr(start, end - start));
-    start = end + 1;
-  }
+  const std::vector<fs::path> directories = searchDirectories(searchPath);
   std::vector<std::string> agents;
   for (std::string_view adapter : knownAdapters()) {
     auto binary = defaultAgentBinary(adapter);
-    if (!binary) continue;
-    bool installed =
-        std::any_of(directories.begin(), directories.end(), [&](const fs::path& directory) {
-          std::error_code ec;
-          fs::path candidate = directory / *binary;
-          return fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0;
-        });
-    if (installed) agents.emplace_back(adapter);
+    if (binary && installed(directories, *binary)) agents.emplace_back(adapter);
   }
   return agents;
 }
@@ -681,8 +741,8 @@ void writeInitConfig(const fs::path& repoRoot, bool force) {
     throw std::runtime_error(alreadyExists(target));
 
   const char* path = std::getenv("PATH");
-  std::string text =
-      renderInitConfig(detectCommands(repoRoot), detectInstalledAgents(path ? path : ""));
+  std::string text = renderInitConfig(detectCommands(repoRoot, path ? path : ""),
+                                      detectInstalledAgents(path ? path : ""));
 
   TemporaryFile temporary(repoRoot);
   temporary.writeAll(text);

@@ -30,8 +30,9 @@ struct DetectedCommands {
 // Looks at the manifests in `repoRoot` (not below it). Each command comes from
 // the first ecosystem, in this order, that offers one: package.json scripts
 // (they name the project's own entry points), Cargo.toml, go.mod,
-// CMakeLists.txt, pyproject.toml.
-DetectedCommands detectCommands(const std::filesystem::path& repoRoot);
+// CMakeLists.txt, pyproject.toml. `searchPath` (PATH syntax) is where a tool
+// the project does not configure is looked for (pyflakes); empty: nowhere.
+DetectedCommands detectCommands(const std::filesystem::path& repoRoot, std::string_view searchPath = {});
 
 // The known agents (claude, codex, cursor, gemini, opencode, aider) whose usual
 // binary is an executable file in a directory of `searchPath` (PATH syntax).

@@ -373,6 +373,15 @@ void EvalRunner::verified(std::size_t index, const RaceFinished& finished, const
   }
   s.forgetestScore = forgetestScore(s.builds && agent.status == AgentStatus::Completed, s.testsPassed,
                                     s.testsFailed, s.lintWarnings);
+  // A result that could never win a race (it changed nothing, failed, timed
+  // out, escaped) solves nothing and scores nothing, whatever its checks say:
+  // a base that already builds and passes must not earn "changed nothing" 83.
+  if (score && !score->eligible()) {
+    s.solved = false;
+    s.score = 0;
+    s.forgetestScore = 0;
+    if (!s.error) s.error = score->ineligible;
+  }
   record(std::move(s));
   next();
   finishIfDone();

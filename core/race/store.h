@@ -116,8 +116,8 @@ class RaceStore {
   // False when there was no such race.
   bool remove(std::string_view raceId);
 
-  // Appends `event` to events.jsonl as one line. Every string in it is
-  // redacted, and so is the whole value of a member whose name looks secret.
+  // Appends `event` to events.jsonl as one line. Every string value in it is
+  // redacted; member names and the shape are kept, so it reads back as written.
   // Throws std::system_error (e.g. when the race's directory does not exist).
   void appendEvent(std::string_view raceId, const boost::json::object& event);
   // The events appended so far; lines that do not parse (a write cut short by

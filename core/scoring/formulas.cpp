@@ -11,6 +11,8 @@ namespace hydra::core::scoring {
 namespace {
 
 constexpr double kMaxScore = 100.0;
+// The most a tests run with any failing test can score.
+constexpr double kMaxFailingScore = 99.9;
 
 // Scores never leave [0, 100], and a NaN (from inputs nobody should pass)
 // becomes 0 rather than poisoning a composite or a ranking.
@@ -40,7 +42,7 @@ double usableWeight(double weight) { return std::isfinite(weight) && weight > 0.
 double buildScore(bool passed) { return passed ? kMaxScore : 0.0; }
 
 double testsScore(const std::optional<TestCounts>& agent, const std::optional<TestCounts>& baseline,
-                  bool agentExitedZero) {
+                  bool agentExitedZero, bool lostTests) {
   if (!agent) return exitCodeScore(agentExitedZero);
   const TestCounts counts = sanitized(*agent);
   const std::optional<TestCounts> base =
@@ -64,7 +66,10 @@ double testsScore(const std::optional<TestCounts>& agent, const std::optional<Te
   double bonus = 0.0;
   double regressionPenalty = 0.0;
   if (base) {
-    if (counts.total() > base->total()) {
+    // Added tests never outweigh lost ones: a test removed or newly failing
+    // (by name), or fewer passing than at the base (by count), earns no bonus.
+    lostTests = lostTests || counts.passed < base->passed;
+    if (counts.total() > base->total() && !lostTests) {
       const double newTests = counts.total() - base->total();
       bonus = (newTests / agentTotal) * 10.0;
     }
@@ -74,7 +79,9 @@ double testsScore(const std::optional<TestCounts>& agent, const std::optional<Te
       regressionPenalty = (static_cast<double>(base->passed - counts.passed) / base->passed) * 50.0;
     }
   }
-  return clampScore(passRate * 100.0 + bonus - regressionPenalty);
+  // A run with a failing test never reads as perfect, whatever it added.
+  const double score = clampScore(passRate * 100.0 + bonus - regressionPenalty);
+  return counts.failed > 0 ? std::min(score, kMaxFailingScore) : score;
 }
 
 double lintScore(const std::optional<LintCounts>& agent, const std::optional<LintCounts>& baseline,

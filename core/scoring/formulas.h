@@ -58,8 +58,11 @@ double buildScore(bool passed);
 
 // `agent` and `baseline` are parsed counts. When counts could not be parsed
 // (nullopt), the score falls back to the exit code: 100 for success, 0 otherwise.
+// `lostTests`: compared by name, a test of the base was removed or now fails.
+// Lost tests (or, by count, fewer passing than at the base) earn added tests
+// no bonus, and a run with a failing test scores below 100 (docs/scoring.md).
 double testsScore(const std::optional<TestCounts>& agent, const std::optional<TestCounts>& baseline,
-                  bool agentExitedZero);
+                  bool agentExitedZero, bool lostTests = false);
 
 double lintScore(const std::optional<LintCounts>& agent, const std::optional<LintCounts>& baseline,
                  bool agentExitedZero);

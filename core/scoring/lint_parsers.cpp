@@ -612,6 +612,72 @@ Reading readFlake8(const Input& in) {
 }
 
 // ---------------------------------------------------------------------------
+// pyflakes (on its own, not through flake8): `path:line:col: message`, no
+// codes; a syntax error adds the source line and a caret under it.
+//
+//   ./inventory.py:3:1: 'os' imported but unused
+//   ./broken.py:2:12: invalid syntax
+//   def broken(:
+//              ^
+//
+// pyflakes exits 1 whenever it reports anything, so what it found is what
+// counts, compared with the base like any linter's. Errors are the messages of
+// the codes flake8 counts as errors (above): undefined names and names used
+// before assignment (F82), statements out of place (F7), asserts and
+// comparisons that are always true or false (F63), and syntax errors.
+
+bool isCaretLine(std::string_view line) {
+  const std::string_view trimmed = trim(line);
+  return !trimmed.empty() && trimmed.find_first_not_of('^') == std::string_view::npos;
+}
+
+bool isPyflakesErrorMessage(std::string_view message) {
+  static constexpr std::array<std::string_view, 11> kErrors{
+      "undefined name ",       "referenced before assignment", "outside function", "outside loop",
+      "not properly in loop",  "must be last",                 "two starred expressions",
+      "star-unpacking",        "is always true",               "compare constant literals",
+      "problem decoding source"};
+  return std::any_of(kErrors.begin(), kErrors.end(),
+                     [&](std::string_view error) { return message.find(error) != std::string_view::npos; });
+}
+
+// "C0114: ...", "F401 ...": another Python linter's line, which has a code.
+bool startsWithCode(std::string_view rest) {
+  std::size_t i = 0;
+  while (i < rest.size() && isUpper(rest[i])) ++i;
+  return i > 0 && i < rest.size() && isDigit(rest[i]);
+}
+
+// The severity of lines[i] when it is a pyflakes message: a Python file's
+// location with a column, then a message that has no code and no severity word
+// (mypy's `x.py:3: error: ...` is not pyflakes').
+std::optional<Severity> pyflakesMessage(const Lines& lines, std::size_t i) {
+  const auto located = splitLocation(lines[i]);
+  if (!located || !located->hasColumn || !located->path.ends_with(".py") || located->rest.empty())
+    return std::nullopt;
+  if (startsWithCode(located->rest) || severityAtFront(located->rest, /*allowCode=*/true) != Severity::other)
+    return std::nullopt;
+  const bool syntaxError = i + 2 < lines.size() && isCaretLine(lines[i + 2]);
+  return syntaxError || isPyflakesErrorMessage(located->rest) ? Severity::error : Severity::warning;
+}
+
+Reading readPyflakes(const Input& in) {
+  Tally tally;
+  bool other = false;  // a line that is neither a message nor a syntax error's source and caret
+  for (std::size_t i = 0; i < in.lines.size(); ++i) {
+    if (const auto severity = pyflakesMessage(in.lines, i)) {
+      tally.add(*severity, in.lines[i]);
+      if (*severity == Severity::error && i + 2 < in.lines.size() && isCaretLine(in.lines[i + 2])) i += 2;
+    } else if (!isBlank(in.lines[i])) {
+      other = true;
+    }
+  }
+  // Only pyflakes' lines: enough to tell it from flake8 (codes), mypy and
+  // compilers (severity words) when no format is named.
+  return fromTally(tally, tally.counted() && !other, !other);
+}
+
+// ---------------------------------------------------------------------------
 // go vet:
 //
 //   # example.com/pkg
@@ -665,7 +731,8 @@ struct Parser {
 constexpr std::array kParsers{
     Parser{"eslint_json", readEslintJson}, Parser{"eslint", readEslint},
     Parser{"clippy", readClippy},          Parser{"ruff", readRuff},
-    Parser{"flake8", readFlake8},          Parser{"go_vet", readGoVet},
+    Parser{"flake8", readFlake8},          Parser{"pyflakes", readPyflakes},
+    Parser{"go_vet", readGoVet},
     Parser{"clang_tidy", readClangTidy},   Parser{"gcc", readGcc},
 };
 
@@ -772,6 +839,7 @@ std::vector<Finding> findingsIn(const Lines& lines) {
         severity = pythonSeverity(located->rest);
         message = located->rest;
       }
+      if (severity == Severity::other) severity = pyflakesMessage(lines, i).value_or(Severity::other);
       found.add(std::get<0>(*place), std::get<1>(*place), std::get<2>(*place), severity, message);
       continue;
     }

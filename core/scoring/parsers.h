@@ -51,7 +51,7 @@ std::optional<TestParse> parseJUnitReport(const std::filesystem::path& file, std
 
 struct LintParse {
   LintCounts counts;
-  std::string format;  // "gcc", "clang_tidy", "clippy", "eslint", "eslint_json", "ruff", "flake8", "go_vet"
+  std::string format;  // "gcc", "clang_tidy", "clippy", "eslint", "eslint_json", "ruff", "flake8", "pyflakes", "go_vet"
 };
 
 std::optional<LintParse> parseLintOutput(std::string_view output, std::optional<std::string_view> format = std::nullopt);

@@ -37,6 +37,15 @@ std::optional<TestCounts> scoredTestCounts(const AgentScore& a) {
   return counts;
 }
 
+// Whether `a` takes part in the speed comparison: only an agent that finished
+// its work, built, and can win is raced against. One whose build failed is
+// not fast, it stopped early, and the winner's speed is never measured
+// against it (docs/scoring.md).
+bool comparedOnSpeed(const AgentScore& a) {
+  const bool built = !a.checks.build || a.checks.build->passed();
+  return a.status == AgentStatus::Completed && a.durationMs && built && a.eligible();
+}
+
 // Scores each dimension of one agent. A failed build short-circuits: tests
 // and lint were not run and score 0.
 Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::optional<double> fastestSeconds) {
@@ -46,7 +55,9 @@ Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::option
   if (a.checks.tests) {
     // Removed or newly skipped tests fail the run: its exit code cannot vouch for them.
     const bool passed = a.checks.tests->passed() && !(a.testChanges && a.testChanges->scoredAsFailed() > 0);
-    b.tests = buildFailed ? 0.0 : testsScore(scoredTestCounts(a), testCounts(baseline.checks.tests), passed);
+    // A test lost (removed, skipped now, or broken) is never outweighed by added ones.
+    const bool lost = a.testChanges && (a.testChanges->scoredAsFailed() > 0 || !a.testChanges->broken.empty());
+    b.tests = buildFailed ? 0.0 : testsScore(scoredTestCounts(a), testCounts(baseline.checks.tests), passed, lost);
   }
   if (a.checks.lint) {
     b.lint = buildFailed ? 0.0
@@ -54,8 +65,9 @@ Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::option
   }
   // Changing nothing is not a focused change: a result identical to the base scores 0.
   b.diffSize = a.diff.filesChanged == 0 ? 0.0 : diffSizeScore(a.diff);
-  // Only an agent that finished its work can be fast: one that crashed at once is not.
-  if (a.status == AgentStatus::Completed && a.durationMs && fastestSeconds) {
+  // Only an agent that finished its work, built and can win can be fast: one
+  // that crashed at once, broke the build or changed nothing is not.
+  if (comparedOnSpeed(a) && fastestSeconds) {
     b.speed = speedScore(*fastestSeconds, static_cast<double>(*a.durationMs) / 1000.0);
   } else {
     b.speed = 0.0;
@@ -309,14 +321,14 @@ std::vector<std::string> flagsOf(const AgentScore& a) {
 
 RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseline baseline,
                       const ScoringConfig& config) {
+  for (auto& a : agents) a.ineligible = ineligibility(a.status, a.diff, a.escaped);
   std::optional<double> fastest;
   for (const auto& a : agents) {
-    if (a.status != AgentStatus::Completed || !a.durationMs) continue;
+    if (!comparedOnSpeed(a)) continue;
     double s = static_cast<double>(*a.durationMs) / 1000.0;
     if (!fastest || s < *fastest) fastest = s;
   }
   for (auto& a : agents) {
-    a.ineligible = ineligibility(a.status, a.diff, a.escaped);
     a.testChanges = baseline.checks.tests && a.checks.tests ? compareTests(*baseline.checks.tests, *a.checks.tests)
                                                            : std::nullopt;
     a.testsByCountsOnly = !a.testChanges && comparableByCounts(baseline.checks.tests, a.checks.tests);

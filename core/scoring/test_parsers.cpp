@@ -723,6 +723,142 @@ std::optional<TestCounts> parsePytest(const Lines& lines, Tests& tests) {
 }
 
 // ---------------------------------------------------------------------------
+// Python's unittest (`python -m unittest`, `-v`):
+//
+//   test_add (tests.test_calc.CalcTests.test_add) ... ok
+//   test_key (tests.test_calc.CalcTests.test_key)
+//   A docstring's first line. ... FAIL
+//   ...
+//   ======================================================================
+//   ERROR: test_zero (tests.test_calc.CalcTests.test_zero)
+//   ----------------------------------------------------------------------
+//   Ran 10 tests in 0.001s
+//
+//   FAILED (failures=1, errors=1, skipped=1, expected failures=1, unexpected successes=1)
+//
+// The counts come from the last "Ran N tests" line and the "OK (...)" or
+// "FAILED (...)" line under it: failures and errors fail, and so does an
+// unexpected success (unittest itself then reports the run FAILED); skips and
+// expected failures are skipped; the rest of N passed. Tests are named
+// "module.Class.method" from the -v lines; without -v only the failures'
+// headers name tests. A test that prints puts its output between "... " and
+// its verdict, which then comes on a line of its own.
+
+std::optional<int> unittestRan(std::string_view line) {
+  std::string_view rest = trim(line);
+  if (!consume(rest, "Ran ")) return std::nullopt;
+  const auto ran = consumeCount(rest);
+  if (!ran || !(consume(rest, " tests in ") || consume(rest, " test in "))) return std::nullopt;
+  std::size_t i = 0;
+  while (i < rest.size() && (isDigit(rest[i]) || rest[i] == '.')) ++i;
+  if (i == 0 || rest.substr(i) != "s") return std::nullopt;
+  return ran;
+}
+
+bool isUnittestRan(std::string_view line) { return unittestRan(line).has_value(); }
+
+// "OK", "OK (skipped=1)", "FAILED (failures=2, errors=1)", "NO TESTS RAN":
+// the words and their numbers; nullopt for any other line.
+std::optional<CountList> unittestResult(std::string_view line) {
+  std::string_view rest = trim(line);
+  if (rest == "NO TESTS RAN") return CountList{};
+  if (!consume(rest, "OK") && !consume(rest, "FAILED")) return std::nullopt;
+  CountList items;
+  if (rest.empty()) return items;
+  if (!consume(rest, " (") || !rest.ends_with(")")) return std::nullopt;
+  rest.remove_suffix(1);
+  while (!rest.empty()) {
+    const std::size_t equals = rest.find('=');
+    if (equals == std::string_view::npos) return std::nullopt;
+    const std::string word(trim(rest.substr(0, equals)));
+    rest.remove_prefix(equals + 1);
+    const auto count = consumeCount(rest);
+    if (!count) return std::nullopt;
+    items[word] = saturatingAdd(countOf(items, word), *count);
+    if (!rest.empty() && !consume(rest, ", ")) return std::nullopt;
+  }
+  return items;
+}
+
+std::optional<TestOutcome> unittestVerdict(std::string_view text) {
+  text = trim(text);
+  if (text == "ok") return TestOutcome::Passed;
+  if (text == "FAIL" || text == "ERROR" || text == "unexpected success") return TestOutcome::Failed;
+  if (text == "expected failure" || text == "skipped" || (text.starts_with("skipped '") && text.ends_with("'")))
+    return TestOutcome::Skipped;
+  return std::nullopt;
+}
+
+// "test_add (tests.test_calc.CalcTests.test_add)" at the front of `s`:
+// "tests.test_calc.CalcTests.test_add". Before Python 3.11 the parentheses
+// hold the class alone ("test_add (tests.test_calc.CalcTests)"), and a
+// setUpClass error names no method: the two are joined.
+std::optional<std::string> unittestTestName(std::string_view& s) {
+  std::size_t i = 0;
+  while (i < s.size() && (isLetter(s[i]) || isDigit(s[i]) || s[i] == '_')) ++i;
+  if (i == 0) return std::nullopt;
+  const std::string_view method = s.substr(0, i);
+  std::string_view rest = s.substr(i);
+  if (!consume(rest, " (")) return std::nullopt;
+  const std::size_t close = rest.find(')');
+  if (close == std::string_view::npos || close == 0) return std::nullopt;
+  const std::string_view qualified = rest.substr(0, close);
+  if (std::any_of(qualified.begin(), qualified.end(), [](char c) { return isSpace(c) || c == '('; }))
+    return std::nullopt;
+  s = rest.substr(close + 1);
+  const std::string suffix = "." + std::string(method);
+  if (qualified.ends_with(suffix)) return std::string(qualified);
+  return std::string(qualified) + suffix;
+}
+
+void nameUnittestTests(const Lines& lines, std::size_t from, std::size_t to, Tests& tests) {
+  std::optional<std::string> pending;  // a -v line whose verdict is still to come
+  for (std::size_t i = from; i < to; ++i) {
+    std::string_view line = lines[i];
+    // The failures' headers: "FAIL: name (qualified)", maybe a subtest's " (i=1)" after it.
+    std::string_view rest = line;
+    if (consume(rest, "FAIL: ") || consume(rest, "ERROR: ") || consume(rest, "UNEXPECTED SUCCESS: ")) {
+      if (auto name = unittestTestName(rest)) addTest(tests, *name, TestOutcome::Failed);
+      pending.reset();
+      continue;
+    }
+    if (auto name = unittestTestName(rest)) {
+      pending = std::move(name);
+      if (!consume(rest, " ... ")) continue;  // a docstring line follows
+      line = rest;
+    }
+    if (!pending) continue;
+    // The verdict: after "... " on the test's own line or its docstring's, or
+    // alone on a line after what the test printed.
+    const std::size_t dots = line.rfind(" ... ");
+    const std::string_view verdict = dots == std::string_view::npos ? line : line.substr(dots + 5);
+    if (const auto outcome = unittestVerdict(verdict)) {
+      addTest(tests, *pending, *outcome);
+      pending.reset();
+    } else if (const auto whole = unittestVerdict(line)) {
+      addTest(tests, *pending, *whole);
+      pending.reset();
+    }
+  }
+}
+
+std::optional<TestCounts> parseUnittest(const Lines& lines, Tests& tests) {
+  const auto at = findLast(lines, isUnittestRan);
+  if (!at) return std::nullopt;
+  std::size_t next = *at + 1;
+  while (next < lines.size() && trim(lines[next]).empty()) ++next;
+  if (next >= lines.size()) return std::nullopt;
+  const auto items = unittestResult(lines[next]);
+  if (!items) return std::nullopt;
+  nameUnittestTests(lines, runStart(lines, *at, isUnittestRan), *at, tests);
+  const long long ran = *unittestRan(lines[*at]);
+  const long long failed = static_cast<long long>(countOf(*items, "failures")) + countOf(*items, "errors") +
+                           countOf(*items, "unexpected successes");
+  const long long skipped = static_cast<long long>(countOf(*items, "skipped")) + countOf(*items, "expected failures");
+  return makeCounts(ran - failed - skipped, failed, skipped);
+}
+
+// ---------------------------------------------------------------------------
 // go test. Three shapes:
 //   -json: one event per line; the last pass/fail/skip event of each test counts.
 //   -v:    "=== RUN" and "--- PASS|FAIL|SKIP: name (0.00s)" per test, then a
@@ -1110,12 +1246,13 @@ struct Parser {
 // ctest re-prints its tests' own output (GoogleTest, pytest, ...) under
 // --output-on-failure; go and cargo summaries are unmistakable and may carry
 // anything a test printed; vitest before jest keeps jest's looser "Tests:"
-// line from claiming a vitest log that quotes it; pytest's "N passed in 0.1s"
-// is the loosest shape, so it goes last.
+// line from claiming a vitest log that quotes it; unittest's "Ran N tests in"
+// is its own; pytest's "N passed in 0.1s" is the loosest shape, so it goes last.
 constexpr std::array kParsers{
     Parser{"ctest", parseCtest}, Parser{"go", parseGo},         Parser{"cargo", parseCargo},
     Parser{"gtest", parseGtest}, Parser{"vitest", parseVitest}, Parser{"jest", parseJest},
-    Parser{"mocha", parseMocha}, Parser{"node", parseNode},     Parser{"pytest", parsePytest},
+    Parser{"mocha", parseMocha}, Parser{"node", parseNode},     Parser{"unittest", parseUnittest},
+    Parser{"pytest", parsePytest},
 };
 
 }  // namespace

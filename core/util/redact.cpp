@@ -324,6 +324,16 @@ class MaskedCopy {
   bool masked_ = false;
 };
 
+// `test_key`, `testApiKey`, Go's `TestKey`, `obj.test_token`: the name of a
+// test, which says what is tested, not what is held. `TEST_API_KEY` is an
+// environment variable's name and is not one of these.
+bool isTestName(std::string_view name) {
+  if (std::size_t dot = name.rfind('.'); dot != npos) name.remove_prefix(dot + 1);
+  if (name.size() <= 4) return false;
+  if (!name.starts_with("test") && !name.starts_with("Test")) return false;
+  return name[4] == '_' || isUpper(name[4]);
+}
+
 }  // namespace
 
 Redactor::Redactor(std::vector<std::string> exactSecrets) {
@@ -338,15 +348,16 @@ Redactor::Redactor(std::vector<std::string> exactSecrets) {
 
 bool Redactor::isSecretName(std::string_view name) {
   if (name.size() > kMaxNameLength) name = name.substr(name.size() - kMaxNameLength);
+  if (isTestName(name)) return false;
   std::string lower(name);
   std::transform(lower.begin(), lower.end(), lower.begin(), toLower);
   for (std::string_view needle : {"password", "passwd", "passphrase", "secret", "token", "key"}) {
     for (std::size_t at = lower.find(needle); at != npos; at = lower.find(needle, at + 1)) {
       std::size_t after = at + needle.size();
-      // The needle must end a word: the name ends, a non-letter follows, or a
-      // camelCase hump does (`apiKeyId`), but not `KEYS`, `keyboard`, `tokens`.
+      // The needle must end a word that no letter follows: `API_KEY`, `apiKey`,
+      // `key2`, but not `KEYS`, `keyboard`, `tokens`, nor a camelCase word
+      // after it (`KeyError: 'x'` names an exception, `tokenCount` a number).
       if (after == name.size() || !isAlpha(name[after])) return true;
-      if (isUpper(name[after]) && isLower(name[after - 1])) return true;
     }
   }
   return false;

@@ -47,9 +47,11 @@ class Redactor {
   std::string redactLine(std::string_view line, LineState& state) const;
 
   // True when an assignment to `name` holds a secret: it contains key, token,
-  // secret, password, passwd or passphrase (any case) ending a word, so
-  // `OPENAI_API_KEY`, `githubToken` and `db_password` qualify while `keyboard`,
-  // `max_tokens` and `tokenizer` do not.
+  // secret, password, passwd or passphrase (any case) with no letter after it,
+  // so `OPENAI_API_KEY`, `githubToken`, `db_password` and `key2` qualify while
+  // `keyboard`, `max_tokens`, `tokenizer`, `apiKeyId` and `KeyError` do not.
+  // A test's name (`test_key`, `testApiKey`, Go's `TestToken`) never does:
+  // it names what is tested. `TEST_API_KEY`, an environment variable, does.
   static bool isSecretName(std::string_view name);
 
  private:

@@ -25,6 +25,52 @@ bool merged(merge::MergeOutcome outcome) {
   return outcome == merge::MergeOutcome::FastForward || outcome == merge::MergeOutcome::Merged;
 }
 
+// "its build failed (exit 2)", "its tests failed (timed out)".
+std::optional<std::string> checkConcern(const char* name, const std::optional<scoring::CheckResult>& check) {
+  if (!check || check->passed()) return std::nullopt;
+  std::string why;
+  if (check->skipped) {
+    why = "did not run (the build failed)";
+  } else if (check->timedOut) {
+    why = "timed out";
+  } else if (!check->error.empty()) {
+    why = "could not run: " + check->error;
+  } else if (check->exitCode) {
+    why = "failed (exit " + std::to_string(*check->exitCode) + ")";
+  } else {
+    why = "failed";
+  }
+  return std::string("its ") + name + " " + why;
+}
+
+// What speaks against merging `agentId` by hand: it is not the winner, a
+// check of it failed, or hydra flagged it. The same things a front end
+// shows before it asks (docs/protocol.md, hydra/merge).
+std::vector<std::string> mergeConcerns(const std::optional<scoring::RaceScores>& scores, const std::string& agentId) {
+  if (!scores) return {"the race was not scored: nothing checked its work"};
+  const auto it = std::find_if(scores->rankings.begin(), scores->rankings.end(),
+                               [&](const scoring::AgentScore& a) { return a.agentId == agentId; });
+  if (it == scores->rankings.end()) return {"it was not ranked: nothing checked its work"};
+  std::vector<std::string> out;
+  if (!scores->winner) {
+    out.push_back("the race has no winner: every agent failed");
+  } else if (*scores->winner != agentId) {
+    out.push_back("it is not the winner (" + *scores->winner + " is; it ranked #" + std::to_string(it->rank) + ")");
+  }
+  for (const auto& [name, check] : {std::pair{"build", &it->checks.build}, std::pair{"tests", &it->checks.tests},
+                                    std::pair{"lint", &it->checks.lint}}) {
+    if (auto concern = checkConcern(name, *check)) out.push_back(*concern);
+  }
+  for (const auto& flag : it->flags) out.push_back("it is flagged: " + flag);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : "; ") + item;
+  return out;
+}
+
 }  // namespace
 
 MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& agentId, bool dryRun, bool keep) {
@@ -82,7 +128,7 @@ MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& age
 }
 
 MergeReport Workspace::merge(const std::string& raceId, const std::optional<std::string>& agentId, bool dryRun,
-                             bool keep) {
+                             bool keep, bool force) {
   RaceRecord race = record(raceId);
   if (race.status == RaceStatus::Running || busy(raceId)) {
     throw WorkspaceError::raceRunning(raceId, "its results can be merged once it has finished");
@@ -121,7 +167,18 @@ MergeReport Workspace::merge(const std::string& raceId, const std::optional<std:
     }
     chosen = *scores->winner;
   }
+  // The rails of the front ends: a pick hydra would not make is said, and
+  // made only when asked for with force.
+  std::vector<std::string> concerns = mergeConcerns(scores, chosen);
+  if (!concerns.empty() && !force && !dryRun) {
+    boost::json::array listed;
+    for (const auto& c : concerns) listed.emplace_back(c);
+    throw WorkspaceError(WorkspaceError::Kind::MergeRefused,
+                         "agent " + chosen + " is not a safe pick: " + joined(concerns) + "; merge it with force to take it anyway",
+                         boost::json::object{{"reason", "needsForce"}, {"agentId", chosen}, {"concerns", std::move(listed)}});
+  }
   MergeReport report = mergeAgent(race, chosen, dryRun, keep);
+  report.concerns = std::move(concerns);
   if (!dryRun && isMergedOutcome(report.outcome)) {
     race.merged = MergeRecord{.agentId = chosen,
                               .outcome = report.outcome,

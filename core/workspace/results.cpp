@@ -228,6 +228,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const MergeReport& x) {
                  {"conflicts", stringArray(x.conflicts)}};
   putIfSet(o, "commit", x.commit);
   o["cleanedUp"] = x.cleanedUp;
+  if (!x.concerns.empty()) o["concerns"] = stringArray(x.concerns);
   out = std::move(o);
 }
 
@@ -243,6 +244,7 @@ MergeReport tag_invoke(json::value_to_tag<MergeReport>, const json::value& in) {
   x.conflicts = r.strings("conflicts");
   x.commit = r.optionalString("commit");
   x.cleanedUp = r.boolean("cleanedUp", false);
+  x.concerns = r.strings("concerns");
   return x;
 }
 

@@ -123,6 +123,9 @@ struct MergeReport {
   std::vector<std::string> conflicts;
   std::optional<std::string> commit;
   bool cleanedUp = false;
+  // What speaks against merging this agent (mergeConcerns): said by a dry run,
+  // and what a merge without `force` refuses on.
+  std::vector<std::string> concerns;
 };
 
 // A byte range of a log, as text.

@@ -181,7 +181,10 @@ class Workspace {
   AgentEventsResult agentEvents(const std::string& raceId, const std::string& agentId, std::uint64_t offset,
                                 std::uint64_t limit);
   // The agent (default: the winner) merged into the branch HEAD is on.
-  MergeReport merge(const std::string& raceId, const std::optional<std::string>& agentId, bool dryRun, bool keep);
+  // An agent that is not the winner, failed a check or is flagged is merged
+  // only with `force` (a dry run says why instead); one that cannot win never.
+  MergeReport merge(const std::string& raceId, const std::optional<std::string>& agentId, bool dryRun, bool keep,
+                    bool force = false);
   // Worktrees of finished races go to the warm pool while it has room
   // ([general] pool_size), the rest are removed; `emptyPool` removes the
   // pooled ones too.

@@ -34,18 +34,6 @@ std::string activity(const core::AgentEvent& e) {
   }
 }
 
-std::string stopText(const std::string& reason) {
-  if (reason == "untilScore") return "the score reached the target";
-  if (reason == "approved") return "the reviewer approved";
-  if (reason == "maxIterations") return "the last iteration was done";
-  if (reason == "unchanged") return "the builder changed nothing in its refinement";
-  if (reason == "builderFailed") return "the builder failed";
-  if (reason == "reviewerFailed") return "the reviewer failed";
-  if (reason == "cancelled") return "it was cancelled";
-  if (reason == "interrupted") return "it was interrupted";
-  return reason;
-}
-
 // Shows a collaboration as it runs: each phase on a line of its own, and on a
 // terminal one status line below, redrawn, with what the agent does now.
 class CollabView {
@@ -123,7 +111,7 @@ class CollabView {
     if (it.review) text += "; review: \"" + oneLine(core::collab::firstLine(*it.review, 80)) + "\"";
     if (it.approved) text += " " + style_.green("(approved)");
     line(text);
-    if (!e.refineNext && it.stopReason) line("stopping: " + stopText(*it.stopReason));
+    if (!e.refineNext && it.stopReason) line("stopping: " + collabStopText(*it.stopReason));
   }
   void on(const core::RaceFinished& e) {
     if (e.raceId == raceId_) finished_ = e;
@@ -153,7 +141,7 @@ void printIterations(std::ostream& out, const core::RaceRecord& race, const std:
   out << "\n"
       << style.bold("Collaboration " + race.id) << " " << core::toString(race.status) << ": " << settings.builder
       << " built, " << settings.reviewer << " reviewed";
-  if (race.stopReason) out << "; stopped because " << stopText(*race.stopReason);
+  if (race.stopReason) out << "; stopped because " << collabStopText(*race.stopReason);
   out << "\n\n";
   if (race.iterations.empty()) {
     out << "  No iteration finished.\n";

@@ -119,6 +119,7 @@ struct MergeOptions {
   std::vector<std::string> words;  // [RACE] [AGENT]; no agent: the winner
   bool dryRun = false;
   bool keep = false;  // keep the race's worktrees and branches after merging
+  bool force = false;  // merge an agent that is not a safe pick without asking
 };
 int runMerge(const MergeOptions& options);
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/git/git.h"
@@ -47,6 +48,7 @@ CommandError commandError(const core::WorkspaceError& error) {
 }
 
 bool stdoutIsTerminal() { return ::isatty(STDOUT_FILENO) == 1; }
+bool stdinIsTerminal() { return ::isatty(STDIN_FILENO) == 1; }
 
 std::string formatBytes(std::uintmax_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -83,9 +85,15 @@ std::string formatDuration(std::chrono::milliseconds d) {
 }
 
 std::string fixed1(double v) {
+  if (v < 100.0 && v > 99.9) v = 99.9;
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
   return buf;
+}
+
+std::string wholeScore(double v) {
+  if (v < 100.0 && v >= 99.5) return "99";
+  return std::to_string(static_cast<long long>(std::llround(v)));
 }
 
 std::string padRight(std::string s, std::size_t n) {

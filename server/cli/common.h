@@ -36,6 +36,8 @@ core::Config loadRepositoryConfig(const std::filesystem::path& root);
 CommandError commandError(const core::WorkspaceError& error);
 
 bool stdoutIsTerminal();
+// Whether someone can answer a question: standard input is a terminal.
+bool stdinIsTerminal();
 
 // ANSI colours, only on a terminal.
 struct Style {
@@ -59,8 +61,12 @@ struct Style {
 // inside a character).
 std::string oneLine(std::string_view text, std::size_t max = std::string::npos);
 
-// 97.1
+// A score with one decimal, 97.1. A score is never shown higher than it is:
+// 99.96 is "99.9", never "100.0" (docs/scoring.md).
 std::string fixed1(double v);
+// A part of a score as a whole number, 71; 99.7 is "99": only 100 reads "100",
+// so 2 failing tests of 704 never look like none.
+std::string wholeScore(double v);
 // `s` followed by spaces up to `n` characters (not bytes: ✓ and ✗ are three bytes each).
 std::string padRight(std::string s, std::size_t n);
 

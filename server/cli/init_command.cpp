@@ -1,6 +1,7 @@
 // `hydra init [--force]`: writes a commented hydra.toml with the build, test
 // and lint commands detected in the repository.
 
+#include <cstdlib>
 #include <iostream>
 
 #include "core/config/init.h"
@@ -11,7 +12,8 @@ namespace hydra::cli {
 
 int runInit(const InitOptions& options) {
   auto root = findRepositoryRoot(std::filesystem::current_path());
-  auto detected = core::detectCommands(root);
+  const char* path = std::getenv("PATH");
+  auto detected = core::detectCommands(root, path ? path : "");
   try {
     core::writeInitConfig(root, options.force);
   } catch (const std::runtime_error& e) {

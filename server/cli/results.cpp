@@ -96,6 +96,19 @@ void printDetails(std::ostream& out, const core::scoring::AgentScore& a, const c
 
 }  // namespace
 
+std::string collabStopText(const std::string& reason) {
+  if (reason == "untilScore") return "an unflagged iteration reached the target score";
+  if (reason == "approved") return "the reviewer approved";
+  if (reason == "maxIterations") return "the last iteration was done";
+  if (reason == "unchanged") return "the builder changed nothing in its refinement";
+  if (reason == "builderFailed") return "the builder failed";
+  if (reason == "reviewerFailed") return "the reviewer failed";
+  if (reason == "cancelled") return "it was cancelled";
+  if (reason == "interrupted") return "it was interrupted";
+  // A word from a newer hydra.
+  return "a reason this hydra does not know (" + reason + ")";
+}
+
 std::string colorScore(const Style& style, double score, const std::string& text) {
   if (score > 80) return style.green(text);
   if (score >= 50) return style.yellow(text);
@@ -120,7 +133,7 @@ void printResults(std::ostream& out, const core::RaceRecord& race, const core::s
       } else if (skipped) {
         value = "--";
       } else {
-        value = std::to_string(static_cast<int>(std::lround(*score)));
+        value = wholeScore(*score);
       }
       std::string text = std::string("[") + label + ": " + value + "]";
       // Pad after the colour, so the escape codes never count as width.

@@ -19,6 +19,10 @@ void printResults(std::ostream& out, const core::RaceRecord& race, const core::s
 void printIterations(std::ostream& out, const core::RaceRecord& race, const std::optional<std::string>& winner,
                      const Style& style);
 
+// Why a collaboration stopped (its stopReason), in plain words for a sentence
+// after "stopped because": "the reviewer failed", never "reviewerFailed".
+std::string collabStopText(const std::string& reason);
+
 // green > 80, yellow 50-80, red < 50
 std::string colorScore(const Style& style, double score, const std::string& text);
 

@@ -203,6 +203,18 @@ int runLog(const LogOptions& options) {
   return 0;
 }
 
+namespace {
+
+// The refusal of a merge that is not a safe pick (not the winner, a failed
+// check, flagged), which `force` overrides.
+bool needsForce(const core::WorkspaceError& e) {
+  if (e.kind() != core::WorkspaceError::Kind::MergeRefused) return false;
+  const auto* reason = e.data().if_contains("reason");
+  return reason && reason->is_string() && reason->as_string() == "needsForce";
+}
+
+}  // namespace
+
 int runMerge(const MergeOptions& options) {
   boost::asio::io_context io;
   core::Workspace workspace(io, std::filesystem::current_path());
@@ -211,8 +223,31 @@ int runMerge(const MergeOptions& options) {
   std::optional<std::string> agentId;
   if (!rest.empty()) agentId = rest[0];
   core::MergeReport r;
+  bool force = options.force;
   try {
-    r = workspace.merge(raceId, agentId, options.dryRun, options.keep);
+    try {
+      r = workspace.merge(raceId, agentId, options.dryRun, options.keep, force);
+    } catch (const core::WorkspaceError& e) {
+      if (!needsForce(e)) throw;
+      const std::string agent(e.data().at("agentId").as_string());
+      std::cerr << "hydra: " << agent << " is not a safe pick:\n";
+      for (const auto& c : e.data().at("concerns").as_array()) std::cerr << "  - " << oneLine(c.as_string()) << "\n";
+      // The editors ask before such a merge; so does the terminal. Without one
+      // to answer on, nothing is merged unless --force said so beforehand.
+      if (!stdinIsTerminal()) {
+        std::cerr << "Nothing was merged: pass --force to merge " << agent << " anyway.\n";
+        return 2;
+      }
+      std::cerr << "Merge " << agent << " anyway? [y/N] " << std::flush;
+      std::string answer;
+      std::getline(std::cin, answer);
+      if (answer != "y" && answer != "Y" && answer != "yes") {
+        std::cerr << "Nothing was merged.\n";
+        return 1;
+      }
+      force = true;
+      r = workspace.merge(raceId, agentId, options.dryRun, options.keep, force);
+    }
   } catch (const core::WorkspaceError& e) {
     if (e.kind() != core::WorkspaceError::Kind::DirtyWorkingTree && e.kind() != core::WorkspaceError::Kind::MergeRefused)
       throw;
@@ -240,6 +275,11 @@ int runMerge(const MergeOptions& options) {
   if (r.commit && !options.dryRun) std::cout << ": " << r.commit->substr(0, 10);
   std::cout << "\n";
   for (const auto& f : r.files) std::cout << "  " << oneLine(f) << "\n";
+  if (options.dryRun && !r.concerns.empty()) {
+    std::cout << style.yellow("But " + r.agentId + " is not a safe pick:") << "\n";
+    for (const auto& c : r.concerns) std::cout << "  - " << oneLine(c) << "\n";
+    std::cout << "hydra merge asks before merging it on a terminal; elsewhere it needs --force.\n";
+  }
   if (r.cleanedUp) std::cout << "Removed the race's worktrees and branches.\n";
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
+#include "server/cli/results.h"
 
 namespace hydra::cli {
 
@@ -28,7 +29,8 @@ void printIterations(const core::RaceSummary& race, const Style& style) {
   std::cout << "    " << style.dim("collaboration: " + settings.builder + " builds, " + settings.reviewer + " reviews, " +
                                    std::to_string(race.iterations.size()) + " of at most " +
                                    std::to_string(settings.maxIterations) + " iteration(s)" +
-                                   (race.stopReason ? "; stopped: " + oneLine(*race.stopReason) : std::string()))
+                                   (race.stopReason ? "; stopped because " + collabStopText(*race.stopReason)
+                                                    : std::string()))
             << "\n";
   for (const auto& value : race.iterations) {
     const boost::json::object& it = value.as_object();

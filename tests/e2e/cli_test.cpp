@@ -499,7 +499,9 @@ TEST_F(CliTest, RaceWithAnUnknownAgentExitsTwoListingTheKnownOnes) {
 }
 
 // hydra on a pseudo-terminal, as a person runs it: what it printed there, and its exit code.
-Outcome onTerminal(const fs::path& cwd, const std::vector<std::string>& args, const std::vector<std::string>& extraEnv) {
+// `input` is typed on the terminal at once: the terminal keeps it until hydra reads.
+Outcome onTerminal(const fs::path& cwd, const std::vector<std::string>& args, const std::vector<std::string>& extraEnv,
+                   const std::string& input = "") {
   // The pager settings are the test's to give.
   HydraCommand command(args, extraEnv, {"PAGER", "HYDRA_PAGER", "LESS"});
   int master = -1;
@@ -509,6 +511,9 @@ Outcome onTerminal(const fs::path& cwd, const std::vector<std::string>& args, co
     if (::chdir(cwd.c_str()) != 0) ::_exit(126);
     ::execve(command.argv()[0], command.argv(), command.envp());
     ::_exit(127);
+  }
+  if (!input.empty() && ::write(master, input.data(), input.size()) != static_cast<ssize_t>(input.size())) {
+    throw std::runtime_error("cannot type on the terminal");
   }
   Outcome r;
   char buffer[4096];
@@ -728,6 +733,91 @@ TEST_F(CliTest, ReviewCommandsTakeTheLatestRaceAndAMergedRaceSaysSo) {
   EXPECT_EQ(again.code, 2) << again;
   EXPECT_THAT(again.err, HasSubstr("race " + id + " was merged already: fixer into main")) << again;
   EXPECT_EQ(git("rev-parse HEAD"), head) << "nothing was merged twice";
+}
+
+// An agent that is not the winner and whose build failed is not merged
+// silently: a dry run says why, a terminal asks, and without one --force is
+// needed. The editors ask the same before they send force.
+TEST_F(CliTest, MergingAnAgentThatIsNotASafePickSaysWhyAndAsksOrNeedsForce) {
+  writeConfig(scriptedAgent("fixer", {"write", "fixed.txt", "the fix"}) +
+              scriptedAgent("breaker", {"write", "broken.txt", "oops"}) +
+              "[scoring]\nbuild_command = \"if [ -e broken.txt ]; then echo 'build broke'; exit 3; fi\"\n");
+  Outcome r = hydra({"race", "Fix it", "--agents", "fixer,breaker"});
+  ASSERT_EQ(r.code, 0) << r;
+  const std::string id = raceIdOf("Fix it");
+  const std::string head = git("rev-parse HEAD");
+
+  Outcome dry = hydra({"merge", id, "breaker", "--dry-run"});
+  EXPECT_EQ(dry.code, 0) << dry;
+  EXPECT_THAT(dry.out, HasSubstr("would be merged into main")) << dry;
+  EXPECT_THAT(dry.out, HasSubstr("But breaker is not a safe pick:\n")) << dry;
+  EXPECT_THAT(dry.out, HasSubstr("  - it is not the winner (fixer is; it ranked #2)\n")) << dry;
+  EXPECT_THAT(dry.out, HasSubstr("  - its build failed (exit 3)\n")) << dry;
+  EXPECT_THAT(dry.out, HasSubstr("needs --force")) << dry;
+
+  Outcome refused = hydra({"merge", id, "breaker"});
+  EXPECT_EQ(refused.code, 2) << refused;
+  EXPECT_THAT(refused.err, HasSubstr("breaker is not a safe pick:\n  - it is not the winner")) << refused;
+  EXPECT_THAT(refused.err, HasSubstr("  - its build failed (exit 3)\n")) << refused;
+  EXPECT_THAT(refused.err, HasSubstr("pass --force to merge breaker anyway")) << refused;
+  EXPECT_EQ(git("rev-parse HEAD"), head);
+
+  Outcome declined = onTerminal(repo_, {"merge", id, "breaker"}, env(), "n\n");
+  EXPECT_EQ(declined.code, 1) << declined;
+  EXPECT_THAT(declined.out, HasSubstr("its build failed (exit 3)")) << declined;
+  EXPECT_THAT(declined.out, HasSubstr("Merge breaker anyway? [y/N]")) << declined;
+  EXPECT_THAT(declined.out, HasSubstr("Nothing was merged.")) << declined;
+  EXPECT_EQ(git("rev-parse HEAD"), head);
+
+  Outcome forced = hydra({"merge", id, "breaker", "--force"});
+  EXPECT_EQ(forced.code, 0) << forced;
+  EXPECT_THAT(forced.out, HasSubstr("hydra/breaker-" + id + " was merged into main")) << forced;
+  EXPECT_EQ(git("show HEAD:broken.txt"), "oops");
+}
+
+// Test names that look like secrets (more-itertools has 26 ending in `key`)
+// stay readable in every record and front end, with their verdicts, while a
+// key printed beside them is masked.
+TEST_F(CliTest, TestsNamedLikeSecretsStayReadableWhileAKeyPrintedBesideThemIsMasked) {
+  const std::string key = "sk-proj-Ab3xY9Ab3xY9Ab3xY9Ab3xY9Ab3xY9";
+  writeFile(repo_ / "calc.py", "def add(a, b):\n    return a - b\n");
+  writeFile(repo_ / "test_names.py",
+            "from calc import add\n\n\ndef test_key():\n    assert add(1, 1) == 2\n\n\n"
+            "def test_token():\n    assert add(2, 2) == 4\n\n\ndef test_password():\n    assert True\n\n\n"
+            "def test_api_key():\n    print('OPENAI_API_KEY=" + key + "')\n");
+  git("add -A");
+  git("commit -q -m tests");
+  writeConfig(scriptedAgent("fixer", {"write", "calc.py", "def add(a, b):\\n    return a + b\\n"}) +
+              "[scoring]\ntest_command = \"/usr/bin/python3 -m pytest -rA -p no:cacheprovider\"\n"
+              "test_format = \"pytest\"\n");
+  Outcome r = hydra({"race", "Fix add", "--agents", "fixer"}, std::nullopt, {"PYTHONDONTWRITEBYTECODE=1"});
+  ASSERT_EQ(r.code, 0) << r;
+  const std::string id = raceIds().at(0);
+  const fs::path dir = repo_ / ".hydra" / "races" / id;
+  for (const char* file : {"race.json", "scores.json", "events.jsonl"}) {
+    const std::string text = readFile(dir / file);
+    EXPECT_EQ(text.find(key), std::string::npos) << file;
+    EXPECT_EQ(text.find("\"test_names.py::test_key\":\"[REDACTED]\""), std::string::npos) << file;
+  }
+  EXPECT_THAT(readFile(dir / "scores.json"), HasSubstr("OPENAI_API_KEY=[REDACTED]"));
+
+  Outcome scores = hydra({"scores", id});
+  ASSERT_EQ(scores.code, 0) << scores;
+  EXPECT_THAT(scores.out, HasSubstr("test_names.py::test_key")) << scores.out;
+  EXPECT_THAT(scores.out, HasSubstr("test_names.py::test_token")) << scores.out;
+  const json::value ranked = json::parse(hydra({"scores", id, "--json"}).out);
+  const json::value& cases = ranked.at("rankings").at(0).at("checks").at("tests").at("testCases");
+  for (const char* name : {"test_key", "test_token", "test_password", "test_api_key"}) {
+    EXPECT_EQ(cases.at(std::string("test_names.py::") + name), json::value("passed")) << name;
+  }
+  EXPECT_EQ(ranked.at("baseline").at("checks").at("tests").at("testCases").at("test_names.py::test_key"),
+            json::value("failed"));
+  Outcome status = hydra({"status", id});
+  EXPECT_EQ(status.code, 0) << status;
+  EXPECT_THAT(status.out, ContainsRegex("fixer +completed +[^ ]+ +[0-9]+\\.[0-9]  winner")) << status.out;
+  Outcome dry = hydra({"merge", id, "--dry-run"});
+  EXPECT_EQ(dry.code, 0) << dry;
+  EXPECT_THAT(dry.out, Not(HasSubstr("not a safe pick"))) << dry;
 }
 
 // 3.

@@ -163,6 +163,26 @@ TEST_F(EvalTest, AFullRunReportsWhatTheScriptsMadeHappenAndNoAgentSawTheHiddenFi
   EXPECT_FALSE(fs::exists(repo_.root() / "hidden"));
 }
 
+// An agent that changes nothing leaves a base that builds and whose checks
+// pass: its sample is still not solved and scores 0, as an agent that cannot
+// win does, even though its verification would pass.
+TEST_F(EvalTest, ASampleThatChangedNothingIsUnsolvedAndScoresNothing) {
+  repo_.writeConfig(TestRepo::scoring() + agent("idle", script("idle.sh", "echo 'nothing to do'\n")));
+  const fs::path setFile = evalSet(
+      "[eval]\nname = \"idle\"\nagents = [\"idle\"]\nsamples = 1\npass_k = [1]\n\n[[cases]]\nid = \"add\"\n"
+      "task = \"Fix add() in calc.py\"\nverify_command = \"/bin/true\"\nhidden_files = [\"hidden/test_hidden.py\"]\n");
+  const fs::path report = repo_.scratch() / "report.json";
+  hydra("eval run " + shellQuote(setFile.string()) + " --out " + shellQuote(report.string()));
+  json::value r = json::parse(readFile(report));
+  ASSERT_EQ(r.at("samples").as_array().size(), 1u);
+  const json::value& s = r.at("samples").at(0);
+  EXPECT_FALSE(s.at("solved").as_bool()) << json::serialize(s);
+  EXPECT_EQ(s.at("score").to_number<double>(), 0.0) << json::serialize(s);
+  EXPECT_EQ(s.at("forgetestScore").to_number<double>(), 0.0) << json::serialize(s);
+  EXPECT_EQ(str(s.at("error")), "changed nothing");
+  EXPECT_DOUBLE_EQ(agentStats(r, "idle").at("meanScore").to_number<double>(), 0.0);
+}
+
 TEST_F(EvalTest, AnInterruptedRunKeepsItsSamplesAndResumeFinishesIt) {
   configure();
   // One sample at a time, each taking a moment: hydra is killed after the first.

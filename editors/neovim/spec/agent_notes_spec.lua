@@ -146,6 +146,24 @@ describe('agent notes', function()
     no_line_with(lines, 'quota exceeded')
   end)
 
+  it('never show a score higher than it is: 99.7 reads 99, 99.96 reads 99.9', function()
+    assert.are.equal('99', ui.part_score_text(99.7))
+    assert.are.equal('100', ui.part_score_text(100))
+    assert.are.equal('71', ui.part_score_text(71.4))
+    assert.are.equal('0', ui.part_score_text(0))
+    local m = model()
+    -- 2 of 704 tests failing: 99.7.
+    local close = ranking(1, 'careful', 99.96)
+    close.breakdown.tests = 100 * 702 / 704
+    m.rankings = { close }
+    m.agents = {}
+    local lines = ui.scoreboard(m)
+    local at = line_with(lines, 'careful')
+    assert.truthy(lines[at]:find('99.9 / 100', 1, true), lines[at])
+    assert.truthy(lines[at]:find('[TESTS: 99]', 1, true), lines[at])
+    no_line_with(lines, '100.0')
+  end)
+
   it('say nothing more for a race hydra did not compare or flag', function()
     local m = model()
     m.rankings = { ranking(1, 'careful', 97.1), ranking(2, 'sprawler', 62.5) }

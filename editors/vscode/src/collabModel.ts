@@ -39,14 +39,16 @@ export function phaseText(live: LivePhase): string {
 export function stopReasonText(reason: CollabStopReason | string, info?: Pick<CollaborationInfo, 'maxIterations' | 'untilScore'>): string {
   switch (reason) {
     case 'untilScore': return info?.untilScore !== undefined && info.untilScore !== null
-      ? `reached the score asked for (${info.untilScore})` : 'reached the score asked for';
+      ? `an unflagged iteration reached the score asked for (${info.untilScore})` : 'an unflagged iteration reached the score asked for';
     case 'approved': return 'approved by the reviewer';
     case 'maxIterations': return info?.maxIterations ? `${info.maxIterations} iterations done` : 'all iterations done';
     case 'unchanged': return 'the builder changed nothing';
     case 'builderFailed': return 'the builder failed';
     case 'reviewerFailed': return 'the reviewer failed';
     case 'cancelled': return 'cancelled';
-    default: return reason;
+    case 'interrupted': return 'hydra stopped before it ended';
+    // A word from a newer hydra: said in a sentence, the word in parentheses.
+    default: return `for a reason this extension does not know (${reason})`;
   }
 }
 

@@ -15,6 +15,22 @@ export function scoreBand(value: number | null | undefined): ScoreBand {
   return 'poor';
 }
 
+/**
+ * A score with one decimal, "97.1", as the CLI shows it: never higher than it
+ * is, so 99.96 is "99.9", not "100.0".
+ */
+export function formatTotal(value: number): string {
+  return (value < 100 && value > 99.9 ? 99.9 : value).toFixed(1);
+}
+
+/**
+ * A part of a score (one bar) as a whole number, "71", as the CLI shows it:
+ * 99.7 is "99", so only 100 reads "100" and 2 failing tests of 704 never look like none.
+ */
+export function formatPartScore(value: number): string {
+  return value < 100 && value >= 99.5 ? '99' : value.toFixed(0);
+}
+
 /** "850ms", "4.2s", "1m 05s", "1h 02m". */
 export function formatElapsed(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;

@@ -25,20 +25,24 @@ async function scoresOf(session: HydraSession, raceId: string): Promise<proto.Sc
  * flags, every agent failed...), and offers "Merge Anyway" only as a secondary
  * button: the primary one, where Enter lands, shows the scoreboard instead.
  */
-async function confirm(session: HydraSession, raceId: string, preview: proto.MergeResult, plan: string): Promise<boolean> {
-  const concerns = mergeConcerns(await scoresOf(session, raceId), preview.agentId);
+async function confirm(session: HydraSession, raceId: string, preview: proto.MergeResult, plan: string): Promise<'merge' | 'force' | undefined> {
+  // The scoreboard's concerns; when it has none, hydra's own (its dry run's),
+  // so that nothing hydra would refuse without force goes unsaid.
+  let concerns = mergeConcerns(await scoresOf(session, raceId), preview.agentId);
+  if (concerns.length === 0) concerns = preview.concerns ?? [];
   const after = "The race's worktrees and branches are removed afterwards.";
   if (concerns.length === 0) {
     const choice = await vscode.window.showInformationMessage(
       `Merge ${preview.agentId}, the winner, into ${preview.targetBranch}?`, { modal: true, detail: `${plan}\n${after}` }, 'Merge');
-    return choice === 'Merge';
+    return choice === 'Merge' ? 'merge' : undefined;
   }
   const choice = await vscode.window.showWarningMessage(
     `${preview.agentId} is not a safe pick. Merge it into ${preview.targetBranch} anyway?`,
     { modal: true, detail: `${concerns.map((c) => `• ${c[0].toUpperCase()}${c.slice(1)}.`).join('\n')}\n\n${plan}\n${after}` },
     'Show Scoreboard', 'Merge Anyway');
   if (choice === 'Show Scoreboard') await vscode.commands.executeCommand('hydra.showScoreboard', { raceId });
-  return choice === 'Merge Anyway';
+  // Asked and answered here: hydra is told to merge it anyway.
+  return choice === 'Merge Anyway' ? 'force' : undefined;
 }
 
 /** Merges `agentId` (or, when undefined, the race's winner) after the user confirms. */
@@ -55,8 +59,9 @@ export async function confirmAndMerge(session: HydraSession, raceId: string, age
     void vscode.window.showWarningMessage(`Hydra: ${plan}`);
     return undefined;
   }
-  if (!(await confirm(session, raceId, preview, plan))) return undefined;
-  const result = await mergeRequest(session, { raceId, agentId: preview.agentId });
+  const answer = await confirm(session, raceId, preview, plan);
+  if (!answer) return undefined;
+  const result = await mergeRequest(session, { raceId, agentId: preview.agentId, force: answer === 'force' });
   if (!result) return undefined;
   if (result.outcome === 'conflict') return result; // hydra's own window/showMessage says so
   // The view, the scoreboard and the findings on its worktrees follow at once.

@@ -252,7 +252,8 @@ export interface FileContentsResult {
   encoding: 'utf-8' | 'base64';
 }
 
-export interface MergeParams { raceId: string; agentId?: string; dryRun?: boolean; keep?: boolean }
+/** `force`: merge an agent that is not a safe pick (hydra refuses it otherwise, `data.reason` needsForce). */
+export interface MergeParams { raceId: string; agentId?: string; dryRun?: boolean; keep?: boolean; force?: boolean }
 export interface MergeResult {
   outcome: 'fastForward' | 'merged' | 'upToDate' | 'conflict';
   agentId: string;
@@ -263,6 +264,8 @@ export interface MergeResult {
   conflicts: string[];
   commit?: string;
   cleanedUp: boolean;
+  /** What speaks against merging it, as hydra sees it (a dry run says; present when there is any). */
+  concerns?: string[];
 }
 
 export interface LogParams { raceId: string; agentId: string; offset?: number; limit?: number; stream?: 'stdout' | 'stderr' }

@@ -10,7 +10,7 @@
 import type { AgentState, CheckResult, MergedRecord, Ranking, ScoresResult } from './protocol';
 import {
   ALL_FAILED, TEST_CHANGE_KINDS, TEST_NAMES_SHOWN, allFailedReason, autoMergeLabel, capItems, deniedText, escapeHtml,
-  formatElapsed, ineligibleLabel, mergedDetail, mergedText, scoreBand, tailLines, testCaseCounts, winnerMergeNote,
+  formatElapsed, formatPartScore, formatTotal, ineligibleLabel, mergedDetail, mergedText, scoreBand, tailLines, testCaseCounts, winnerMergeNote,
 } from './format';
 
 // Each dimension, and the check it comes from (none for diff size and speed).
@@ -112,7 +112,7 @@ function renderCard(r: Ranking, isWinner: boolean, notes: AgentNotes, merged: Me
     <span class="agent">${escapeHtml(r.agentId)}</span>${isWinner ? '\n    <span class="badge winner-badge">&#9733; winner</span>' : ''}${
   isMerged ? `\n    <span class="badge merged-badge">merged into ${escapeHtml(merged?.targetBranch || 'your branch')}</span>` : ''}
     <span class="status">${escapeHtml(r.status)}</span>
-    <span class="total ${scoreBand(r.total)}" data-total="${r.total}">${r.total.toFixed(1)}</span>
+    <span class="total ${scoreBand(r.total)}" data-total="${r.total}">${formatTotal(r.total)}</span>
   </header>
 ${cannotWin ? `  <p class="cannot-win poor-text">${escapeHtml(cannotWin)}</p>\n` : ''}${
   error ? `  <p class="error">${escapeHtml(error)}</p>\n` : ''}${
@@ -132,7 +132,7 @@ ${cannotWin || merged ? '' : `    <button class="merge" data-agent="${escapeHtml
 /** One dimension's bar: `n/a` when not configured, `--` when its check was skipped (the build failed), as the CLI shows them. */
 function renderBar(label: string, value: number | null, skipped: boolean): string {
   const band = skipped ? 'none' : scoreBand(value);
-  const shown = value === null ? 'n/a' : skipped ? '--' : value.toFixed(0);
+  const shown = value === null ? 'n/a' : skipped ? '--' : formatPartScore(value);
   const width = skipped ? 0 : value ?? 0;
   return `    <div class="bar-row" data-dimension="${escapeHtml(label)}">
       <span class="label">${label}</span>

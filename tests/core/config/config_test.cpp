@@ -492,10 +492,10 @@ TEST(ConfigErrorTest, UnknownChoicesListTheChoicesAndSuggestOne) {
               "did you mean 'claude'?");
   expectError("[scoring]\ntest_format = \"pytset\"\n", 2, 15,
               "'test_format' must be one of cargo, ctest, go, gtest, jest, mocha, node, pytest, "
-              "vitest, junit, exit_code, found 'pytset'; did you mean 'pytest'?");
+              "unittest, vitest, junit, exit_code, found 'pytset'; did you mean 'pytest'?");
   expectError("[scoring]\nlint_format = \"pylint\"\n", 2, 15,
               "'lint_format' must be one of clang_tidy, clippy, eslint, eslint_json, flake8, gcc, "
-              "go_vet, ruff, exit_code, found 'pylint'");
+              "go_vet, pyflakes, ruff, exit_code, found 'pylint'");
 }
 
 TEST(ConfigErrorTest, AgentNameMustBeUsableInBranchNames) {

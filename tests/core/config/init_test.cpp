@@ -200,6 +200,44 @@ TEST(DetectCommandsTest, PyprojectWithoutLinterSettingsDetectsNoLint) {
   EXPECT_EQ(found.lint, std::nullopt);
 }
 
+// A suite written for unittest, with no sign of pytest, runs with python3 -m
+// unittest -v (named per test); any sign of pytest keeps pytest.
+TEST(DetectCommandsTest, PyprojectWithAUnittestSuiteUsesUnittestUnlessPytestShows) {
+  test::TempDir repo;
+  repo.write("pyproject.toml", "[project]\nname = \"demo\"\n");
+  repo.write("tests/test_calc.py", "import unittest\n\n\nclass CalcTests(unittest.TestCase):\n    pass\n");
+  DetectedCommands found = detectCommands(repo.path());
+  EXPECT_EQ(found.test, "python3 -m unittest -v");
+  EXPECT_EQ(found.testFormat, "unittest");
+  EXPECT_THAT(found.evidence, Contains(HasSubstr("the tests are written for unittest")));
+  EXPECT_EQ(parseConfig(renderInitConfig(found, {}), kFile).scoring.testFormat, "unittest");
+
+  repo.write("tests/conftest.py", "");
+  EXPECT_EQ(detectCommands(repo.path()).test, "python3 -m pytest -rA");
+  fs::remove(repo.path() / "tests" / "conftest.py");
+  repo.write("pyproject.toml", "[project]\nname = \"demo\"\n[project.optional-dependencies]\ntest = [\"pytest\"]\n");
+  EXPECT_EQ(detectCommands(repo.path()).testFormat, "pytest");
+}
+
+// pyflakes needs no configuration: proposed (with its format, since it exits 1
+// whenever it finds anything) where it is installed and nothing else is configured.
+TEST(DetectCommandsTest, PyprojectWithoutLinterSettingsUsesAnInstalledPyflakes) {
+  test::TempDir repo;
+  repo.write("pyproject.toml", "[project]\nname = \"demo\"\n");
+  test::TempDir bin;
+  writeExecutable(bin, "pyflakes3");
+  DetectedCommands found = detectCommands(repo.path(), bin.path().string());
+  EXPECT_EQ(found.lint, "pyflakes3 .");
+  EXPECT_EQ(found.lintFormat, "pyflakes");
+  EXPECT_THAT(found.evidence, Contains("lint: pyflakes3 . (from pyproject.toml)"));
+  EXPECT_EQ(parseConfig(renderInitConfig(found, {}), kFile).scoring.lintFormat, "pyflakes");
+
+  writeExecutable(bin, "pyflakes");
+  EXPECT_EQ(detectCommands(repo.path(), bin.path().string()).lint, "pyflakes .");
+  repo.write("ruff.toml", "");
+  EXPECT_EQ(detectCommands(repo.path(), bin.path().string()).lint, "ruff check .");
+}
+
 TEST(DetectCommandsTest, ProposesTheTestFoldersAndRunnerConfigurationAsProtected) {
   test::TempDir repo;
   repo.write("pyproject.toml", "[project]\nname = \"demo\"\n");

@@ -55,13 +55,21 @@ TEST(TestsScoreTest, LosingBaselinePassesCostsHalfPointPerPercentLost) {
   EXPECT_DOUBLE_EQ(testsScore(TestCounts{15, 5}, TestCounts{20, 0}, false), 62.5);
 }
 
-TEST(TestsScoreTest, RegressionAndNewTestsCountTogether) {
+TEST(TestsScoreTest, AddedTestsNeverOutweighLostOnes) {
   // pass_rate = 8 / 12 -> 800 / 12 = 66.666...
-  // bonus = ((12 - 10) / 12) * 10 = 20 / 12 = 1.666...
+  // 8 pass where 10 did: tests were lost, so the 2 added earn no bonus.
   // penalty = ((10 - 8) / 10) * 50 = 10
-  // 800/12 + 20/12 - 10 = 820/12 - 10 = 58.333...
-  EXPECT_NEAR(testsScore(TestCounts{8, 4}, TestCounts{10, 0}, false), 820.0 / 12.0 - 10.0,
+  // 800/12 - 10 = 56.666...
+  EXPECT_NEAR(testsScore(TestCounts{8, 4}, TestCounts{10, 0}, false), 800.0 / 12.0 - 10.0,
               kTolerance);
+  // docs/scoring.md's example: 704 tests passed at the base; the agent removed
+  // one (counted as failed) and added 20 that pass: 723 / 724, no bonus,
+  // 99.86..., where the bonus would have made it 100.
+  EXPECT_NEAR(testsScore(TestCounts{723, 1}, TestCounts{704, 0}, false, /*lostTests=*/true),
+              72300.0 / 724.0, kTolerance);
+  // The same counts with nothing lost by name still earn the bonus, but a
+  // run with a failing test never reads as perfect: at most 99.9.
+  EXPECT_DOUBLE_EQ(testsScore(TestCounts{723, 1}, TestCounts{704, 0}, false), 99.9);
 }
 
 TEST(TestsScoreTest, HeavyRegressionIsClampedAtZero) {

@@ -104,6 +104,10 @@ INSTANTIATE_TEST_SUITE_P(
         Captured{"flake8/inventory.txt", "flake8", "flake8", 1, 3},
         Captured{"flake8/all.txt", "flake8", "flake8", 2, 3},
         Captured{"flake8/count-statistics.txt", "flake8", "flake8", 2, 3},
+        // pyflakes alone (no codes): an undefined name, an assert that is
+        // always true and a syntax error are errors, the rest warnings.
+        Captured{"pyflakes/inventory.txt", "pyflakes", "pyflakes", 2, 3},
+        Captured{"pyflakes/all.txt", "pyflakes", "pyflakes", 3, 3},
         Captured{"go_vet/findings.txt", "go_vet", "go_vet", 0, 2},
         // broken: 1 type error; syntax: 1 error "(and 1 more errors)".
         Captured{"go_vet/all.txt", "go_vet", "go_vet", 3, 2},
@@ -126,7 +130,7 @@ TEST(LintParsersTest, SilentCleanRunIsZeroProblemsWhenFormatIsNamed) {
   // eslint, flake8, go vet and compilers print nothing when all is well.
   const std::string clean = fixture("eslint/clean.txt");
   ASSERT_TRUE(clean.empty());
-  for (const char* format : {"gcc", "clang_tidy", "clippy", "eslint", "ruff", "flake8", "go_vet"}) {
+  for (const char* format : {"gcc", "clang_tidy", "clippy", "eslint", "ruff", "flake8", "pyflakes", "go_vet"}) {
     const auto parsed = parseLintOutput(clean, format);
     ASSERT_TRUE(parsed.has_value()) << format;
     EXPECT_EQ(parsed->counts, (LintCounts{0, 0})) << format;
@@ -137,6 +141,39 @@ TEST(LintParsersTest, SilentOutputIsNotRecognisedWithoutFormat) {
   // Nothing to recognise: the exit code decides.
   EXPECT_FALSE(parseLintOutput(fixture("eslint/clean.txt")).has_value());
   EXPECT_FALSE(parseLintOutput("\n  \n").has_value());
+}
+
+TEST(LintParsersTest, PyflakesCleanRunIsZeroProblems) {
+  // pyflakes prints nothing and exits 0 on a clean file.
+  const std::string clean = fixture("pyflakes/clean.txt");
+  ASSERT_TRUE(clean.empty());
+  const auto parsed = parseLintOutput(clean, "pyflakes");
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->counts, (LintCounts{0, 0}));
+}
+
+// pyflakes exits 1 whenever it finds anything: a base that already has
+// findings must not make every agent's lint "failed". Its findings are counted
+// and compared with the base's, with no format named.
+TEST(LintParsersTest, PyflakesFindingsAreComparedWithTheBaseNotJudgedByItsExitCode) {
+  const auto base = parseLintOutput(fixture("pyflakes/inventory.txt"));
+  ASSERT_TRUE(base.has_value());
+  EXPECT_EQ(lintScore(base->counts, base->counts, /*agentExitedZero=*/false), 100.0);
+  const auto worse = parseLintOutput(fixture("pyflakes/all.txt"));
+  ASSERT_TRUE(worse.has_value());
+  EXPECT_LT(lintScore(worse->counts, base->counts, false), 100.0);
+  EXPECT_GT(lintScore(worse->counts, base->counts, false), 0.0);
+}
+
+TEST(LintParsersTest, OtherPythonToolsAreNotTakenForPyflakes) {
+  // mypy says "error:", pylint and flake8 give codes, pytest's tracebacks have no column.
+  for (const char* output : {"calc.py:3: error: Name \"x\" is not defined  [name-defined]\n",
+                             "calc.py:1:0: C0114: Missing module docstring (missing-module-docstring)\n",
+                             "calc.py:1:1: F401 'os' imported but unused\n",
+                             "test_calc.py:12: AssertionError\n"}) {
+    const auto parsed = parseLintOutput(output);
+    EXPECT_TRUE(!parsed || parsed->format != "pyflakes") << output;
+  }
 }
 
 TEST(LintParsersTest, EslintJsonNeedsItsReport) {
@@ -159,7 +196,7 @@ TEST(LintParsersTest, EslintCrashIsNotReadAsCleanRun) {
 TEST(LintParsersTest, UnrelatedOutputIsNotReadAsCleanRun) {
   // What a lint_command prints when the linter is missing.
   const std::string notFound = "sh: 1: eslint: not found\n";
-  for (const char* format : {"gcc", "clang_tidy", "clippy", "eslint", "ruff", "flake8", "go_vet"})
+  for (const char* format : {"gcc", "clang_tidy", "clippy", "eslint", "ruff", "flake8", "pyflakes", "go_vet"})
     EXPECT_FALSE(parseLintOutput(notFound, format).has_value()) << format;
   EXPECT_FALSE(parseLintOutput(notFound).has_value());
 }
@@ -369,7 +406,7 @@ TEST(LintParsersTest, HostileInputNeverThrows) {
                                    hugeSummary, std::string("\0\0\n", 3)}) {
     EXPECT_NO_THROW((void)parseLintOutput(input));
     for (const char* format :
-         {"gcc", "clang_tidy", "clippy", "eslint", "eslint_json", "ruff", "flake8", "go_vet"})
+         {"gcc", "clang_tidy", "clippy", "eslint", "eslint_json", "ruff", "flake8", "pyflakes", "go_vet"})
       EXPECT_NO_THROW((void)parseLintOutput(input, format)) << format;
   }
 }
@@ -425,6 +462,14 @@ TEST(FindingsTest, CompilerLinterAndRustDiagnosticsGiveFileLineColumnSeverityAnd
   EXPECT_EQ(found[5], (Finding{"shop/views.py", 3, 1, "warning", "F401 'os' imported but unused"}));
   EXPECT_EQ(found[6], (Finding{"shop/views.py", 7, 5, "error", "E999 SyntaxError: invalid syntax"}));
   EXPECT_EQ(found[7], (Finding{"src/cart.c", 30, 2, "warning", "coloured [-Wall]"}));
+}
+
+TEST(FindingsTest, PyflakesMessagesAndSyntaxErrorsAreFindings) {
+  std::vector<Finding> found = parseFindings(fixture("pyflakes/all.txt"));
+  ASSERT_EQ(found.size(), 6u);
+  EXPECT_EQ(found[0], (Finding{"./inventory.py", 3, 1, "warning", "'os' imported but unused"}));
+  EXPECT_EQ(found[4], (Finding{"./inventory.py", 11, 22, "error", "undefined name 'backorders'"}));
+  EXPECT_EQ(found[5], (Finding{"./broken.py", 2, 12, "error", "invalid syntax"}));
 }
 
 TEST(FindingsTest, EslintStylishBlocksNameTheirFile) {

@@ -89,18 +89,21 @@ TEST(RankAgentsTest, RanksByTotalAndComputesEveryDimension) {
   const AgentScore& fixer = scores.rankings[0];
   // tests: 10/10 -> 100, bonus (1/10)*10 = 1, clamped to 100.
   EXPECT_DOUBLE_EQ(*fixer.breakdown.tests, 100.0);
-  // speed: fastest completed run is broken's 10 s -> 10/20 * 100 = 50.
-  EXPECT_DOUBLE_EQ(*fixer.breakdown.speed, 50.0);
-  // (100*30 + 100*30 + 100*15 + 100*15 + 50*10) / 100 = 95.
-  EXPECT_DOUBLE_EQ(fixer.total, 95.0);
+  // speed: broken's 10 s does not count, its build failed: fixer's 20 s is
+  // the fastest -> 100; slow's 60 s -> 20/60 * 100.
+  EXPECT_DOUBLE_EQ(*fixer.breakdown.speed, 100.0);
+  EXPECT_NEAR(*scores.rankings[1].breakdown.speed, 100.0 / 3.0, 1e-6);
+  // (100*30 + 100*30 + 100*15 + 100*15 + 100*10) / 100 = 100.
+  EXPECT_DOUBLE_EQ(fixer.total, 100.0);
 
   const AgentScore& broken = scores.rankings[2];
   EXPECT_DOUBLE_EQ(*broken.breakdown.build, 0.0);
   EXPECT_DOUBLE_EQ(*broken.breakdown.tests, 0.0);  // short-circuit
   EXPECT_DOUBLE_EQ(*broken.breakdown.lint, 0.0);
-  EXPECT_DOUBLE_EQ(*broken.breakdown.speed, 100.0);
-  // (0 + 0 + 0 + 100*15 + 100*10) / 100 = 25.
-  EXPECT_DOUBLE_EQ(broken.total, 25.0);
+  // A build that failed is not fast: no speed, and no yardstick for the others.
+  EXPECT_DOUBLE_EQ(*broken.breakdown.speed, 0.0);
+  // (0 + 0 + 0 + 100*15 + 0*10) / 100 = 15.
+  EXPECT_DOUBLE_EQ(broken.total, 15.0);
   EXPECT_EQ(fixer.rank, 1);
   EXPECT_EQ(broken.rank, 3);
 }
@@ -136,6 +139,21 @@ TEST(RankAgentsTest, ExcludedDimensionsAreNullAndRenormalised) {
   EXPECT_EQ(a.total, 89.090909);
 }
 
+// An agent that changed nothing finishes first, but cannot win: the others'
+// speed is measured among themselves.
+TEST(RankAgentsTest, SpeedIsComparedOnlyAmongEligibleAgents) {
+  auto scores = rankAgents("r",
+                           {agent("idle", 500, {0, 0, 0}, {}), agent("quick", 4000, {1, 0, 1}, {}),
+                            agent("slow", 8000, {1, 0, 1}, {})},
+                           {}, ScoringConfig{});
+  std::map<std::string, double> speed;
+  for (const auto& a : scores.rankings) speed[a.agentId] = *a.breakdown.speed;
+  EXPECT_DOUBLE_EQ(speed["quick"], 100.0);
+  EXPECT_DOUBLE_EQ(speed["slow"], 50.0);
+  EXPECT_DOUBLE_EQ(speed["idle"], 0.0);
+  EXPECT_EQ(scores.winner, "quick");
+}
+
 TEST(RankAgentsTest, AnAgentThatDidNotCompleteIsNeverFast) {
   auto scores = rankAgents("r",
                            {agent("crashed", 100, {0, 0, 0}, {}, AgentStatus::Failed),
@@ -157,8 +175,8 @@ TEST(RankAgentsTest, ThresholdsSetAutoMergeAndAllFailed) {
   EXPECT_FALSE(good.allFailed);
 
   auto bad = rankAgents("r", {agent("a", 1000, {1, 0, 1}, checksWith(0, 0, 0, false))}, baselineWith(5, 0), c);
-  // (15*100 + 10*100) / 100 = 25 < fail_maximum 30
-  EXPECT_DOUBLE_EQ(bad.rankings[0].total, 25.0);
+  // (15*100 + 10*0) / 100 = 15 < fail_maximum 30: a failed build is not fast.
+  EXPECT_DOUBLE_EQ(bad.rankings[0].total, 15.0);
   EXPECT_TRUE(bad.allFailed);
   EXPECT_FALSE(bad.autoMergeEligible);
   EXPECT_FALSE(bad.winner) << "all failed: there is no winner";
@@ -185,7 +203,7 @@ TEST(EligibilityTest, AnIneligibleAgentRanksAfterEveryEligibleOneWhateverItsTota
                            {agent("crashed", 1000, {1, 0, 1}, checksWith(5, 0, 0), AgentStatus::Failed),
                             agent("timedout", 1000, {1, 0, 1}, checksWith(5, 0, 0), AgentStatus::TimedOut),
                             agent("lazy", 1000, {0, 0, 0}, checksWith(5, 0, 0)),
-                            agent("honest", 9000, {40, 0, 3}, checksWith(4, 1, 3))},
+                            agent("honest", 9000, {40, 0, 3}, checksWith(3, 2, 3))},
                            baselineWith(5, 0), allCommands());
   ASSERT_EQ(scores.rankings.size(), 4u);
   EXPECT_EQ(scores.rankings[0].agentId, "honest");
@@ -304,6 +322,26 @@ TEST(TestsByNameTest, DeletingTheFailingTestsIsNoFixAndNamesWhatWasRemoved) {
   EXPECT_LT(*deleter.breakdown.tests, 50.0);
   EXPECT_DOUBLE_EQ(*fixer.breakdown.tests, 100.0);
   EXPECT_EQ(deleter.checks.tests->tests->failed, 0) << "the record keeps what the runner said";
+}
+
+// Removing a test and adding many that pass: the removed one counts as failed,
+// and the added ones earn no bonus that would hide it (docs/scoring.md).
+TEST(TestsByNameTest, AddedTestsNeverOutweighARemovedOne) {
+  std::map<std::string, TestOutcome> base, agentCases;
+  for (int i = 0; i < 30; ++i) base["test_" + std::to_string(i)] = kPass;
+  agentCases = base;
+  agentCases.erase("test_0");
+  for (int i = 0; i < 20; ++i) agentCases["test_new_" + std::to_string(i)] = kPass;
+  Baseline b;
+  b.commit = "base";
+  b.checks = namedTests(base);
+  auto scores = rankAgents("r", {agent("padder", 1000, {50, 1, 2}, namedTests(agentCases))}, b, allCommands());
+  const AgentScore& padder = scores.rankings[0];
+  ASSERT_TRUE(padder.testChanges);
+  EXPECT_EQ(padder.testChanges->removed, (std::vector<std::string>{"test_0"}));
+  // 49 passed, 1 removed (failed): 49 / 50 = 98, no bonus for the 20 added.
+  EXPECT_NEAR(*padder.breakdown.tests, 98.0, 1e-6);
+  EXPECT_LT(*padder.breakdown.tests, 100.0);
 }
 
 TEST(TestsByNameTest, BrokenTestsAreNamedAndASkippedBaseTestIsNeverRemoved) {

@@ -97,6 +97,11 @@ const std::vector<Capture>& captures() {
       {"pytest/all_pass.txt", "pytest", {3, 0, 0}, Naming::kSome},
       {"pytest/verbose.txt", "pytest", {9, 3, 2}, Naming::kEvery},
       {"pytest/report_all.txt", "pytest", {9, 3, 2}, Naming::kEvery},
+      // An unexpected success fails (unittest reports the run FAILED); an
+      // expected failure is skipped.
+      {"unittest/verbose.txt", "unittest", {5, 3, 2}, Naming::kEvery},
+      {"unittest/default.txt", "unittest", {5, 3, 2}, Naming::kSome},
+      {"unittest/all_pass.txt", "unittest", {1, 0, 0}, Naming::kEvery},
       {"go/plain.txt", "go", {0, 2, 0}, Naming::kEvery},
       {"go/all_pass.txt", "go", {2, 0, 0}, Naming::kEvery},
       {"go/verbose.txt", "go", {7, 2, 1}, Naming::kEvery},
@@ -112,8 +117,8 @@ const std::vector<Capture>& captures() {
   return all;
 }
 
-const std::vector<std::string> kTextFormats{"jest",   "vitest", "mocha", "node", "cargo",
-                                            "pytest", "go",     "ctest", "gtest"};
+const std::vector<std::string> kTextFormats{"jest", "vitest", "mocha", "node",  "cargo",
+                                            "pytest", "unittest", "go", "ctest", "gtest"};
 
 using Tests = std::map<std::string, TestOutcome>;
 constexpr TestOutcome kPassed = TestOutcome::Passed;
@@ -149,6 +154,25 @@ const std::map<std::string, Tests>& exactNames() {
   static const Tests pytestReportAll = [] {
     Tests tests = pytestVerbose;
     tests.erase("test_inventory.py::test_reads_legacy_ledger");
+    return tests;
+  }();
+  static const Tests unittestFailures{
+      {"tests.test_inventory.InventoryTests.test_remove_never_goes_negative", kFailed},
+      {"tests.test_inventory.InventoryTests.test_zero_count_is_rejected", kFailed},  // ERROR
+      {"tests.test_inventory.InventoryTests.test_gap_now_closed", kFailed},          // unexpected success
+  };
+  static const Tests unittestAllPass{
+      {"tests.test_inventory.PassingTests.test_items_are_sorted", kPassed},
+  };
+  static const Tests unittestVerbose = [] {
+    Tests tests = unittestFailures;
+    tests.insert(unittestAllPass.begin(), unittestAllPass.end());
+    for (const char* passed : {"test_new_inventory_is_empty", "test_add_accumulates",
+                               "test_key",     // its docstring's line carries the verdict
+                               "test_token"})  // what it printed comes before its verdict
+      tests.emplace(std::string("tests.test_inventory.InventoryTests.") + passed, kPassed);
+    tests.emplace("tests.test_inventory.InventoryTests.test_price", kSkipped);
+    tests.emplace("tests.test_inventory.InventoryTests.test_known_gap", kSkipped);  // expected failure
     return tests;
   }();
   static const Tests goLeaves{
@@ -231,6 +255,9 @@ const std::map<std::string, Tests>& exactNames() {
       {"pytest/all_pass.txt", {}},
       {"pytest/verbose.txt", pytestVerbose},
       {"pytest/report_all.txt", pytestReportAll},
+      {"unittest/verbose.txt", unittestVerbose},
+      {"unittest/default.txt", unittestFailures},
+      {"unittest/all_pass.txt", unittestAllPass},
       {"go/plain.txt",
        {{"example.com/fixture/calc", kFailed}, {"example.com/fixture/textutil", kFailed}}},
       {"go/all_pass.txt",
@@ -437,6 +464,7 @@ TEST(TestParsersTest, TheLastSummaryWinsWhenARunnerRanTwice) {
            {"gtest/default.txt", "gtest/colour_all_pass.txt"},
            {"gtest/default.txt", "gtest/brief.txt"},  // the first run's lists name no test
            {"pytest/verbose.txt", "pytest/default.txt"},
+           {"unittest/verbose.txt", "unittest/all_pass.txt"},
            {"vitest/verbose.txt", "vitest/all_pass.txt"},
            {"node/spec.txt", "node/spec.txt"},  // the first run's list of failures names no test
            {"node/tap.txt", "node/tap.txt"},

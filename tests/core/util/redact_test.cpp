@@ -73,6 +73,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"CommandLineFlag", "run --api-key=" + body(20) + " --fast",
              "run --api-key=" + M + " --fast"},
         Case{"Passwd", "DB_PASSWD=correcthorse", "DB_PASSWD=" + M},
+        Case{"TestEnvironmentVariable", "TEST_API_KEY=" + body(12), "TEST_API_KEY=" + M},
+        Case{"KeyBesideATestName", "test_api_key: OPENAI_API_KEY=" + body(20),
+             "test_api_key: OPENAI_API_KEY=" + M},
         Case{"CamelCaseName", "githubToken := \"" + body(10) + "\"",
              "githubToken := \"" + M + "\""},
         Case{"QueryParameter", "GET /cb?access_token=" + body(20) + "&page=2",
@@ -108,6 +111,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"EnvReference", "API_KEY=$OPENAI_API_KEY and TOKEN=${GH_TOKEN}",
              "API_KEY=$OPENAI_API_KEY and TOKEN=${GH_TOKEN}"},
         Case{"EmptyValue", "password=", "password="},
+        Case{"PythonKeyError", "E   KeyError: 'api_key'", "E   KeyError: 'api_key'"},
+        Case{"TestNames",
+             "test_key: ok; test_api_key = 3; testToken: passed; TestPassword: FAIL; self.test_secret=x",
+             "test_key: ok; test_api_key = 3; testToken: passed; TestPassword: FAIL; self.test_secret=x"},
         Case{"PlainUrl", "see https://github.com/org/repo and http://localhost:8080/x",
              "see https://github.com/org/repo and http://localhost:8080/x"},
         Case{"PublicKeyAndCertificate", "-----BEGIN PUBLIC KEY-----\n-----BEGIN CERTIFICATE-----",
@@ -153,14 +160,17 @@ TEST(RedactorTest, PrivateKeyKeepsFollowingLinesMaskedUntilItsEndLine) {
   EXPECT_EQ(redactor.redactLine("ordinary line", state), "ordinary line");
 }
 
-TEST(RedactorTest, SecretNamesEndAWord) {
+TEST(RedactorTest, SecretNamesEndAWordAndTestNamesAreNotSecrets) {
   for (std::string_view name : {"API_KEY", "OPENAI_API_KEY", "apiKey", "api-key", "token",
                                 "GITHUB_TOKEN", "authToken", "secret", "CLIENT_SECRET", "password",
-                                "db_password", "PASSWD", "passphrase", "apiKeyId", "key2"}) {
+                                "db_password", "PASSWD", "passphrase", "key2", "TEST_API_KEY"}) {
     EXPECT_TRUE(Redactor::isSecretName(name)) << name;
   }
   for (std::string_view name : {"keyboard", "max_tokens", "TOKENS", "tokenizer", "inputTokens",
-                                "secretary", "passwords_count", "name", "path", ""}) {
+                                "secretary", "passwords_count", "name", "path", "", "apiKeyId",
+                                "KeyError", "tokenCount", "test_key", "test_token", "test_password",
+                                "test_api_key", "testApiKey", "TestToken", "Test_secret",
+                                "self.test_key"}) {
     EXPECT_FALSE(Redactor::isSecretName(name)) << name;
   }
 }

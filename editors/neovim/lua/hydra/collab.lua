@@ -257,21 +257,24 @@ M.phase_words = {
 
 -- Why a collaboration stopped (hydra/iterationFinished's stopReason), in words.
 M.stop_words = {
-  untilScore = 'an iteration reached the score it was to reach',
+  untilScore = 'an unflagged iteration reached the score it was to reach',
   approved = 'the reviewer approved',
   maxIterations = 'the last iteration allowed was done',
   unchanged = 'the builder changed nothing in its refine',
   builderFailed = 'the builder failed',
   reviewerFailed = 'the reviewer failed',
+  cancelled = 'it was cancelled',
+  interrupted = 'hydra stopped before it ended',
 }
 
---- "approved: the reviewer approved (its review contained "LGTM")".
+--- "the reviewer approved (its review contained "LGTM")": in words, never
+--- the protocol's identifier (`untilScore`, `reviewerFailed`).
 function M.stop_text(r)
   local reason = r.stopReason or (r.collaboration and opt(r.collaboration.stopReason))
   if not reason then
     return nil
   end
-  local text = reason .. ': ' .. (M.stop_words[reason] or reason)
+  local text = M.stop_words[reason] or ('for a reason this plugin does not know (' .. reason .. ')')
   local c = r.collaboration or {}
   if reason == 'approved' and present(c.approveMarker) then
     text = text .. ' (its review contained "' .. c.approveMarker .. '")'

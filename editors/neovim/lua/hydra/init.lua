@@ -877,6 +877,11 @@ function M.merge(target)
         table.concat(dry.files, ', ')
       )
       with_merge_concerns(root, r, dry.agentId, function(concerns)
+        -- The scoreboard's concerns; when it has none, hydra's own (its dry
+        -- run's), so that nothing it would refuse without force goes unsaid.
+        if #concerns == 0 and type(dry.concerns) == 'table' then
+          concerns = dry.concerns
+        end
         local items, prompt, confirm, kind = { 'Merge', 'Cancel' }, question, 'Merge', 'hydra_merge'
         if #concerns > 0 then
           -- Not the merge hydra would pick: say why, and put Cancel first,
@@ -892,7 +897,8 @@ function M.merge(target)
             vim.notify('hydra: merge cancelled; nothing was changed', vim.log.levels.INFO)
             return done(nil, nil)
           end
-          local real = { raceId = r.id, agentId = dry.agentId }
+          -- Asked and answered here: hydra merges a pick it warned of only with force.
+          local real = { raceId = r.id, agentId = dry.agentId, force = #concerns > 0 or nil }
           client.request(root, protocol.merge, real, function(merge_err, result)
             if merge_err then
               merge_error(r, target, merge_err)

@@ -279,12 +279,23 @@ function M.open_float(key, lines, highlights, filetype, title)
   return buf, win
 end
 
+-- A score with one decimal, as the CLI shows it: never higher than it is,
+-- so 99.96 is "99.9", not "100.0".
 local function fixed1(v)
+  if v < 100 and v > 99.9 then
+    v = 99.9
+  end
   return string.format('%.1f', v)
 end
 
-local function round(v)
-  return math.floor(v + 0.5)
+--- A part of a score (one cell) as a whole number, as the CLI shows it:
+--- 99.7 is "99", so only 100 reads "100" and 2 failing tests of 704 never
+--- look like none.
+function M.part_score_text(v)
+  if v < 100 and v >= 99.5 then
+    return '99'
+  end
+  return tostring(math.floor(v + 0.5))
 end
 
 -- `text` padded with blanks to `width` display cells.
@@ -672,7 +683,7 @@ function M.add_breakdown(b, ranking)
     elseif skipped then
       value, group = '--', 'HydraScoreNone'
     else
-      value, group = tostring(round(score)), M.score_group(score)
+      value, group = M.part_score_text(score), M.score_group(score)
     end
     local text = '[' .. label .. ': ' .. value .. ']'
     b:add(' ')

@@ -57,12 +57,14 @@ test('phases and stop reasons read as hydra says them', () => {
   assert.equal(phaseText({ phase: 'review', iteration: 1 }), 'iteration 1: reviewing');
   assert.equal(phaseText({ phase: 'refine', iteration: 2 }), 'iteration 2: refining');
   assert.equal(stopReasonText('approved'), 'approved by the reviewer');
-  assert.equal(stopReasonText('untilScore', collaboration), 'reached the score asked for (100)');
+  assert.equal(stopReasonText('untilScore', collaboration), 'an unflagged iteration reached the score asked for (100)');
   assert.equal(stopReasonText('maxIterations', collaboration), '3 iterations done');
   assert.equal(stopReasonText('unchanged'), 'the builder changed nothing');
   assert.equal(stopReasonText('builderFailed'), 'the builder failed');
   assert.equal(stopReasonText('reviewerFailed'), 'the reviewer failed');
-  assert.equal(stopReasonText('somethingNew'), 'somethingNew', 'a reason this client does not know is shown as hydra says it');
+  assert.equal(stopReasonText('interrupted'), 'hydra stopped before it ended');
+  assert.equal(stopReasonText('somethingNew'), 'for a reason this extension does not know (somethingNew)',
+    'a reason this client does not know is said in words, never as a bare identifier');
 });
 
 test("a review's first line is its first words, without Markdown's marks", () => {

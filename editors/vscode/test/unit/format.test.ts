@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   agentStateIcon, alreadyMergedAgent, mergedDetail, mergedText, agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
-  escapeHtml, escapesMessage, finishedDetails, finishedNote, formatElapsed, ineligibleLabel, mergeConcerns, messageFor, oneLine,
+  escapeHtml, escapesMessage, finishedDetails, finishedNote, formatElapsed, formatPartScore, formatTotal, ineligibleLabel, mergeConcerns, messageFor, oneLine,
   outputText, protectedText, raceOutcome, rankOrder, refusedAgent, replaceAgent, scoreBand, tailLines, testCaseCounts,
   testChangeLines, transcriptText, unconfinedNotice, usageText, winnerMergeNote,
 } from '../../src/format';
@@ -18,6 +18,17 @@ test('scoreBand is green above 80, yellow from 50 to 80, red below 50', () => {
   assert.equal(scoreBand(49.9), 'poor');
   assert.equal(scoreBand(0), 'poor');
   assert.equal(scoreBand(null), 'none');
+});
+
+test('scores read as the CLI shows them, never higher than they are', () => {
+  assert.equal(formatPartScore(100), '100');
+  assert.equal(formatPartScore(99.7), '99');
+  assert.equal(formatPartScore(99.4), '99');
+  assert.equal(formatPartScore(71.4), '71');
+  assert.equal(formatPartScore(0), '0');
+  assert.equal(formatTotal(100), '100.0');
+  assert.equal(formatTotal(99.96), '99.9');
+  assert.equal(formatTotal(97.14), '97.1');
 });
 
 test('formatElapsed picks the unit by size', () => {

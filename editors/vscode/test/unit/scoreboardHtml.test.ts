@@ -27,6 +27,16 @@ test('each dimension gets a bar coloured by its band, n/a when excluded', () => 
   assert.match(html, /data-dimension="Lint">[\s\S]*?<span class="value">n\/a<\/span>/);
 });
 
+test('a score is never shown higher than it is: 2 of 704 tests failing read 99, a total of 99.96 reads 99.9', () => {
+  const close: ScoresResult = JSON.parse(JSON.stringify(scores));
+  close.rankings[0].breakdown.tests = (100 * 702) / 704;
+  close.rankings[0].total = 99.96;
+  const html = renderScoreboard(close, page);
+  assert.match(html, /data-dimension="Tests">[\s\S]*?<span class="value">99<\/span>/);
+  assert.match(html, /data-total="99.96">99.9<\/span>/);
+  assert.doesNotMatch(html, />100.0</);
+});
+
 test('raw check output is escaped inside expandable sections', () => {
   const html = renderScoreboard(scores, page);
   assert.match(html, /<details class="check" data-check="tests">/);
