@@ -16,6 +16,7 @@
 
 #include "core/git/checkout.h"
 #include "core/git/git.h"
+#include "core/util/file_lock.h"
 #include "core/util/paths.h"
 
 namespace hydra::core {
@@ -91,12 +92,18 @@ struct Metadata {
   std::string branch;
   std::string pooled;  // a pooled worktree: the commit it holds
   std::uintmax_t bytes = 0;
+  std::optional<ProcessOwner> owner;
 };
+
+std::string ownerLine(const std::optional<ProcessOwner>& owner) {
+  return owner ? "owner " + toWord(*owner) + "\n" : std::string();
+}
 
 void writeMetadata(const fs::path& admin, const Worktree& wt) {
   const fs::path file = admin / kMetadataFile;
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << "agent " << wt.agentId << "\nbase " << wt.baseCommit << "\nbranch " << wt.branch << "\n";
+  out << "agent " << wt.agentId << "\nbase " << wt.baseCommit << "\nbranch " << wt.branch << "\n"
+      << ownerLine(wt.owner);
   out.close();
   if (!out) throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + inQuotes(file.string()));
 }
@@ -113,6 +120,7 @@ std::optional<Metadata> readMetadata(const fs::path& admin) {
     if (key == "branch") meta.branch = value;
     if (key == "pooled") meta.pooled = value;
     if (key == "bytes") meta.bytes = std::strtoull(value.c_str(), nullptr, 10);
+    if (key == "owner") meta.owner = parseOwnerWord(value);
   }
   return meta;
 }
@@ -165,6 +173,29 @@ std::set<std::string> linesOf(const std::string& text) {
 std::mutex& registryMutex() {
   static std::mutex mutex;
   return mutex;
+}
+
+// The same between processes: registryMutex() for this process's threads,
+// then a lock file for the other hydras. It lives in the common git
+// directory, next to the registry it guards (.git/worktrees, shared by every
+// linked worktree and every workspace_dir of the repository), not in the
+// workspace, whose listing is the worktrees. Held only for steps that are
+// quick (metadata, renames, refs), never across a checkout or the removal of
+// a directory tree.
+class RegistryLock {
+ public:
+  explicit RegistryLock(const fs::path& commonDir)
+      : local_(registryMutex()), shared_(commonDir / "hydra-worktrees.lock") {}
+
+ private:
+  std::lock_guard<std::mutex> local_;
+  FileLock shared_;
+};
+
+// True when what `owner` made may be removed: its process is gone. Without
+// an owner it was made before owners were recorded.
+bool ownerIsDead(const std::optional<ProcessOwner>& owner) {
+  return !owner || ownerLife(*owner) == OwnerLife::Dead;
 }
 
 // ---- removal ----------------------------------------------------------------
@@ -358,12 +389,12 @@ void discard(git_repository* repo, const fs::path& commonDir, const fs::path& wo
     removeDirectory(workspaceDir, wt);
   } catch (...) {
   }
-  std::lock_guard lock(registryMutex());
   try {
-    unregister(repo, commonDir, wt);
-  } catch (...) {
-  }
-  try {
+    RegistryLock lock(commonDir);
+    try {
+      unregister(repo, commonDir, wt);
+    } catch (...) {
+    }
     deleteBranchIfPresent(repo, wt.branch);
   } catch (...) {
   }
@@ -450,6 +481,10 @@ void resetMetadata(const fs::path& commonDir, const Worktree& wt, const std::str
 bool claim(const fs::path& commonDir, const PooledWorktree& pooled, const Worktree& wt) {
   const fs::path admin = adminDir(commonDir, wt.name);
   std::error_code ec;
+  // The claimer owns it from here: if it dies half way, repairPool() may undo it.
+  if (!pathExists(adminDir(commonDir, pooled.name))) return false;
+  writeWhole(adminDir(commonDir, pooled.name) / kMetadataFile,
+             "pooled " + pooled.commit + "\nbytes " + std::to_string(pooled.bytes) + "\n" + ownerLine(wt.owner));
   fs::rename(adminDir(commonDir, pooled.name), admin, ec);
   if (ec) return false;
   fs::rename(pooled.path, wt.path, ec);
@@ -600,7 +635,7 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
   std::vector<Worktree> plans;
   for (const std::string& id : agentIds) {
     const std::string name = id + "-" + timestamp;
-    plans.push_back({name, id, workspaceDir_ / name, std::string(kBranchPrefix) + name, base});
+    plans.push_back({name, id, workspaceDir_ / name, std::string(kBranchPrefix) + name, base, owner()});
   }
   for (const Worktree& wt : plans) requireFree(repo.get(), commonDir_, wt);
 
@@ -617,7 +652,7 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
   std::vector<std::optional<std::string>> pooledAt(plans.size());  // taken from the pool: its commit
   try {
     {
-      std::lock_guard lock(registryMutex());
+      RegistryLock lock(commonDir_);
       std::vector<PooledWorktree> available =
           fromPool && sparse.empty() ? pool() : std::vector<PooledWorktree>{};
       for (std::size_t i = 0; i < plans.size(); ++i) {
@@ -668,11 +703,12 @@ std::vector<Worktree> WorktreeManager::list() {
     if (isPoolName(name) || (meta && !meta->pooled.empty())) continue;  // pool() lists those
 
     // hydra's record wins: an agent may have switched its worktree to another branch.
-    Worktree wt{name, "", fs::path(git_worktree_path(handle.get())), "", ""};
+    Worktree wt{name, "", fs::path(git_worktree_path(handle.get())), "", "", std::nullopt};
     if (meta) {
       wt.agentId = meta->agentId;
       wt.baseCommit = meta->baseCommit;
       wt.branch = meta->branch;
+      wt.owner = meta->owner;
     } else if (const auto branch = headBranch(admin);
                branch && branch->starts_with(kBranchPrefix)) {
       wt.branch = *branch;
@@ -702,7 +738,7 @@ void WorktreeManager::removeAll(const std::vector<Worktree>& worktrees, bool del
       });
 
   git::RepositoryPtr repo = git::openRepository(repoRoot_);
-  std::lock_guard lock(registryMutex());
+  RegistryLock lock(commonDir_);
   for (std::size_t i = 0; i < worktrees.size(); ++i) {
     if (errors[i]) continue;
     try {
@@ -718,9 +754,15 @@ void WorktreeManager::removeAll(const std::vector<Worktree>& worktrees, bool del
 
 std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Worktree&)>& isLive) {
   std::vector<Worktree> dead;
-  for (Worktree& wt : list()) {
-    if (!isLive(wt)) dead.push_back(std::move(wt));
+  {
+    // Decided under the lock: a worktree another hydra is registering has
+    // its owner written before the lock is let go, so it is never seen ownerless.
+    RegistryLock lock(commonDir_);
+    for (Worktree& wt : list()) {
+      if (ownerIsDead(wt.owner) && !isLive(wt)) dead.push_back(std::move(wt));
+    }
   }
+  // A dead owner's worktree stays dead: removed outside the lock (slow).
   removeAll(dead, /*deleteBranch=*/true);
   return dead;
 }
@@ -739,11 +781,13 @@ bool WorktreeManager::poolOne(const Worktree& wt, bool deleteBranch, const std::
   if (!bytes) return false;
   // Written before the renames: an entry with it under a name not yet the
   // pool's was being pooled when hydra stopped (repairPool()).
-  writeWhole(admin / kMetadataFile, "pooled " + wt.baseCommit + "\nbytes " + std::to_string(*bytes) + "\n");
+  // The owner says who is pooling it, so no other hydra repairs it meanwhile.
+  writeWhole(admin / kMetadataFile,
+             "pooled " + wt.baseCommit + "\nbytes " + std::to_string(*bytes) + "\n" + ownerLine(owner()));
 
   const std::string name = newPoolName();
   const fs::path path = workspaceDir_ / name;
-  std::lock_guard lock(registryMutex());
+  RegistryLock lock(commonDir_);
   if (deleteBranch) deleteBranchIfPresent(repo.get(), wt.branch);
   fs::rename(admin, adminDir(commonDir_, name), ec);
   if (ec) throw osError("pool " + inQuotes(wt.name), ec);
@@ -768,7 +812,7 @@ std::vector<Worktree> WorktreeManager::release(const std::vector<Worktree>& work
   std::vector<PooledWorktree> pooled = pool();
   // pool_size was lowered: the pool shrinks to it (its worktrees are alike).
   while (pooled.size() > policy.size) {
-    std::lock_guard lock(registryMutex());
+    RegistryLock lock(commonDir_);
     drop(commonDir_, pooled.back());
     pooled.pop_back();
   }
@@ -800,40 +844,48 @@ std::vector<PooledWorktree> WorktreeManager::pool() {
 }
 
 std::vector<PooledWorktree> WorktreeManager::emptyPool() {
-  std::lock_guard lock(registryMutex());
+  RegistryLock lock(commonDir_);
   std::vector<PooledWorktree> removed = pool();
   for (const PooledWorktree& p : removed) drop(commonDir_, p);
   return removed;
 }
 
 std::vector<fs::path> WorktreeManager::repairPool() {
-  std::lock_guard lock(registryMutex());
   std::vector<fs::path> removed;
-  auto drop = [&](const fs::path& p) {
-    if (!pathExists(p)) return;
-    removeTree(p);
-    removed.push_back(p);
-  };
-  std::error_code ec;
-  std::vector<fs::path> admins;
-  for (const auto& entry : fs::directory_iterator(commonDir_ / "worktrees", ec)) admins.push_back(entry.path());
-  for (const fs::path& admin : admins) {
-    const std::string name = admin.filename().string();
-    const auto meta = readMetadata(admin);
-    const bool pooledMeta = meta && !meta->pooled.empty();
-    if (!isPoolName(name) && !pooledMeta) continue;
-    if (isPoolName(name) && pooledMeta && linked(commonDir_, workspaceDir_, name)) continue;
-    // Half pooled or half taken: its directory is where gitdir says, or under either name.
-    const fs::path recorded = fs::path(trimmed(readFile(admin / "gitdir"))).parent_path();
-    for (const fs::path& dir : {recorded, workspaceDir_ / name}) {
-      if (!dir.empty() && isBelow(workspaceDir_, dir)) drop(dir);
+  std::set<fs::path> directories;  // removed once the lock is let go
+  {
+    RegistryLock lock(commonDir_);
+    std::error_code ec;
+    std::vector<fs::path> admins;
+    for (const auto& entry : fs::directory_iterator(commonDir_ / "worktrees", ec)) admins.push_back(entry.path());
+    for (const fs::path& admin : admins) {
+      const std::string name = admin.filename().string();
+      const auto meta = readMetadata(admin);
+      const bool pooledMeta = meta && !meta->pooled.empty();
+      if (!isPoolName(name) && !pooledMeta) continue;
+      if (isPoolName(name) && pooledMeta && linked(commonDir_, workspaceDir_, name)) continue;
+      // Being pooled by a hydra that still runs: its to finish.
+      if (meta && !ownerIsDead(meta->owner)) continue;
+      // Half pooled or half taken: its directory is where gitdir says, or under either name.
+      const fs::path recorded = fs::path(trimmed(readFile(admin / "gitdir"))).parent_path();
+      for (const fs::path& dir : {recorded, workspaceDir_ / name}) {
+        if (!dir.empty() && isBelow(workspaceDir_, dir) && pathExists(dir)) directories.insert(dir);
+      }
+      // Without its metadata nobody can claim it any more: what is left is a directory.
+      removeTree(admin);
+      removed.push_back(admin);
     }
-    drop(admin);
+    // Directories named like pool entries that git no longer knows. (Claims
+    // and returns rename under the lock, so none is half done now.)
+    for (const auto& entry : fs::directory_iterator(workspaceDir_, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (isPoolName(name) && !pathExists(adminDir(commonDir_, name))) directories.insert(entry.path());
+    }
   }
-  // Directories named like pool entries that git no longer knows.
-  for (const auto& entry : fs::directory_iterator(workspaceDir_, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (isPoolName(name) && !pathExists(adminDir(commonDir_, name))) drop(entry.path());
+  for (const fs::path& dir : directories) {
+    if (!pathExists(dir)) continue;  // another hydra's repair got there first
+    removeTree(dir);
+    removed.push_back(dir);
   }
   return removed;
 }
@@ -897,6 +949,16 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
                           hydra.get(), nullptr, message.c_str(), tree.get(), 1, parents),
         "commit in worktree " + inQuotes(worktree.name));
   return git::toHex(commitId);
+}
+
+void WorktreeManager::setOwner(ProcessOwner owner) {
+  std::lock_guard lock(sparseMutex_);
+  owner_ = std::move(owner);
+}
+
+ProcessOwner WorktreeManager::owner() const {
+  std::lock_guard lock(sparseMutex_);
+  return owner_;
 }
 
 void WorktreeManager::setSparsePaths(std::vector<std::string> paths) {
