@@ -859,7 +859,7 @@ TEST_F(CliTest, KilledHydraLeavesARaceThatStatusShowsInterruptedAndTheNextRaceRe
   const fs::path pidFile = dir_ / "outside" / "grandchild.pid";
   writeConfig("[agents.slow]\nadapter = \"command\"\nbinary = \"" + kTestChild.string() +
               "\"\nargs = [\"--ignore-sigterm\", \"--spawn-grandchild\", \"--pid-file\", \"" + pidFile.string() +
-              "\", \"--sleep\", \"30\"]\n\n" + scriptedAgent("quick", {"say", "done"}));
+              "\", \"--sleep\", \"30\"]\n\n" + scriptedAgent("quick", {"write", "quick.txt", "done"}));
   auto race = spawn({"race", "Take your time", "--agents", "slow"});
 
   // Wait until the record on disk shows the agent running, with its grandchild made.

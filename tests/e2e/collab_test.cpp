@@ -326,13 +326,17 @@ TEST_F(CollabTest, HydraKilledMidLoopIsRecoveredAsInterrupted) {
   ASSERT_TRUE(client().process().waitExit(10s));
   EXPECT_EQ(repo_.raceRecord(id).at("status").as_string(), "running") << "nothing could mark it";
 
-  // The next hydra finds it: interrupted, its agents' processes ended, iteration 1 kept.
+  // The next hydra shows it interrupted, iteration 1 kept; status only reads.
   json::value status = hydraJson("status " + id + " --json");
   const json::object& summary = status.at("races").at(0).as_object();
   EXPECT_EQ(summary.at("state").as_string(), "interrupted");
   EXPECT_EQ(summary.at("kind").as_string(), "collab");
   ASSERT_EQ(summary.at("iterations").as_array().size(), 1u);
   EXPECT_TRUE(summary.at("iterations").at(0).as_object().contains("score"));
+  EXPECT_EQ(repo_.raceRecord(id).at("status").as_string(), "running") << "status wrote the record";
+  // The next command that starts or cleans up work records it and ends its agents' processes.
+  hydra("cleanup");
+  EXPECT_EQ(repo_.raceRecord(id).at("status").as_string(), "interrupted");
   EXPECT_TRUE(eventually([&] { return processGone(reviewerPid) && processGone(sleeperPid); }, 10s))
       << "the reviewer outlived hydra";
 }
