@@ -499,10 +499,38 @@ bool claim(const fs::path& commonDir, const PooledWorktree& pooled, const Worktr
   return true;
 }
 
-// Removes a pooled worktree, directory and metadata. Call with registryMutex() held.
-void drop(const fs::path& commonDir, const PooledWorktree& pooled) {
-  if (pathExists(pooled.path)) removeTree(pooled.path);
+// A directory set aside to be removed once the lock is let go: named for the
+// hydra removing it, so that no other hydra deletes the same tree at the same
+// time, and what a remover that died left is known for what it is.
+constexpr std::string_view kSetAsidePrefix = "_pool-drop-";
+
+// Moves `dir` (inside the workspace) to a set-aside name of `remover`'s.
+// Call with the lock held; returns the new path.
+fs::path setAside(const fs::path& workspaceDir, const fs::path& dir, const ProcessOwner& remover) {
+  const fs::path target =
+      workspaceDir / (std::string(kSetAsidePrefix) + toWord(remover) + "-" + newPoolName().substr(kPoolPrefix.size()));
+  std::error_code ec;
+  fs::rename(dir, target, ec);
+  if (ec) throw osError("set aside " + inQuotes(dir.string()), ec);
+  return target;
+}
+
+// The hydra removing a set-aside directory, by its name; nullopt for any other name.
+std::optional<ProcessOwner> removerOf(std::string_view name) {
+  if (!name.starts_with(kSetAsidePrefix)) return std::nullopt;
+  name.remove_prefix(kSetAsidePrefix.size());
+  const auto dash = name.rfind('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  return parseOwnerWord(name.substr(0, dash));
+}
+
+// Unregisters a pooled worktree and sets its directory aside; returns the
+// directory to remove once the lock is let go. Call with the lock held.
+std::optional<fs::path> drop(const fs::path& commonDir, const fs::path& workspaceDir, const PooledWorktree& pooled,
+                             const ProcessOwner& remover) {
   removeTree(adminDir(commonDir, pooled.name));
+  if (!pathExists(pooled.path)) return std::nullopt;
+  return setAside(workspaceDir, pooled.path, remover);
 }
 
 // A taken worktree that cannot be moved (content filters apply now) is
@@ -759,7 +787,12 @@ std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Work
     // its owner written before the lock is let go, so it is never seen ownerless.
     RegistryLock lock(commonDir_);
     for (Worktree& wt : list()) {
-      if (ownerIsDead(wt.owner) && !isLive(wt)) dead.push_back(std::move(wt));
+      if (!ownerIsDead(wt.owner) || isLive(wt)) continue;
+      // Taken over: another hydra pruning now sees a live owner and leaves it to this one.
+      Worktree takenOver = wt;
+      takenOver.owner = owner();
+      writeMetadata(adminDir(commonDir_, wt.name), takenOver);
+      dead.push_back(std::move(wt));
     }
   }
   // A dead owner's worktree stays dead: removed outside the lock (slow).
@@ -812,8 +845,12 @@ std::vector<Worktree> WorktreeManager::release(const std::vector<Worktree>& work
   std::vector<PooledWorktree> pooled = pool();
   // pool_size was lowered: the pool shrinks to it (its worktrees are alike).
   while (pooled.size() > policy.size) {
-    RegistryLock lock(commonDir_);
-    drop(commonDir_, pooled.back());
+    std::optional<fs::path> aside;
+    {
+      RegistryLock lock(commonDir_);
+      aside = drop(commonDir_, workspaceDir_, pooled.back(), owner());
+    }
+    if (aside) removeTree(*aside);
     pooled.pop_back();
   }
   // A sparse checkout is not what a pooled worktree holds.
@@ -844,17 +881,25 @@ std::vector<PooledWorktree> WorktreeManager::pool() {
 }
 
 std::vector<PooledWorktree> WorktreeManager::emptyPool() {
-  RegistryLock lock(commonDir_);
-  std::vector<PooledWorktree> removed = pool();
-  for (const PooledWorktree& p : removed) drop(commonDir_, p);
+  std::vector<PooledWorktree> removed;
+  std::vector<fs::path> aside;
+  {
+    RegistryLock lock(commonDir_);
+    removed = pool();
+    for (const PooledWorktree& p : removed) {
+      if (auto dir = drop(commonDir_, workspaceDir_, p, owner())) aside.push_back(*dir);
+    }
+  }
+  for (const fs::path& dir : aside) removeTree(dir);
   return removed;
 }
 
 std::vector<fs::path> WorktreeManager::repairPool() {
   std::vector<fs::path> removed;
-  std::set<fs::path> directories;  // removed once the lock is let go
+  std::vector<fs::path> aside;  // removed once the lock is let go
   {
     RegistryLock lock(commonDir_);
+    const ProcessOwner self = owner();
     std::error_code ec;
     std::vector<fs::path> admins;
     for (const auto& entry : fs::directory_iterator(commonDir_ / "worktrees", ec)) admins.push_back(entry.path());
@@ -869,24 +914,31 @@ std::vector<fs::path> WorktreeManager::repairPool() {
       // Half pooled or half taken: its directory is where gitdir says, or under either name.
       const fs::path recorded = fs::path(trimmed(readFile(admin / "gitdir"))).parent_path();
       for (const fs::path& dir : {recorded, workspaceDir_ / name}) {
-        if (!dir.empty() && isBelow(workspaceDir_, dir) && pathExists(dir)) directories.insert(dir);
+        if (dir.empty() || !isBelow(workspaceDir_, dir) || !pathExists(dir)) continue;
+        aside.push_back(setAside(workspaceDir_, dir, self));
+        removed.push_back(dir);
       }
-      // Without its metadata nobody can claim it any more: what is left is a directory.
+      // Without its metadata nobody can claim it any more.
       removeTree(admin);
       removed.push_back(admin);
     }
-    // Directories named like pool entries that git no longer knows. (Claims
-    // and returns rename under the lock, so none is half done now.)
+    // Directories named like pool entries that git no longer knows (claims
+    // and returns rename under the lock, so none is half done now), and
+    // those a remover that died had set aside.
+    std::vector<fs::path> strays;
     for (const auto& entry : fs::directory_iterator(workspaceDir_, ec)) {
       const std::string name = entry.path().filename().string();
-      if (isPoolName(name) && !pathExists(adminDir(commonDir_, name))) directories.insert(entry.path());
+      if (!isPoolName(name) || pathExists(adminDir(commonDir_, name))) continue;
+      if (std::find(aside.begin(), aside.end(), entry.path()) != aside.end()) continue;  // just set aside
+      if (const auto remover = removerOf(name); remover && !ownerIsDead(remover)) continue;  // being removed
+      strays.push_back(entry.path());
+    }
+    for (const fs::path& dir : strays) {
+      aside.push_back(setAside(workspaceDir_, dir, self));
+      removed.push_back(dir);
     }
   }
-  for (const fs::path& dir : directories) {
-    if (!pathExists(dir)) continue;  // another hydra's repair got there first
-    removeTree(dir);
-    removed.push_back(dir);
-  }
+  for (const fs::path& dir : aside) removeTree(dir);
   return removed;
 }
 

@@ -321,6 +321,10 @@ TEST_F(CollabTest, HydraKilledMidLoopIsRecoveredAsInterrupted) {
   const std::string id = str(collab().at("raceId"));
   auto [reviewerPid, sleeperPid] = pidsIn(pids);
   ASSERT_GT(sleeperPid, 0);
+  // Killed once the record names the reviewer's process group (the recorder
+  // writes it a moment after the reviewer starts): only then can a later
+  // hydra end what it left.
+  ASSERT_TRUE(eventually([&] { return repo_.raceRecord(id).at("agents").at(1).as_object().contains("processGroup"); }, 10s));
 
   ::kill(client().process().pid(), SIGKILL);
   ASSERT_TRUE(client().process().waitExit(10s));

@@ -370,6 +370,27 @@ TEST_F(PoolTest, RepairLeavesWhatALiveHydraIsPooling) {
   EXPECT_EQ(m.pool(), std::vector<PooledWorktree>{pool[1]});
 }
 
+// What is being removed is set aside under a name that says who removes it:
+// another hydra's repair leaves a live remover's alone and finishes a dead one's.
+TEST_F(PoolTest, RepairFinishesWhatADeadRemoverSetAsideAndLeavesALiveOnesAlone) {
+  WorktreeManager m = manager();
+  m.release({m.create("a", "HEAD", "20261126T070000")}, true, PoolPolicy{1, {}});
+  ProcessOwner gone = ProcessOwner::self();
+  gone.startTime += 1;
+  const fs::path dead = workspace() / ("_pool-drop-" + toWord(gone) + "-0123456789ab");
+  const fs::path live = workspace() / ("_pool-drop-" + toWord(ProcessOwner::self()) + "-0123456789ab");
+  writeFile(dead / "src/a.txt", "half removed\n");
+  writeFile(live / "src/a.txt", "being removed\n");
+
+  EXPECT_EQ(manager().repairPool(), std::vector<fs::path>{dead});
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live / "src/a.txt"));
+  EXPECT_THAT(m.pool(), SizeIs(1)) << "the pool itself is untouched";
+  fs::remove_all(live);
+  EXPECT_THAT(m.emptyPool(), SizeIs(1));
+  EXPECT_TRUE(fs::is_empty(workspace())) << "emptyPool removes what it set aside";
+}
+
 TEST_F(PoolTest, TwoManagersNeverTakeTheSamePooledWorktree) {
   WorktreeManager m = manager();
   m.release(m.createMany({"a", "b", "c"}, "HEAD", "20261126T070000"), true, PoolPolicy{3, {}});

@@ -737,7 +737,8 @@ TEST_F(WorktreeTest, PruneRemovesOnlyWhatADeadOwnerLeft) {
     (c.removed ? removed : kept).push_back(wt);
   }
 
-  const auto pruned = manager().prune([](const Worktree&) { return false; });
+  WorktreeManager pruner = manager();
+  const auto pruned = pruner.prune([](const Worktree&) { return false; });
   EXPECT_EQ(sortedByName(pruned), sortedByName(removed));
   EXPECT_EQ(manager().list(), sortedByName(kept));
   for (const Worktree& wt : removed) EXPECT_FALSE(fs::exists(wt.path)) << wt.name;
