@@ -99,13 +99,13 @@ std::string ownerLine(const std::optional<ProcessOwner>& owner) {
   return owner ? "owner " + toWord(*owner) + "\n" : std::string();
 }
 
+void writeWhole(const fs::path& file, const std::string& content);
+
+// Whole or not at all: a hydra killed while writing it leaves the old
+// metadata (or none), never a file cut short.
 void writeMetadata(const fs::path& admin, const Worktree& wt) {
-  const fs::path file = admin / kMetadataFile;
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << "agent " << wt.agentId << "\nbase " << wt.baseCommit << "\nbranch " << wt.branch << "\n"
-      << ownerLine(wt.owner);
-  out.close();
-  if (!out) throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + inQuotes(file.string()));
+  writeWhole(admin / kMetadataFile, "agent " + wt.agentId + "\nbase " + wt.baseCommit + "\nbranch " + wt.branch +
+                                        "\n" + ownerLine(wt.owner));
 }
 
 std::optional<Metadata> readMetadata(const fs::path& admin) {
@@ -598,6 +598,39 @@ std::exception_ptr firstError(const std::vector<std::exception_ptr>& errors) {
   return nullptr;
 }
 
+// ---- half-made registrations ---------------------------------------------------
+
+// The registrations a hydra killed inside registerWorktree() left: entries of
+// .git/worktrees that git cannot open, with hydra's metadata or a
+// hydra/<name> branch. Every registration runs under the registry lock, so
+// with it held none is being made now. Pool entries are repairPool()'s; a
+// live owner's entry is left alone whatever state it is in.
+std::vector<Worktree> halfRegistered(git_repository* repo, const fs::path& commonDir, const fs::path& workspaceDir) {
+  std::vector<Worktree> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(commonDir / "worktrees", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!isSafeId(name) || isPoolName(name)) continue;
+    git_worktree* raw = nullptr;
+    if (git_worktree_lookup(&raw, repo, name.c_str()) == 0) {
+      git::WorktreePtr complete(raw);
+      continue;
+    }
+    git_error_clear();
+    const auto meta = readMetadata(entry.path());
+    if (meta && (!meta->pooled.empty() || !ownerIsDead(meta->owner))) continue;
+    const std::string branch = meta && !meta->branch.empty() ? meta->branch : std::string(kBranchPrefix) + name;
+    git_reference* ref = nullptr;
+    const bool hasBranch = git_reference_lookup(&ref, repo, refName(branch).c_str()) == 0;
+    git::ReferencePtr owned(ref);
+    git_error_clear();
+    if (!meta && !hasBranch) continue;  // not hydra's
+    found.push_back({name, meta ? meta->agentId : "", workspaceDir / name, branch, meta ? meta->baseCommit : "",
+                     meta ? meta->owner : std::nullopt});
+  }
+  return found;
+}
+
 }  // namespace
 
 // ---- WorktreeManager ----------------------------------------------------------
@@ -732,7 +765,7 @@ std::vector<Worktree> WorktreeManager::list() {
 
     // hydra's record wins: an agent may have switched its worktree to another branch.
     Worktree wt{name, "", fs::path(git_worktree_path(handle.get())), "", "", std::nullopt};
-    if (meta) {
+    if (meta && !meta->branch.empty()) {
       wt.agentId = meta->agentId;
       wt.baseCommit = meta->baseCommit;
       wt.branch = meta->branch;
@@ -782,12 +815,23 @@ void WorktreeManager::removeAll(const std::vector<Worktree>& worktrees, bool del
 
 std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Worktree&)>& isLive) {
   std::vector<Worktree> dead;
+  std::vector<Worktree> halfMade;  // unregistered here; their directories removed after the lock
   {
     // Decided under the lock: a worktree another hydra is registering has
     // its owner written before the lock is let go, so it is never seen ownerless.
     RegistryLock lock(commonDir_);
+    git::RepositoryPtr repo = git::openRepository(repoRoot_);
+    for (Worktree& wt : halfRegistered(repo.get(), commonDir_, workspaceDir_)) {
+      if (isLive(wt)) continue;  // a race's record names it: kept, as its worktrees are
+      removeTree(adminDir(commonDir_, wt.name));
+      halfMade.push_back(std::move(wt));
+    }
+    // Only once none is left: libgit2 takes a branch for checked out while a half-made entry exists.
+    for (const Worktree& wt : halfMade) {
+      if (wt.branch.starts_with(kBranchPrefix)) deleteBranchIfPresent(repo.get(), wt.branch);
+    }
     for (Worktree& wt : list()) {
-      if (!ownerIsDead(wt.owner) || isLive(wt)) continue;
+      if (!ownerIsDead(wt.owner) || isLive(wt) || !wt.branch.starts_with(kBranchPrefix)) continue;
       // Taken over: another hydra pruning now sees a live owner and leaves it to this one.
       Worktree takenOver = wt;
       takenOver.owner = owner();
@@ -796,7 +840,10 @@ std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Work
     }
   }
   // A dead owner's worktree stays dead: removed outside the lock (slow).
+  // Nobody else removes a half-made one: its metadata is gone.
+  for (const Worktree& wt : halfMade) removeDirectory(workspaceDir_, wt);
   removeAll(dead, /*deleteBranch=*/true);
+  dead.insert(dead.end(), halfMade.begin(), halfMade.end());
   return dead;
 }
 

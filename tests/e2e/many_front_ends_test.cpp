@@ -378,7 +378,7 @@ TEST(KilledHydraTest, StatusChangesNothingAndTheNextRaceRecoversWhatTheDeadOneLe
   ASSERT_EQ(next.code, 0) << next.out;
   EXPECT_EQ(repo.raceRecord(id).at("status"), "interrupted");
   for (const char* check : {"_check-fixer-", "_check-noter-", "_baseline-"}) {  // whichever were made
-    EXPECT_FALSE(inWorkspace(check + id)) << check << " of the dead race is removed";
+    EXPECT_FALSE(inWorkspace(check + id)) << check << " of the dead race is removed\n" << next.out;
     EXPECT_THAT(repo.git("worktree list --porcelain"), Not(HasSubstr(check + id)));
   }
   // Its agents' worktrees are kept for inspection until cleanup, as ever.

@@ -746,6 +746,41 @@ TEST_F(WorktreeTest, PruneRemovesOnlyWhatADeadOwnerLeft) {
   EXPECT_EQ(registeredWorktrees(), 1 + static_cast<int>(kept.size()));
 }
 
+// A hydra killed inside a registration (under the registry lock) leaves an
+// entry git cannot open: the next prune removes it, its directory and its
+// branch, unless its owner still runs.
+TEST_F(WorktreeTest, PruneRemovesARegistrationADeadHydraLeftHalfMade) {
+  WorktreeManager dead = manager();
+  dead.setOwner(deadOwner());
+  const Worktree half = dead.create("_check-a", "HEAD", "1");
+  const Worktree live = manager().create("_check-b", "HEAD", "1");
+  for (const Worktree& wt : {half, live}) fs::remove(admin(wt.name) / "commondir");  // as if cut short
+  ASSERT_EQ(manager().list(), std::vector<Worktree>{}) << "git cannot open either";
+
+  const auto pruned = manager().prune([](const Worktree&) { return false; });
+  ASSERT_EQ(pruned.size(), 1u);
+  EXPECT_EQ(pruned[0].name, half.name);
+  EXPECT_FALSE(fs::exists(admin(half.name)));
+  EXPECT_FALSE(fs::exists(half.path));
+  EXPECT_EQ(hydraBranches(), live.branch) << "the half-made one's branch is gone";
+  EXPECT_TRUE(fs::exists(admin(live.name))) << "a live hydra's entry is left alone";
+  EXPECT_TRUE(fs::exists(live.path / "src/a.txt"));
+}
+
+// Metadata cut short (by an older hydra killed while writing it): the
+// worktree is known by its HEAD's hydra/* branch, has no owner, and is pruned.
+TEST_F(WorktreeTest, PruneRemovesAWorktreeWhoseMetadataWasCutShort) {
+  const Worktree wt = manager().create("_baseline", "HEAD", "1");
+  writeFile(admin(wt.name) / "hydra", "");
+  const auto listed = manager().list();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].branch, wt.branch);
+  EXPECT_EQ(listed[0].owner, std::nullopt);
+  EXPECT_EQ(manager().prune([](const Worktree&) { return false; }).size(), 1u);
+  EXPECT_FALSE(fs::exists(wt.path));
+  EXPECT_EQ(hydraBranches(), "");
+}
+
 // ---- the user's checkout ----------------------------------------------------
 
 TEST_F(WorktreeTest, NeverTouchesTheUsersWorkingTreeIndexOrHead) {
