@@ -322,11 +322,8 @@ void HydraService::cancel(protocol::CancelRaceParams params, Reply reply) {
   auto shared = std::make_shared<Reply>(std::move(reply));
   asio::post(workspace().pool(), [this, alive = alive_, ws = &workspace(), params, shared] {
     try {
-      if (params.agentId) {
-        ws->agentRecord(params.raceId, *params.agentId);
-      } else {
-        ws->record(params.raceId);
-      }
+      if (params.agentId) ws->agentRecord(params.raceId, *params.agentId);
+      ws->requireCancellable(params.raceId);
     } catch (const core::WorkspaceError& e) {
       shared->error(toRpcError(e));
       return;

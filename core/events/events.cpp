@@ -83,6 +83,7 @@ struct Describe {
     o["createdAt"] = formatTimestamp(e.createdAt);
     o["hydraPid"] = e.hydraPid;
     o["hydraStartTime"] = e.hydraStartTime;
+    putIfNotEmpty(o, "hydraHost", e.hydraHost);
     o["sandbox"] = e.sandbox;
     putIfNotEmpty(o, "sandboxWarning", e.sandboxWarning);
     o["executor"] = e.executor;

@@ -62,6 +62,7 @@ struct RaceStarted {
   // later hydra can tell a race whose process died.
   int hydraPid = 0;
   std::uint64_t hydraStartTime = 0;
+  std::string hydraHost;  // the host it runs on
   std::vector<AgentPlan> agents;
   // How its agents and checks run: "bubblewrap" (confined) or "unconfined";
   // and, when unconfined although confinement was not turned off, why.

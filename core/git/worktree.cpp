@@ -17,6 +17,7 @@
 #include "core/git/checkout.h"
 #include "core/git/git.h"
 #include "core/util/atomic_file.h"
+#include "core/util/file_lock.h"
 #include "core/util/paths.h"
 
 namespace hydra::core {
@@ -92,6 +93,7 @@ struct Metadata {
   std::string branch;
   std::string pooled;  // a pooled worktree: the commit it holds
   std::uintmax_t bytes = 0;
+  std::optional<ProcessOwner> owner;
 };
 
 // Writes `content` to `file` whole or not at all. A symbolic link an agent
@@ -105,9 +107,15 @@ void writeWhole(const fs::path& file, const std::string& content) {
   }
 }
 
+std::string ownerLine(const std::optional<ProcessOwner>& owner) {
+  return owner ? "owner " + toWord(*owner) + "\n" : std::string();
+}
+
+// Whole or not at all: a hydra killed while writing it leaves the old
+// metadata (or none), never a file cut short.
 void writeMetadata(const fs::path& admin, const Worktree& wt) {
-  writeWhole(admin / kMetadataFile,
-             "agent " + wt.agentId + "\nbase " + wt.baseCommit + "\nbranch " + wt.branch + "\n");
+  writeWhole(admin / kMetadataFile, "agent " + wt.agentId + "\nbase " + wt.baseCommit + "\nbranch " + wt.branch +
+                                        "\n" + ownerLine(wt.owner));
 }
 
 std::optional<Metadata> readMetadata(const fs::path& admin) {
@@ -122,6 +130,7 @@ std::optional<Metadata> readMetadata(const fs::path& admin) {
     if (key == "branch") meta.branch = value;
     if (key == "pooled") meta.pooled = value;
     if (key == "bytes") meta.bytes = std::strtoull(value.c_str(), nullptr, 10);
+    if (key == "owner") meta.owner = parseOwnerWord(value);
   }
   return meta;
 }
@@ -174,6 +183,29 @@ std::set<std::string> linesOf(const std::string& text) {
 std::mutex& registryMutex() {
   static std::mutex mutex;
   return mutex;
+}
+
+// The same between processes: registryMutex() for this process's threads,
+// then a lock file for the other hydras. It lives in the common git
+// directory, next to the registry it guards (.git/worktrees, shared by every
+// linked worktree and every workspace_dir of the repository), not in the
+// workspace, whose listing is the worktrees. Held only for steps that are
+// quick (metadata, renames, refs), never across a checkout or the removal of
+// a directory tree.
+class RegistryLock {
+ public:
+  explicit RegistryLock(const fs::path& commonDir)
+      : local_(registryMutex()), shared_(commonDir / "hydra-worktrees.lock") {}
+
+ private:
+  std::lock_guard<std::mutex> local_;
+  FileLock shared_;
+};
+
+// True when what `owner` made may be removed: its process is gone. Without
+// an owner it was made before owners were recorded.
+bool ownerIsDead(const std::optional<ProcessOwner>& owner) {
+  return !owner || ownerLife(*owner) == OwnerLife::Dead;
 }
 
 // ---- removal ----------------------------------------------------------------
@@ -367,12 +399,12 @@ void discard(git_repository* repo, const fs::path& commonDir, const fs::path& wo
     removeDirectory(workspaceDir, wt);
   } catch (...) {
   }
-  std::lock_guard lock(registryMutex());
   try {
-    unregister(repo, commonDir, wt);
-  } catch (...) {
-  }
-  try {
+    RegistryLock lock(commonDir);
+    try {
+      unregister(repo, commonDir, wt);
+    } catch (...) {
+    }
     deleteBranchIfPresent(repo, wt.branch);
   } catch (...) {
   }
@@ -445,6 +477,10 @@ void resetMetadata(const fs::path& commonDir, const Worktree& wt, const std::str
 bool claim(const fs::path& commonDir, const PooledWorktree& pooled, const Worktree& wt) {
   const fs::path admin = adminDir(commonDir, wt.name);
   std::error_code ec;
+  // The claimer owns it from here: if it dies half way, repairPool() may undo it.
+  if (!pathExists(adminDir(commonDir, pooled.name))) return false;
+  writeWhole(adminDir(commonDir, pooled.name) / kMetadataFile,
+             "pooled " + pooled.commit + "\nbytes " + std::to_string(pooled.bytes) + "\n" + ownerLine(wt.owner));
   fs::rename(adminDir(commonDir, pooled.name), admin, ec);
   if (ec) return false;
   fs::rename(pooled.path, wt.path, ec);
@@ -459,10 +495,38 @@ bool claim(const fs::path& commonDir, const PooledWorktree& pooled, const Worktr
   return true;
 }
 
-// Removes a pooled worktree, directory and metadata. Call with registryMutex() held.
-void drop(const fs::path& commonDir, const PooledWorktree& pooled) {
-  if (pathExists(pooled.path)) removeTree(pooled.path);
+// A directory set aside to be removed once the lock is let go: named for the
+// hydra removing it, so that no other hydra deletes the same tree at the same
+// time, and what a remover that died left is known for what it is.
+constexpr std::string_view kSetAsidePrefix = "_pool-drop-";
+
+// Moves `dir` (inside the workspace) to a set-aside name of `remover`'s.
+// Call with the lock held; returns the new path.
+fs::path setAside(const fs::path& workspaceDir, const fs::path& dir, const ProcessOwner& remover) {
+  const fs::path target =
+      workspaceDir / (std::string(kSetAsidePrefix) + toWord(remover) + "-" + newPoolName().substr(kPoolPrefix.size()));
+  std::error_code ec;
+  fs::rename(dir, target, ec);
+  if (ec) throw osError("set aside " + inQuotes(dir.string()), ec);
+  return target;
+}
+
+// The hydra removing a set-aside directory, by its name; nullopt for any other name.
+std::optional<ProcessOwner> removerOf(std::string_view name) {
+  if (!name.starts_with(kSetAsidePrefix)) return std::nullopt;
+  name.remove_prefix(kSetAsidePrefix.size());
+  const auto dash = name.rfind('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  return parseOwnerWord(name.substr(0, dash));
+}
+
+// Unregisters a pooled worktree and sets its directory aside; returns the
+// directory to remove once the lock is let go. Call with the lock held.
+std::optional<fs::path> drop(const fs::path& commonDir, const fs::path& workspaceDir, const PooledWorktree& pooled,
+                             const ProcessOwner& remover) {
   removeTree(adminDir(commonDir, pooled.name));
+  if (!pathExists(pooled.path)) return std::nullopt;
+  return setAside(workspaceDir, pooled.path, remover);
 }
 
 // A taken worktree that cannot be moved (content filters apply now) is
@@ -530,6 +594,39 @@ std::exception_ptr firstError(const std::vector<std::exception_ptr>& errors) {
   return nullptr;
 }
 
+// ---- half-made registrations ---------------------------------------------------
+
+// The registrations a hydra killed inside registerWorktree() left: entries of
+// .git/worktrees that git cannot open, with hydra's metadata or a
+// hydra/<name> branch. Every registration runs under the registry lock, so
+// with it held none is being made now. Pool entries are repairPool()'s; a
+// live owner's entry is left alone whatever state it is in.
+std::vector<Worktree> halfRegistered(git_repository* repo, const fs::path& commonDir, const fs::path& workspaceDir) {
+  std::vector<Worktree> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(commonDir / "worktrees", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!isSafeId(name) || isPoolName(name)) continue;
+    git_worktree* raw = nullptr;
+    if (git_worktree_lookup(&raw, repo, name.c_str()) == 0) {
+      git::WorktreePtr complete(raw);
+      continue;
+    }
+    git_error_clear();
+    const auto meta = readMetadata(entry.path());
+    if (meta && (!meta->pooled.empty() || !ownerIsDead(meta->owner))) continue;
+    const std::string branch = meta && !meta->branch.empty() ? meta->branch : std::string(kBranchPrefix) + name;
+    git_reference* ref = nullptr;
+    const bool hasBranch = git_reference_lookup(&ref, repo, refName(branch).c_str()) == 0;
+    git::ReferencePtr owned(ref);
+    git_error_clear();
+    if (!meta && !hasBranch) continue;  // not hydra's
+    found.push_back({name, meta ? meta->agentId : "", workspaceDir / name, branch, meta ? meta->baseCommit : "",
+                     meta ? meta->owner : std::nullopt});
+  }
+  return found;
+}
+
 }  // namespace
 
 // ---- WorktreeManager ----------------------------------------------------------
@@ -592,7 +689,7 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
   std::vector<Worktree> plans;
   for (const std::string& id : agentIds) {
     const std::string name = id + "-" + timestamp;
-    plans.push_back({name, id, workspaceDir_ / name, std::string(kBranchPrefix) + name, base});
+    plans.push_back({name, id, workspaceDir_ / name, std::string(kBranchPrefix) + name, base, owner()});
   }
   for (const Worktree& wt : plans) requireFree(repo.get(), commonDir_, wt);
 
@@ -609,7 +706,7 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
   std::vector<std::optional<std::string>> pooledAt(plans.size());  // taken from the pool: its commit
   try {
     {
-      std::lock_guard lock(registryMutex());
+      RegistryLock lock(commonDir_);
       std::vector<PooledWorktree> available =
           fromPool && sparse.empty() ? pool() : std::vector<PooledWorktree>{};
       for (std::size_t i = 0; i < plans.size(); ++i) {
@@ -660,11 +757,12 @@ std::vector<Worktree> WorktreeManager::list() {
     if (isPoolName(name) || (meta && !meta->pooled.empty())) continue;  // pool() lists those
 
     // hydra's record wins: an agent may have switched its worktree to another branch.
-    Worktree wt{name, "", fs::path(git_worktree_path(handle.get())), "", ""};
-    if (meta) {
+    Worktree wt{name, "", fs::path(git_worktree_path(handle.get())), "", "", std::nullopt};
+    if (meta && !meta->branch.empty()) {
       wt.agentId = meta->agentId;
       wt.baseCommit = meta->baseCommit;
       wt.branch = meta->branch;
+      wt.owner = meta->owner;
     } else if (const auto branch = headBranch(admin);
                branch && branch->starts_with(kBranchPrefix)) {
       wt.branch = *branch;
@@ -694,7 +792,7 @@ void WorktreeManager::removeAll(const std::vector<Worktree>& worktrees, bool del
       });
 
   git::RepositoryPtr repo = git::openRepository(repoRoot_);
-  std::lock_guard lock(registryMutex());
+  RegistryLock lock(commonDir_);
   for (std::size_t i = 0; i < worktrees.size(); ++i) {
     if (errors[i]) continue;
     try {
@@ -710,10 +808,35 @@ void WorktreeManager::removeAll(const std::vector<Worktree>& worktrees, bool del
 
 std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Worktree&)>& isLive) {
   std::vector<Worktree> dead;
-  for (Worktree& wt : list()) {
-    if (!isLive(wt)) dead.push_back(std::move(wt));
+  std::vector<Worktree> halfMade;  // unregistered here; their directories removed after the lock
+  {
+    // Decided under the lock: a worktree another hydra is registering has
+    // its owner written before the lock is let go, so it is never seen ownerless.
+    RegistryLock lock(commonDir_);
+    git::RepositoryPtr repo = git::openRepository(repoRoot_);
+    for (Worktree& wt : halfRegistered(repo.get(), commonDir_, workspaceDir_)) {
+      if (isLive(wt)) continue;  // a race's record names it: kept, as its worktrees are
+      removeTree(adminDir(commonDir_, wt.name));
+      halfMade.push_back(std::move(wt));
+    }
+    // Only once none is left: libgit2 takes a branch for checked out while a half-made entry exists.
+    for (const Worktree& wt : halfMade) {
+      if (wt.branch.starts_with(kBranchPrefix)) deleteBranchIfPresent(repo.get(), wt.branch);
+    }
+    for (Worktree& wt : list()) {
+      if (!ownerIsDead(wt.owner) || isLive(wt) || !wt.branch.starts_with(kBranchPrefix)) continue;
+      // Taken over: another hydra pruning now sees a live owner and leaves it to this one.
+      Worktree takenOver = wt;
+      takenOver.owner = owner();
+      writeMetadata(adminDir(commonDir_, wt.name), takenOver);
+      dead.push_back(std::move(wt));
+    }
   }
+  // A dead owner's worktree stays dead: removed outside the lock (slow).
+  // Nobody else removes a half-made one: its metadata is gone.
+  for (const Worktree& wt : halfMade) removeDirectory(workspaceDir_, wt);
   removeAll(dead, /*deleteBranch=*/true);
+  dead.insert(dead.end(), halfMade.begin(), halfMade.end());
   return dead;
 }
 
@@ -731,11 +854,13 @@ bool WorktreeManager::poolOne(const Worktree& wt, bool deleteBranch, const std::
   if (!bytes) return false;
   // Written before the renames: an entry with it under a name not yet the
   // pool's was being pooled when hydra stopped (repairPool()).
-  writeWhole(admin / kMetadataFile, "pooled " + wt.baseCommit + "\nbytes " + std::to_string(*bytes) + "\n");
+  // The owner says who is pooling it, so no other hydra repairs it meanwhile.
+  writeWhole(admin / kMetadataFile,
+             "pooled " + wt.baseCommit + "\nbytes " + std::to_string(*bytes) + "\n" + ownerLine(owner()));
 
   const std::string name = newPoolName();
   const fs::path path = workspaceDir_ / name;
-  std::lock_guard lock(registryMutex());
+  RegistryLock lock(commonDir_);
   if (deleteBranch) deleteBranchIfPresent(repo.get(), wt.branch);
   fs::rename(admin, adminDir(commonDir_, name), ec);
   if (ec) throw osError("pool " + inQuotes(wt.name), ec);
@@ -760,8 +885,12 @@ std::vector<Worktree> WorktreeManager::release(const std::vector<Worktree>& work
   std::vector<PooledWorktree> pooled = pool();
   // pool_size was lowered: the pool shrinks to it (its worktrees are alike).
   while (pooled.size() > policy.size) {
-    std::lock_guard lock(registryMutex());
-    drop(commonDir_, pooled.back());
+    std::optional<fs::path> aside;
+    {
+      RegistryLock lock(commonDir_);
+      aside = drop(commonDir_, workspaceDir_, pooled.back(), owner());
+    }
+    if (aside) removeTree(*aside);
     pooled.pop_back();
   }
   // A sparse checkout is not what a pooled worktree holds.
@@ -792,41 +921,64 @@ std::vector<PooledWorktree> WorktreeManager::pool() {
 }
 
 std::vector<PooledWorktree> WorktreeManager::emptyPool() {
-  std::lock_guard lock(registryMutex());
-  std::vector<PooledWorktree> removed = pool();
-  for (const PooledWorktree& p : removed) drop(commonDir_, p);
+  std::vector<PooledWorktree> removed;
+  std::vector<fs::path> aside;
+  {
+    RegistryLock lock(commonDir_);
+    removed = pool();
+    for (const PooledWorktree& p : removed) {
+      if (auto dir = drop(commonDir_, workspaceDir_, p, owner())) aside.push_back(*dir);
+    }
+  }
+  for (const fs::path& dir : aside) removeTree(dir);
   return removed;
 }
 
 std::vector<fs::path> WorktreeManager::repairPool() {
-  std::lock_guard lock(registryMutex());
   std::vector<fs::path> removed;
-  auto drop = [&](const fs::path& p) {
-    if (!pathExists(p)) return;
-    removeTree(p);
-    removed.push_back(p);
-  };
-  std::error_code ec;
-  std::vector<fs::path> admins;
-  for (const auto& entry : fs::directory_iterator(commonDir_ / "worktrees", ec)) admins.push_back(entry.path());
-  for (const fs::path& admin : admins) {
-    const std::string name = admin.filename().string();
-    const auto meta = readMetadata(admin);
-    const bool pooledMeta = meta && !meta->pooled.empty();
-    if (!isPoolName(name) && !pooledMeta) continue;
-    if (isPoolName(name) && pooledMeta && linked(commonDir_, workspaceDir_, name)) continue;
-    // Half pooled or half taken: its directory is where gitdir says, or under either name.
-    const fs::path recorded = fs::path(trimmed(readFile(admin / "gitdir"))).parent_path();
-    for (const fs::path& dir : {recorded, workspaceDir_ / name}) {
-      if (!dir.empty() && isBelow(workspaceDir_, dir)) drop(dir);
+  std::vector<fs::path> aside;  // removed once the lock is let go
+  {
+    RegistryLock lock(commonDir_);
+    const ProcessOwner self = owner();
+    std::error_code ec;
+    std::vector<fs::path> admins;
+    for (const auto& entry : fs::directory_iterator(commonDir_ / "worktrees", ec)) admins.push_back(entry.path());
+    for (const fs::path& admin : admins) {
+      const std::string name = admin.filename().string();
+      const auto meta = readMetadata(admin);
+      const bool pooledMeta = meta && !meta->pooled.empty();
+      if (!isPoolName(name) && !pooledMeta) continue;
+      if (isPoolName(name) && pooledMeta && linked(commonDir_, workspaceDir_, name)) continue;
+      // Being pooled by a hydra that still runs: its to finish.
+      if (meta && !ownerIsDead(meta->owner)) continue;
+      // Half pooled or half taken: its directory is where gitdir says, or under either name.
+      const fs::path recorded = fs::path(trimmed(readFile(admin / "gitdir"))).parent_path();
+      for (const fs::path& dir : {recorded, workspaceDir_ / name}) {
+        if (dir.empty() || !isBelow(workspaceDir_, dir) || !pathExists(dir)) continue;
+        aside.push_back(setAside(workspaceDir_, dir, self));
+        removed.push_back(dir);
+      }
+      // Without its metadata nobody can claim it any more.
+      removeTree(admin);
+      removed.push_back(admin);
     }
-    drop(admin);
+    // Directories named like pool entries that git no longer knows (claims
+    // and returns rename under the lock, so none is half done now), and
+    // those a remover that died had set aside.
+    std::vector<fs::path> strays;
+    for (const auto& entry : fs::directory_iterator(workspaceDir_, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!isPoolName(name) || pathExists(adminDir(commonDir_, name))) continue;
+      if (std::find(aside.begin(), aside.end(), entry.path()) != aside.end()) continue;  // just set aside
+      if (const auto remover = removerOf(name); remover && !ownerIsDead(remover)) continue;  // being removed
+      strays.push_back(entry.path());
+    }
+    for (const fs::path& dir : strays) {
+      aside.push_back(setAside(workspaceDir_, dir, self));
+      removed.push_back(dir);
+    }
   }
-  // Directories named like pool entries that git no longer knows.
-  for (const auto& entry : fs::directory_iterator(workspaceDir_, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (isPoolName(name) && !pathExists(adminDir(commonDir_, name))) drop(entry.path());
-  }
+  for (const fs::path& dir : aside) removeTree(dir);
   return removed;
 }
 
@@ -889,6 +1041,16 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
                           hydra.get(), nullptr, message.c_str(), tree.get(), 1, parents),
         "commit in worktree " + inQuotes(worktree.name));
   return git::toHex(commitId);
+}
+
+void WorktreeManager::setOwner(ProcessOwner owner) {
+  std::lock_guard lock(sparseMutex_);
+  owner_ = std::move(owner);
+}
+
+ProcessOwner WorktreeManager::owner() const {
+  std::lock_guard lock(sparseMutex_);
+  return owner_;
 }
 
 void WorktreeManager::setSparsePaths(std::vector<std::string> paths) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/util/owner.h"
+
 namespace hydra::core {
 
 struct Worktree {
@@ -20,6 +22,9 @@ struct Worktree {
   std::filesystem::path path;  // <repoRoot>/<workspaceDir>/<name>
   std::string branch;          // "hydra/<agentId>-<timestamp>"
   std::string baseCommit;      // hex oid; empty for a hydra/* worktree that hydra did not make
+  // The hydra process that made it; nullopt for one made before owners were
+  // recorded (or not by hydra), which counts as left by a dead one.
+  std::optional<ProcessOwner> owner;
 
   bool operator==(const Worktree&) const = default;
 };
@@ -43,6 +48,15 @@ struct PoolPolicy {
 };
 
 // Makes, lists and removes the agent worktrees of one repository.
+//
+// Several hydra processes may share the repository (two editors' `hydra
+// serve`, a terminal's `hydra race`). Every worktree records the process that
+// made it (Worktree::owner, ProcessOwner::self() unless setOwner() says
+// otherwise), and prune() and repairPool() remove only what a dead owner left.
+// The short steps that change what the processes share (registering,
+// unregistering, claiming and returning pool entries, deciding what is dead)
+// run under a cross-process lock (core/util/file_lock.h) on
+// .git/hydra-worktrees.lock; checkouts and directory removals run outside it.
 //
 // Holds no libgit2 objects: every call opens its own repository handle, so
 // calls from different threads are safe as long as they concern different
@@ -99,7 +113,10 @@ class WorktreeManager {
   void removeAll(const std::vector<Worktree>& worktrees, bool deleteBranch = true);
 
   // Removes (with their branches) the listed worktrees for which isLive is
-  // false, e.g. those left behind by a crashed race. Returns what it removed.
+  // false and whose owner is dead (ownerLife() says Dead; a worktree without
+  // an owner counts as dead), e.g. those left behind by a crashed race. A
+  // worktree of a live process, or of one on another host, is never removed.
+  // Returns what it removed.
   std::vector<Worktree> prune(const std::function<bool(const Worktree&)>& isLive);
 
   // Done with these worktrees: while the pool holds fewer than policy.size,
@@ -118,7 +135,8 @@ class WorktreeManager {
   // Removes what a hydra killed while pooling or taking a worktree from the
   // pool left half done: pool entries whose metadata, directory or links do
   // not agree, and directories of the workspace named like pooled worktrees
-  // that git does not know. Returns the paths removed.
+  // that git does not know. An entry being pooled by a live process (its
+  // owner is alive, or on another host) is left to it. Returns the paths removed.
   std::vector<std::filesystem::path> repairPool();
 
   // Stages everything in the worktree like `git add -A` (new, modified and
@@ -137,12 +155,18 @@ class WorktreeManager {
   void setSparsePaths(std::vector<std::string> paths);
   std::vector<std::string> sparsePaths() const;
 
+  // The owner recorded on the worktrees made (and pool entries returned) from
+  // now on; ProcessOwner::self() by default. For tests that play another process.
+  void setOwner(ProcessOwner owner);
+  ProcessOwner owner() const;
+
  private:
   std::filesystem::path repoRoot_;      // canonical working directory
   std::filesystem::path workspaceDir_;  // canonical, inside repoRoot_
   std::filesystem::path commonDir_;     // the shared .git directory
   mutable std::mutex sparseMutex_;
   std::vector<std::string> sparse_;     // sparse_paths
+  ProcessOwner owner_ = ProcessOwner::self();  // guarded by sparseMutex_
 
   // Resets `wt` and puts it in the pool; false when it cannot be pooled.
   bool poolOne(const Worktree& wt, bool deleteBranch, const std::vector<std::string>& keep);

@@ -166,6 +166,7 @@ RaceRecord RaceRecord::started(const RaceStarted& e) {
   race.status = RaceStatus::Running;
   race.hydraPid = e.hydraPid;
   race.hydraStartTime = e.hydraStartTime;
+  race.hydraHost = e.hydraHost;
   race.sandbox = e.sandbox;
   race.sandboxWarning = e.sandboxWarning;
   race.executor = e.executor;
@@ -237,7 +238,7 @@ bool operator==(const RaceRecord& a, const RaceRecord& b) {
   return a.id == b.id && a.kind == b.kind && a.task == b.task && a.baseRef == b.baseRef &&
          a.baseCommit == b.baseCommit && a.repoRoot == b.repoRoot && a.createdAt == b.createdAt &&
          a.finishedAt == b.finishedAt && a.status == b.status && a.hydraPid == b.hydraPid &&
-         a.hydraStartTime == b.hydraStartTime && a.sandbox == b.sandbox &&
+         a.hydraStartTime == b.hydraStartTime && a.hydraHost == b.hydraHost && a.sandbox == b.sandbox &&
          a.sandboxWarning == b.sandboxWarning && a.executor == b.executor &&
          a.slurmConf == b.slurmConf && a.agents == b.agents && sameAutoMerge(a.autoMerge, b.autoMerge) &&
          a.merged == b.merged && a.collaboration == b.collaboration && a.stopReason == b.stopReason &&
@@ -296,6 +297,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const RaceRecord& r) {
   o["status"] = toString(r.status);
   o["hydraPid"] = r.hydraPid;
   o["hydraStartTime"] = r.hydraStartTime;
+  putIfNotEmpty(o, "hydraHost", r.hydraHost);
   o["sandbox"] = r.sandbox;
   putIfNotEmpty(o, "sandboxWarning", r.sandboxWarning);
   o["executor"] = r.executor;
@@ -331,6 +333,7 @@ RaceRecord tag_invoke(json::value_to_tag<RaceRecord>, const json::value& in) {
   race.status = r.word("status", parseRaceStatus);
   race.hydraPid = r.number<int>("hydraPid");
   race.hydraStartTime = r.number<std::uint64_t>("hydraStartTime");
+  race.hydraHost = r.optionalString("hydraHost").value_or("");
   race.sandbox = r.optionalString("sandbox").value_or("unconfined");
   race.sandboxWarning = r.optionalString("sandboxWarning").value_or("");
   race.executor = r.optionalString("executor").value_or("local");

@@ -17,6 +17,7 @@
 #include "core/adapter/event.h"
 #include "core/events/events.h"
 #include "core/util/json_fields.h"
+#include "core/util/owner.h"
 #include "core/util/timestamp.h"
 
 namespace hydra::core {
@@ -78,6 +79,8 @@ struct RaceRecord {
   // whose process is gone (or whose pid now names another process) was interrupted.
   int hydraPid = 0;
   std::uint64_t hydraStartTime = 0;
+  // The host it ran on; empty in records written before hosts were (this host).
+  std::string hydraHost;
   // "bubblewrap" or "unconfined" (RaceStarted::sandbox), and why unconfined.
   std::string sandbox = "unconfined";
   std::string sandboxWarning;
@@ -94,6 +97,8 @@ struct RaceRecord {
   std::optional<std::string> stopReason;
 
   bool isCollab() const { return kind == "collab"; }
+  // The hydra process that runs (or ran) the race.
+  ProcessOwner hydraOwner() const { return {hydraPid, hydraStartTime, hydraHost}; }
   const IterationResult* findIteration(int iteration) const;
 
   // The record as its RaceStarted event describes it.

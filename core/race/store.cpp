@@ -79,14 +79,9 @@ std::optional<T> readRecordFile(const fs::path& path) {
   }
 }
 
-// The hydra that ran `race` is still the same live process.
-bool hydraAlive(const RaceRecord& race) {
-  if (race.hydraPid <= 0) return false;
-  auto startTime = processStartTime(race.hydraPid);
-  if (!startTime) return false;
-  // Without a recorded start time a live pid has to be taken at its word.
-  return race.hydraStartTime == 0 || *startTime == race.hydraStartTime;
-}
+// The hydra that ran `race` is still the same live process, or runs on
+// another host, where it cannot be tested (and so is never taken for dead).
+bool hydraAlive(const RaceRecord& race) { return ownerLife(race.hydraOwner()) != OwnerLife::Dead; }
 
 bool groupExists(pid_t group) { return ::kill(-group, 0) == 0 || errno == EPERM; }
 
@@ -344,17 +339,24 @@ std::optional<LogSlice> RaceStore::readLog(std::string_view raceId, std::string_
   return slice;
 }
 
+bool markIfOrphaned(RaceRecord& race) {
+  if (race.status != RaceStatus::Running || hydraAlive(race)) return false;
+  race.status = RaceStatus::Interrupted;
+  for (AgentRecord& agent : race.agents) {
+    if (agent.status == AgentStatus::Running || agent.status == AgentStatus::Queued) {
+      agent.status = AgentStatus::Interrupted;
+    }
+  }
+  return true;
+}
+
 std::vector<RaceRecord> RaceStore::recoverInterrupted(const std::function<void(pid_t)>& killGroup) {
   std::vector<RaceRecord> changed;
   for (RaceRecord& race : list()) {
-    if (race.status != RaceStatus::Running || hydraAlive(race)) continue;
-    race.status = RaceStatus::Interrupted;
-    for (AgentRecord& agent : race.agents) {
-      if (agent.status == AgentStatus::Running || agent.status == AgentStatus::Queued) {
-        agent.status = AgentStatus::Interrupted;
-      }
-      // Finished agents too: hydra may have died between an agent's exit and
-      // the cleanup of the children it left in its group.
+    if (!markIfOrphaned(race)) continue;
+    // Finished agents too: hydra may have died between an agent's exit and
+    // the cleanup of the children it left in its group.
+    for (const AgentRecord& agent : race.agents) {
       if (auto group = orphanedGroup(agent)) killGroup(*group);
     }
     save(race);

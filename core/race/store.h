@@ -46,6 +46,12 @@ namespace hydra::core {
 bool isValidId(std::string_view id);
 
 
+// A race still marked running whose hydra process is gone (or whose pid now
+// names another process) was interrupted: marks it so, and its queued and
+// running agents, in `race` only (nothing is written). False, and `race`
+// untouched, for any other race, including one whose hydra runs on another host.
+bool markIfOrphaned(RaceRecord& race);
+
 // The append-only logs of one agent. Thread-safe: stdout and stderr may be
 // read on different threads.
 class AgentLog {

@@ -189,6 +189,13 @@ WorkspaceError WorkspaceError::raceRunning(std::string_view raceId, std::string_
                         json::object{{"raceId", raceId}});
 }
 
+WorkspaceError WorkspaceError::raceOwnedElsewhere(std::string_view raceId, const ProcessOwner& owner) {
+  return WorkspaceError(Kind::RaceRunning,
+                        "race " + std::string(raceId) + " is run by another hydra (" + describe(owner) +
+                            "): cancel it there",
+                        json::object{{"raceId", raceId}, {"pid", owner.pid}, {"host", owner.host}});
+}
+
 WorkspaceError WorkspaceError::alreadyMerged(const RaceRecord& race) {
   const MergeRecord& m = *race.merged;
   std::string how = m.automatic ? " (automatically)" : "";

@@ -61,6 +61,9 @@ class WorkspaceError : public std::runtime_error {
   static WorkspaceError noResult(const RaceRecord& race, const AgentRecord& agent);
   static WorkspaceError noResult(const RaceRecord& race, const AgentRecord& agent, std::string why);
   static WorkspaceError raceRunning(std::string_view raceId, std::string_view what);
+  // The race runs in another hydra process: only that one can cancel it.
+  // RaceRunning, data {raceId, pid, host}.
+  static WorkspaceError raceOwnedElsewhere(std::string_view raceId, const ProcessOwner& owner);
   static WorkspaceError raceRefused(std::string why);
 
  private:

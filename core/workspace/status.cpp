@@ -15,7 +15,10 @@ namespace hydra::core {
 
 std::vector<RaceRecord> Workspace::allRaces() {
   // The disk, where the recorder may not have caught up yet, completed by the live races.
+  // A race whose hydra died shows as interrupted, as recovery will record it:
+  // a query only reads, and leaves writing that to recover().
   std::vector<RaceRecord> races = store_.list();
+  for (RaceRecord& race : races) markIfOrphaned(race);
   std::lock_guard lock(liveMutex_);
   for (const auto& [liveId, live] : live_) {
     const std::string& id = liveId;  // (a structured binding cannot be captured before C++20 compilers catch up)
@@ -77,7 +80,17 @@ RaceRecord Workspace::record(const std::string& raceId) {
     throw std::runtime_error("the record of race " + raceId + " is unreadable: " + e.what());
   }
   if (!race) throw WorkspaceError::unknownRace(raceId);
+  markIfOrphaned(*race);  // as allRaces() shows it
   return *race;
+}
+
+void Workspace::requireCancellable(const std::string& raceId) {
+  const RaceRecord race = record(raceId);
+  if (live(raceId) || race.status != RaceStatus::Running) return;
+  const ProcessOwner self = ProcessOwner::self();
+  const ProcessOwner owner = race.hydraOwner();
+  if (owner.pid == self.pid && (owner.host.empty() || owner.host == self.host)) return;
+  throw WorkspaceError::raceOwnedElsewhere(raceId, owner);
 }
 
 AgentRecord Workspace::agentRecord(const std::string& raceId, const std::string& agentId) {

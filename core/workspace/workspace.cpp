@@ -160,9 +160,9 @@ std::vector<RaceRecord> Workspace::recover() {
   try {
     auto config = configState().config;
     auto& worktrees = worktreesFor(config ? config->general.workspaceDir : GeneralConfig{}.workspaceDir);
+    // Only what a dead hydra left goes (prune() asks each worktree's owner):
+    // the checks, baselines and agents of races that other hydras run now stay.
     auto pruned = worktrees.prune([&](const Worktree& wt) {
-      // A baseline worktree of a live race is in use too.
-      if (wt.agentId == "_baseline" && busy(wt.name.substr(std::string("_baseline-").size()))) return true;
       return std::find(known.begin(), known.end(), wt.path.string()) != known.end();
     });
     for (const auto& wt : pruned) spdlog::info("removed worktree {} whose race no longer exists", wt.path.string());
@@ -172,6 +172,7 @@ std::vector<RaceRecord> Workspace::recover() {
   } catch (const std::exception& e) {
     spdlog::warn("could not prune worktrees: {}", e.what());
   }
+  spdlog::info("recovery done: {} race(s) marked interrupted", marked.size());
   return marked;
 }
 
@@ -263,8 +264,10 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
   started.baseCommit = baseCommit;
   started.repoRoot = root_.string();
   started.createdAt = recordNow();
-  started.hydraPid = ::getpid();
-  started.hydraStartTime = processStartTime(::getpid()).value_or(0);
+  const ProcessOwner self = ProcessOwner::self();
+  started.hydraPid = self.pid;
+  started.hydraStartTime = self.startTime;
+  started.hydraHost = self.host;
   auto ids = collab ? std::vector<std::string>{std::string(collab::kBuilder), std::string(collab::kReviewer)}
                    : assignAgentIds(request.agents);
   if (collab) {

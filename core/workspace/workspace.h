@@ -118,8 +118,13 @@ class Workspace {
 
   // --- lifecycle ----------------------------------------------------------------
   // After a crash: races left running by a hydra that is gone become
-  // interrupted (their agents' process groups are killed), and worktrees whose
-  // race record is gone are removed. Blocking. Returns the races it marked.
+  // interrupted (their agents' process groups are killed), and worktrees that
+  // a dead hydra left and no race record names (its checks, its baselines,
+  // worktrees of deleted races) are removed, as are pool entries it left half
+  // moved. What a live hydra (this one or another) made is never touched.
+  // For commands that start or clean up work; queries never call it (they
+  // show a dead hydra's race as interrupted without writing). Blocking.
+  // Returns the races it marked.
   std::vector<RaceRecord> recover();
   // Blocks until every event published so far is on disk.
   void flush();
@@ -142,7 +147,8 @@ class Workspace {
   // command's result (its `error` says what kept it from running).
   void startVerify(VerifyRequest request, std::function<void(scoring::CheckResult)> done);
   // Cancels a race this workspace runs, or one of its agents. False when there
-  // is nothing to cancel. Use record() first to tell an unknown id.
+  // is nothing to cancel. Use requireCancellable() first (blocking) to tell an
+  // unknown id or another process's race.
   bool cancel(std::string_view raceId, std::optional<std::string_view> agentId = std::nullopt);
   // hydra or its client is going away: every race ends as interrupted and its
   // agents and checks are killed; `done` runs on the io thread once they are
@@ -168,6 +174,10 @@ class Workspace {
   std::vector<RaceSummary> status(const std::optional<std::string>& raceId, std::size_t newest = 20);
   RacePage races(std::size_t offset, std::size_t limit);
   RaceRecord record(const std::string& raceId);
+  // Throws UnknownRace for no such race, and RaceRunning (raceOwnedElsewhere)
+  // for a race that another live hydra process runs: only its own hydra
+  // cancels a race. A race of this workspace, or one that has ended, passes.
+  void requireCancellable(const std::string& raceId);
   // Throws UnknownAgent when the race has no such agent.
   AgentRecord agentRecord(const std::string& raceId, const std::string& agentId);
   scoring::RaceScores scores(const std::string& raceId);

@@ -112,9 +112,9 @@ void printRace(const core::RaceSummary& race, const Style& style, bool details) 
 int runStatus(const StatusOptions& options) {
   boost::asio::io_context io;
   core::Workspace workspace(io, std::filesystem::current_path());
-  // A race whose hydra died shows as running until something notices: status
-  // must tell the truth, so it notices, and stops the agents left behind.
-  workspace.recover();
+  // Status only reads: a race whose hydra died shows as interrupted without
+  // being written so (Workspace::status); the commands that start or clean
+  // up work recover it.
   auto races = workspace.status(options.raceId, options.raceId ? 1 : SIZE_MAX);
   const std::optional<core::PoolStatus> pool = workspace.worktreePool();
   if (options.json) {

@@ -1089,11 +1089,13 @@ TEST_F(CliTest, OutsideAGitRepositoryCommandsFailWithAClearMessage) {
 }
 
 // 9.
-TEST_F(CliTest, KilledHydraLeavesARaceThatStatusMarksInterruptedKillingItsOrphans) {
+// Status only reads: it shows the race interrupted at once, and the next
+// command that starts work records it so and ends the orphans.
+TEST_F(CliTest, KilledHydraLeavesARaceThatStatusShowsInterruptedAndTheNextRaceRecovers) {
   const fs::path pidFile = dir_ / "outside" / "grandchild.pid";
   writeConfig("[agents.slow]\nadapter = \"command\"\nbinary = \"" + kTestChild.string() +
               "\"\nargs = [\"--ignore-sigterm\", \"--spawn-grandchild\", \"--pid-file\", \"" + pidFile.string() +
-              "\", \"--sleep\", \"30\"]\n");
+              "\", \"--sleep\", \"30\"]\n\n" + scriptedAgent("quick", {"write", "quick.txt", "done"}));
   auto race = spawn({"race", "Take your time", "--agents", "slow"});
 
   // Wait until the record on disk shows the agent running, with its grandchild made.
@@ -1130,6 +1132,11 @@ TEST_F(CliTest, KilledHydraLeavesARaceThatStatusMarksInterruptedKillingItsOrphan
   ASSERT_EQ(status.code, 0) << status;
   EXPECT_THAT(status.out, ContainsRegex(id + "  interrupted"));
   EXPECT_THAT(status.out, ContainsRegex("\n    -  slow   interrupted  [^\n]* --\n"));
+  EXPECT_EQ(raceJson(id).at("status").as_string(), "running") << "status wrote the record";
+  EXPECT_FALSE(processGone(agentPid)) << "status ended a process";
+
+  Outcome next = hydra({"race", "Next", "--agents", "quick"});
+  ASSERT_EQ(next.code, 0) << next;
   json::object recovered = raceJson(id);
   EXPECT_EQ(recovered.at("status").as_string(), "interrupted");
   EXPECT_EQ(recovered.at("agents").at(0).at("status").as_string(), "interrupted");
@@ -1139,7 +1146,7 @@ TEST_F(CliTest, KilledHydraLeavesARaceThatStatusMarksInterruptedKillingItsOrphan
   EXPECT_TRUE(fs::is_directory(worktree));
   EXPECT_THAT(git("worktree list --porcelain"), HasSubstr(worktree));
 
-  Outcome cleanup = hydra({"cleanup", id});
+  Outcome cleanup = hydra({"cleanup"});
   ASSERT_EQ(cleanup.code, 0) << cleanup;
   EXPECT_FALSE(fs::exists(worktree));
   EXPECT_EQ(git("branch --list 'hydra/*'"), "");

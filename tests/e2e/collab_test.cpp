@@ -350,18 +350,26 @@ TEST_F(CollabTest, HydraKilledMidLoopIsRecoveredAsInterrupted) {
   const std::string id = str(collab().at("raceId"));
   auto [reviewerPid, sleeperPid] = pidsIn(pids);
   ASSERT_GT(sleeperPid, 0);
+  // Killed once the record names the reviewer's process group (the recorder
+  // writes it a moment after the reviewer starts): only then can a later
+  // hydra end what it left.
+  ASSERT_TRUE(eventually([&] { return repo_.raceRecord(id).at("agents").at(1).as_object().contains("processGroup"); }, 10s));
 
   ::kill(client().process().pid(), SIGKILL);
   ASSERT_TRUE(client().process().waitExit(10s));
   EXPECT_EQ(repo_.raceRecord(id).at("status").as_string(), "running") << "nothing could mark it";
 
-  // The next hydra finds it: interrupted, its agents' processes ended, iteration 1 kept.
+  // The next hydra shows it interrupted, iteration 1 kept; status only reads.
   json::value status = hydraJson("status " + id + " --json");
   const json::object& summary = status.at("races").at(0).as_object();
   EXPECT_EQ(summary.at("state").as_string(), "interrupted");
   EXPECT_EQ(summary.at("kind").as_string(), "collab");
   ASSERT_EQ(summary.at("iterations").as_array().size(), 1u);
   EXPECT_TRUE(summary.at("iterations").at(0).as_object().contains("score"));
+  EXPECT_EQ(repo_.raceRecord(id).at("status").as_string(), "running") << "status wrote the record";
+  // The next command that starts or cleans up work records it and ends its agents' processes.
+  hydra("cleanup");
+  EXPECT_EQ(repo_.raceRecord(id).at("status").as_string(), "interrupted");
   EXPECT_TRUE(eventually([&] { return processGone(reviewerPid) && processGone(sleeperPid); }, 10s))
       << "the reviewer outlived hydra";
 }

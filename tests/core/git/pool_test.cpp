@@ -326,6 +326,9 @@ TEST_F(PoolTest, AMoveThatBringsAttributesChecksOutAfresh) {
 
 TEST_F(PoolTest, RepairRemovesWhatAHydraKilledMidwayLeft) {
   WorktreeManager m = manager();
+  ProcessOwner gone = ProcessOwner::self();
+  gone.startTime += 1;  // the pid of a process that ended, now reused
+  m.setOwner(gone);
   m.release(m.createMany({"a", "b", "c", "d"}, "HEAD", "20261126T070000"), true, PoolPolicy{4, {}});
   auto pool = m.pool();
   ASSERT_THAT(pool, SizeIs(4));
@@ -348,6 +351,44 @@ TEST_F(PoolTest, RepairRemovesWhatAHydraKilledMidwayLeft) {
   EXPECT_EQ(pathsBelow(workspace(), {pool[3].name}), std::set<std::string>{pool[3].name});
   EXPECT_TRUE(m.list().empty());
   EXPECT_TRUE(m.repairPool().empty()) << "nothing more to do";
+}
+
+// A hydra that is pooling a worktree now (its metadata already says pooled,
+// the renames are still to come) is left to finish by another hydra's repair.
+TEST_F(PoolTest, RepairLeavesWhatALiveHydraIsPooling) {
+  WorktreeManager m = manager();
+  m.release(m.createMany({"a", "b"}, "HEAD", "20261126T070000"), true, PoolPolicy{2, {}});
+  auto pool = m.pool();
+  ASSERT_THAT(pool, SizeIs(2));
+  const fs::path admins = repo_.root() / ".git/worktrees";
+  fs::rename(pool[0].path, workspace() / "a-20261126T070000");
+  writeFile(admins / pool[0].name / "gitdir", (workspace() / "a-20261126T070000/.git").string() + "\n");
+
+  EXPECT_THAT(manager().repairPool(), IsEmpty()) << "its owner, this process, still runs";
+  EXPECT_TRUE(fs::exists(workspace() / "a-20261126T070000"));
+  EXPECT_TRUE(fs::exists(admins / pool[0].name));
+  EXPECT_EQ(m.pool(), std::vector<PooledWorktree>{pool[1]});
+}
+
+// What is being removed is set aside under a name that says who removes it:
+// another hydra's repair leaves a live remover's alone and finishes a dead one's.
+TEST_F(PoolTest, RepairFinishesWhatADeadRemoverSetAsideAndLeavesALiveOnesAlone) {
+  WorktreeManager m = manager();
+  m.release({m.create("a", "HEAD", "20261126T070000")}, true, PoolPolicy{1, {}});
+  ProcessOwner gone = ProcessOwner::self();
+  gone.startTime += 1;
+  const fs::path dead = workspace() / ("_pool-drop-" + toWord(gone) + "-0123456789ab");
+  const fs::path live = workspace() / ("_pool-drop-" + toWord(ProcessOwner::self()) + "-0123456789ab");
+  writeFile(dead / "src/a.txt", "half removed\n");
+  writeFile(live / "src/a.txt", "being removed\n");
+
+  EXPECT_EQ(manager().repairPool(), std::vector<fs::path>{dead});
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live / "src/a.txt"));
+  EXPECT_THAT(m.pool(), SizeIs(1)) << "the pool itself is untouched";
+  fs::remove_all(live);
+  EXPECT_THAT(m.emptyPool(), SizeIs(1));
+  EXPECT_TRUE(fs::is_empty(workspace())) << "emptyPool removes what it set aside";
 }
 
 TEST_F(PoolTest, TwoManagersNeverTakeTheSamePooledWorktree) {

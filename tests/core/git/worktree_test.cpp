@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -45,6 +46,17 @@ int countPrefixed(const std::string& text, const std::string& prefix) {
 std::string gitIn(const fs::path& dir, const std::string& args) {
   return TempRepo::gitIn(dir, args);
 }
+
+// A process that is gone: this one's pid with another start time, as when
+// the pid was reused by a later process.
+ProcessOwner deadOwner() {
+  ProcessOwner owner = ProcessOwner::self();
+  owner.startTime += 1;
+  return owner;
+}
+
+// A pid no process can have (above any pid_max).
+constexpr int kNoSuchPid = std::numeric_limits<int>::max();
 
 std::vector<Worktree> sortedByName(std::vector<Worktree> wts) {
   std::sort(wts.begin(), wts.end(),
@@ -552,7 +564,7 @@ TEST_F(WorktreeTest, CommitAllRefusesWhenTheWorktreeLeftItsBranch) {
 
 TEST_F(WorktreeTest, CommitAllRefusesTheMainWorkingTree) {
   WorktreeManager m = manager();
-  Worktree forged{"main-tree", "x", repo_.root(), "main", base_};
+  Worktree forged{"main-tree", "x", repo_.root(), "main", base_, std::nullopt};
   repo_.write("src/a.txt", "user edit\n");
   const std::string indexBefore = readFile(repo_.root() / ".git/index");
   EXPECT_THROW(m.commitAll(forged, "msg"), git::GitError);
@@ -651,6 +663,7 @@ TEST_F(WorktreeTest, TwoRacesInOneProcessCreateAndRemoveSideBySide) {
 
 TEST_F(WorktreeTest, PruneRemovesDeadWorktreesAndKeepsLiveOnes) {
   WorktreeManager m = manager();
+  m.setOwner(deadOwner());
   const auto wts = m.createMany({"a", "b", "c"}, "HEAD", "9");
   const Worktree& live = wts[1];
   const auto removed = m.prune([&](const Worktree& wt) { return wt.name == live.name; });
@@ -666,6 +679,7 @@ TEST_F(WorktreeTest, PruneRemovesDeadWorktreesAndKeepsLiveOnes) {
 
 TEST_F(WorktreeTest, PruneRemovesADanglingWorktreeWhoseDirectoryIsGone) {
   WorktreeManager m = manager();
+  m.setOwner(deadOwner());
   const Worktree wt = m.create("crashed", "HEAD", "1");
   fs::remove_all(wt.path);
   EXPECT_THAT(repo_.git("worktree list --porcelain"), HasSubstr("prunable"));
@@ -680,9 +694,91 @@ TEST_F(WorktreeTest, PruneRemovesADanglingWorktreeWhoseDirectoryIsGone) {
 
 TEST_F(WorktreeTest, PruneLeavesEverythingWhenAllAreLive) {
   WorktreeManager m = manager();
+  m.setOwner(deadOwner());
   const auto wts = m.createMany({"a", "b"}, "HEAD", "1");
   EXPECT_TRUE(m.prune([](const Worktree&) { return true; }).empty());
   EXPECT_EQ(m.list(), sortedByName(wts));
+}
+
+TEST_F(WorktreeTest, EveryWorktreeRecordsItsOwner) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("a", "HEAD", "1");
+  EXPECT_EQ(wt.owner, ProcessOwner::self());
+  EXPECT_EQ(m.list(), std::vector<Worktree>{wt});
+  EXPECT_THAT(readFile(admin(wt.name) / "hydra"), HasSubstr("owner " + toWord(ProcessOwner::self()) + "\n"));
+}
+
+// What another hydra runs is never pruned, even when no record names it (a
+// race's check and baseline worktrees): only a dead owner's leftovers go.
+TEST_F(WorktreeTest, PruneRemovesOnlyWhatADeadOwnerLeft) {
+  const ProcessOwner self = ProcessOwner::self();
+  const std::string otherHost = self.host + "-elsewhere";
+  struct Case {
+    std::string agent;
+    std::optional<ProcessOwner> owner;
+    bool removed;
+  };
+  const std::vector<Case> cases{
+      {"_check-live", self, false},
+      {"_check-gone", ProcessOwner{kNoSuchPid, self.startTime, self.host}, true},
+      {"_check-reused", deadOwner(), true},
+      {"_check-elsewhere", ProcessOwner{kNoSuchPid, 1, otherHost}, false},
+      {"_check-legacy", std::nullopt, true},
+  };
+  std::vector<Worktree> removed, kept;
+  for (const Case& c : cases) {
+    WorktreeManager m = manager();
+    if (c.owner) m.setOwner(*c.owner);
+    Worktree wt = m.create(c.agent, "HEAD", "1");
+    if (!c.owner) {  // made by a hydra from before owners were recorded
+      writeFile(admin(wt.name) / "hydra", "agent " + wt.agentId + "\nbase " + wt.baseCommit + "\nbranch " + wt.branch + "\n");
+      wt.owner.reset();
+    }
+    (c.removed ? removed : kept).push_back(wt);
+  }
+
+  WorktreeManager pruner = manager();
+  const auto pruned = pruner.prune([](const Worktree&) { return false; });
+  EXPECT_EQ(sortedByName(pruned), sortedByName(removed));
+  EXPECT_EQ(manager().list(), sortedByName(kept));
+  for (const Worktree& wt : removed) EXPECT_FALSE(fs::exists(wt.path)) << wt.name;
+  for (const Worktree& wt : kept) EXPECT_TRUE(fs::exists(wt.path / "src/a.txt")) << wt.name;
+  EXPECT_EQ(registeredWorktrees(), 1 + static_cast<int>(kept.size()));
+}
+
+// A hydra killed inside a registration (under the registry lock) leaves an
+// entry git cannot open: the next prune removes it, its directory and its
+// branch, unless its owner still runs.
+TEST_F(WorktreeTest, PruneRemovesARegistrationADeadHydraLeftHalfMade) {
+  WorktreeManager dead = manager();
+  dead.setOwner(deadOwner());
+  const Worktree half = dead.create("_check-a", "HEAD", "1");
+  const Worktree live = manager().create("_check-b", "HEAD", "1");
+  for (const Worktree& wt : {half, live}) fs::remove(admin(wt.name) / "commondir");  // as if cut short
+  ASSERT_EQ(manager().list(), std::vector<Worktree>{}) << "git cannot open either";
+
+  const auto pruned = manager().prune([](const Worktree&) { return false; });
+  ASSERT_EQ(pruned.size(), 1u);
+  EXPECT_EQ(pruned[0].name, half.name);
+  EXPECT_FALSE(fs::exists(admin(half.name)));
+  EXPECT_FALSE(fs::exists(half.path));
+  EXPECT_EQ(hydraBranches(), live.branch) << "the half-made one's branch is gone";
+  EXPECT_TRUE(fs::exists(admin(live.name))) << "a live hydra's entry is left alone";
+  EXPECT_TRUE(fs::exists(live.path / "src/a.txt"));
+}
+
+// Metadata cut short (by an older hydra killed while writing it): the
+// worktree is known by its HEAD's hydra/* branch, has no owner, and is pruned.
+TEST_F(WorktreeTest, PruneRemovesAWorktreeWhoseMetadataWasCutShort) {
+  const Worktree wt = manager().create("_baseline", "HEAD", "1");
+  writeFile(admin(wt.name) / "hydra", "");
+  const auto listed = manager().list();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].branch, wt.branch);
+  EXPECT_EQ(listed[0].owner, std::nullopt);
+  EXPECT_EQ(manager().prune([](const Worktree&) { return false; }).size(), 1u);
+  EXPECT_FALSE(fs::exists(wt.path));
+  EXPECT_EQ(hydraBranches(), "");
 }
 
 // ---- the user's checkout ----------------------------------------------------
@@ -697,6 +793,7 @@ TEST_F(WorktreeTest, NeverTouchesTheUsersWorkingTreeIndexOrHead) {
   ASSERT_EQ(before.status, " M src/a.txt\nM  src/b.txt\n?? notes.txt");
 
   WorktreeManager m = manager();
+  m.setOwner(deadOwner());
   const auto wts = m.createMany({"a", "b"}, "HEAD", "1");
   const Worktree c = m.create("c", "main", "1");
   EXPECT_EQ(readFile(wts[0].path / "src/a.txt"), "alpha\n");  // the commit, not the dirty file

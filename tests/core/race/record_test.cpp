@@ -31,6 +31,7 @@ RaceRecord fullRecord() {
   race.status = RaceStatus::Completed;
   race.hydraPid = 4242;
   race.hydraStartTime = 987654321012ull;
+  race.hydraHost = "build-7";
 
   AgentRecord claude;
   claude.agentId = "claude";
@@ -101,6 +102,7 @@ TEST(RecordTest, JsonUsesCamelCaseNamesStatusWordsAndUtcTimes) {
   EXPECT_EQ(o.at("createdAt"), "2026-11-21T11:05:01.123Z");
   EXPECT_EQ(o.at("status"), "completed");
   EXPECT_EQ(o.at("hydraStartTime").to_number<std::uint64_t>(), 987654321012ull);
+  EXPECT_EQ(o.at("hydraHost"), "build-7");
   const json::object& codex = o.at("agents").as_array().at(1).as_object();
   EXPECT_EQ(codex.at("agentId"), "codex-2");
   EXPECT_EQ(codex.at("status"), "timedOut");

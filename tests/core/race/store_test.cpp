@@ -542,6 +542,27 @@ TEST_F(RecoverTest, ReusedHydraPidCountsAsDead) {
   EXPECT_EQ(store.load("reused")->status, RaceStatus::Interrupted);
 }
 
+// A repository on a shared file system: a race run on another machine cannot
+// be tested from here, so it is never taken for dead, whatever its pid.
+TEST_F(RecoverTest, RaceOfAHydraOnAnotherHostIsLeftRunning) {
+  RaceRecord race = runningRace("elsewhere", deadPid(), 1);
+  race.hydraHost = ProcessOwner::self().host + "-elsewhere";
+  store.save(race);
+  RaceRecord seen = race;
+  EXPECT_FALSE(markIfOrphaned(seen));
+  EXPECT_EQ(seen, race);
+  EXPECT_TRUE(recover().empty());
+  EXPECT_EQ(store.load("elsewhere"), race);
+
+  // The same race on this host is dead: shown so by markIfOrphaned, which writes nothing.
+  race.hydraHost = ProcessOwner::self().host;
+  store.save(race);
+  EXPECT_TRUE(markIfOrphaned(seen = race));
+  EXPECT_EQ(seen.status, RaceStatus::Interrupted);
+  EXPECT_EQ(store.load("elsewhere")->status, RaceStatus::Running);
+  EXPECT_EQ(recover().size(), 1u);
+}
+
 TEST_F(RecoverTest, FinishedRacesAreLeftAlone) {
   RaceRecord race = runningRace("finished", deadPid(), 1);
   race.status = RaceStatus::Completed;

@@ -278,19 +278,34 @@ TEST_F(WorkspaceRaceTest, DestroyingTheEngineMidRaceKillsItsAgentsAndMarksTheRac
   EXPECT_FALSE(agentOf(*race, "waiting").pid) << "the queued agent never ran";
 }
 
-TEST_F(WorkspaceRaceTest, RecoverRemovesOnlyTheWorktreesWhoseRaceRecordIsGone) {
+// Recovery removes a worktree only when no record names it and the hydra
+// that made it is gone: one made by a live hydra (here, this process) stays.
+TEST_F(WorkspaceRaceTest, RecoverRemovesOnlyTheWorktreesWhoseRaceRecordAndHydraAreGone) {
   open({scripted("a", {"write", "a.txt", "a"})});
   RaceRecord forgotten = runRace({"a"});
+  RaceRecord forgottenLive = runRace({"a"});
   RaceRecord kept = runRace({"a"});
   const AgentRecord& lost = agentOf(forgotten, "a");
+  const AgentRecord& alive = agentOf(forgottenLive, "a");
   const AgentRecord& stays = agentOf(kept, "a");
   ASSERT_TRUE(fs::is_directory(lost.worktree));
   ASSERT_TRUE(RaceStore(repo_.root()).remove(forgotten.id));
+  ASSERT_TRUE(RaceStore(repo_.root()).remove(forgottenLive.id));
+  // The first was made by a hydra that has gone (its pid now names a later process).
+  const fs::path metadata = repo_.root() / ".git/worktrees" / fs::path(lost.worktree).filename() / "hydra";
+  ProcessOwner gone = ProcessOwner::self();
+  const std::string self = "owner " + toWord(gone);
+  gone.startTime += 1;
+  std::string text = readFile(metadata);
+  ASSERT_NE(text.find(self), std::string::npos) << text;
+  writeFile(metadata, text.replace(text.find(self), self.size(), "owner " + toWord(gone)));
 
   EXPECT_TRUE(ws_->recover().empty()) << "no race was interrupted";
 
   EXPECT_FALSE(fs::exists(lost.worktree));
   EXPECT_EQ(git("branch --list " + lost.branch), "");
+  EXPECT_TRUE(fs::is_directory(alive.worktree)) << "its hydra still runs";
+  EXPECT_EQ(git("rev-parse " + alive.branch), alive.commit.value());
   EXPECT_TRUE(fs::is_directory(stays.worktree));
   EXPECT_EQ(git("rev-parse " + stays.branch), stays.commit.value());
 }
