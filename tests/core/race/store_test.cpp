@@ -291,7 +291,7 @@ TEST_F(RaceStoreTest, TestNamesThatLookSecretRoundTripWhileAKeyBesideThemIsMaske
   score.agentId = "builder@1";
   score.agent = "claude";
   score.checks.tests = tests;
-  score.testChanges = scoring::TestChanges{{names[0], names[3]}, {names[1]}, {names[2]}};
+  score.testChanges = scoring::TestChanges{{names[0], names[3]}, {names[1]}, {names[2]}, {}};
 
   RaceRecord race = makeRace("r1", recordNow());
   race.kind = "collab";
