@@ -344,10 +344,17 @@ TEST_F(SlurmTest, AHydraKilledMidRaceLeavesNoJobBehindOnceItIsBackAndTheClusterS
   // The jobs outlive the hydra that started them...
   EXPECT_FALSE(noneLive(race));
 
-  // ...until a hydra is back in the repository.
+  // A hydra that only reads shows the race interrupted and changes nothing:
+  // not the record, not the jobs (docs/reliability.md)...
   auto [code, text] = hydra("status " + race);
   EXPECT_EQ(code, 0) << text;
   EXPECT_THAT(text, HasSubstr("interrupted"));
+  EXPECT_EQ(repo_.raceRecord(race).at("status"), "running");
+  EXPECT_FALSE(noneLive(race));
+
+  // ...until a hydra is back to start or clean up work there.
+  auto [cleanupCode, cleanupText] = hydra("cleanup");
+  EXPECT_EQ(cleanupCode, 0) << cleanupText;
   EXPECT_TRUE(eventually([&] { return noneLive(race); }, 60s));
   for (const auto& j : jobsOf(race)) EXPECT_EQ(j.state, "CANCELLED") << j.comment;
   for (int pid : running) EXPECT_TRUE(eventually([&] { return processGone(pid); }, 30s)) << pid;
