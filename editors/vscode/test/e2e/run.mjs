@@ -723,11 +723,12 @@ async function historyScenario() {
       `the scoreboard of a race every agent failed says so: ${lostSummary}`);
     await wb.shot('scoreboard-all-failed');
 
-    // Merged meanwhile from elsewhere (the terminal, another window): the view still offers its merge;
-    // hydra refuses it as alreadyMerged, in its own words, and the race shows as merged.
+    // Merged meanwhile from elsewhere (the terminal, another window), where the user confirmed the
+    // flagged winner (force): the view still offers its merge; hydra refuses it as alreadyMerged,
+    // in its own words, and the race shows as merged.
     const elsewhere = new HydraRpc(hydra, repo);
     await elsewhere.initialize();
-    await elsewhere.request('hydra/merge', { raceId: raced, agentId: 'narrator' });
+    await elsewhere.request('hydra/merge', { raceId: raced, agentId: 'narrator', force: true });
     await elsewhere.close();
     const mergedLib = fs.readFileSync(path.join(repo, 'lib.sh'), 'utf8');
     const mergedRow = (await wb.hydraView()).locator('.monaco-list-row[aria-level="1"]', { hasText: 'Make add() add, narrated' }).first();
