@@ -40,7 +40,7 @@ using ::testing::Not;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::int64_t kRaceRunning = -32018;
-// What the bug of issue 27 printed when another hydra had removed a check's worktree.
+// What a check printed when another hydra had removed its worktree under it.
 constexpr const char* kMissingWorktree = "open repository";
 
 struct CommandRun {
@@ -140,7 +140,7 @@ std::string raceFiles(const fs::path& repo, const std::string& raceId) {
   return all;
 }
 
-// ---- the reproduction of issue 27: the demo race beside a status loop ------------
+// ---- the demo race beside a status loop ------------------------------------------
 
 class DemoBesideStatusLoopTest : public ::testing::Test {
  protected:
