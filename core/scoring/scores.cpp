@@ -46,6 +46,16 @@ bool comparedOnSpeed(const AgentScore& a) {
   return a.status == AgentStatus::Completed && a.durationMs && built && a.eligible();
 }
 
+// An agent's run time as speed compares it: a run shorter than a second counts
+// as one second. Below that the difference is how long a process took to
+// start, not how fast the agent worked: 20 ms against 24 ms would otherwise
+// score 100 against 83 and decide a race between two runs that were equally
+// quick (docs/scoring.md).
+constexpr double kShortestComparedRunSeconds = 1.0;
+double speedSeconds(const AgentScore& a) {
+  return std::max(static_cast<double>(*a.durationMs) / 1000.0, kShortestComparedRunSeconds);
+}
+
 // Scores each dimension of one agent. A failed build short-circuits: tests
 // and lint were not run and score 0.
 Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::optional<double> fastestSeconds) {
@@ -68,7 +78,7 @@ Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::option
   // Only an agent that finished its work, built and can win can be fast: one
   // that crashed at once, broke the build or changed nothing is not.
   if (comparedOnSpeed(a) && fastestSeconds) {
-    b.speed = speedScore(*fastestSeconds, static_cast<double>(*a.durationMs) / 1000.0);
+    b.speed = speedScore(*fastestSeconds, speedSeconds(a));
   } else {
     b.speed = 0.0;
   }
@@ -325,7 +335,7 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
   std::optional<double> fastest;
   for (const auto& a : agents) {
     if (!comparedOnSpeed(a)) continue;
-    double s = static_cast<double>(*a.durationMs) / 1000.0;
+    const double s = speedSeconds(a);
     if (!fastest || s < *fastest) fastest = s;
   }
   for (auto& a : agents) {
