@@ -1,4 +1,4 @@
-// Races on a real open-source project with its real test suite, fetched by
+// Races on real open-source projects with their real test suites, fetched by
 // scripts/real-projects.sh into .cache/real-projects/ (a ctest fixture runs it
 // before these tests):
 //
@@ -7,6 +7,12 @@
 //   CVE-2023-50472 in cJSON_SetValuestring), as Debian's
 //   0001-add-null-checkings.patch carries it. The base is 1.7.15 plus the
 //   fix's new assertions in tests/misc_tests.c, so misc_tests crashes there.
+//
+//   Jinja 3.1.2 (pytest, 849 tests) with Debian's patches up to upstream's
+//   "disallow invalid characters in keys to xmlattr filter" (CVE-2024-34064),
+//   Debian's 0002-disallow-invalid-characters-in-keys-to-xmlattr-filte.patch.
+//   The base has the fix's new test, test_xmlattr_key_invalid, seven cases
+//   that fail there.
 //
 // Scripted agents apply the real fix, half of it (the InsertItemInArray NULL
 // check left out), deselect the crashing test, delete the new assertions,
@@ -17,6 +23,7 @@
 // The suite is cJSON's whole ctest suite (19 test executables, built without
 // cJSON_Utils, which the fix does not touch): a build takes about 8 s of one
 // core, so seven builds (the base and six agents) stay well under two minutes.
+// Jinja's whole suite takes about 8 s a run on two busy cores.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -41,6 +48,9 @@ using ::testing::Not;
 const fs::path kCache = fs::path(HYDRA_SOURCE_DIR) / ".cache" / "real-projects";
 const fs::path kCjson = kCache / "cjson" / "source" / "cJSON-1.7.15";
 const fs::path kCjsonFix = kCache / "cjson" / "source" / "0001-add-null-checkings.patch";
+const fs::path kJinja = kCache / "jinja2" / "source" / "Jinja2-3.1.2";
+const fs::path kJinjaFix =
+    kCache / "jinja2" / "source" / "0002-disallow-invalid-characters-in-keys-to-xmlattr-filte.patch";
 
 // Exit code and stdout+stderr of the real hydra, run in `repo`.
 std::pair<int, std::string> hydraIn(const TestRepo& repo, const std::string& args) {
@@ -63,27 +73,70 @@ double number(const json::value& v) { return v.to_number<double>(); }
 class RealProjectsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(fs::exists(kCjson / "cJSON.c") && fs::exists(kCjsonFix))
-        << kCjson << " is missing: scripts/real-projects.sh fetches it (ctest runs it first)";
+    for (const fs::path& p : {kCjson / "cJSON.c", kCjsonFix, kJinja / "src" / "jinja2" / "filters.py", kJinjaFix}) {
+      ASSERT_TRUE(fs::exists(p)) << p << " is missing: scripts/real-projects.sh fetches it (ctest runs it first)";
+    }
   }
+  // The race's stored record reads back through every command that reads it,
+  // and the merge proposed is the real fix, with nothing said against it.
+  void expectRecordReadsBack(const std::string& raceId, const std::string& evalName) {
+    for (const std::string& args : std::vector<std::string>{"scores latest", "status", "status " + raceId,
+                                                            "status " + raceId + " --json"}) {
+      auto [rc, out] = hydraIn(repo_, args);
+      EXPECT_EQ(rc, 0) << args << ": " << out;
+      EXPECT_THAT(out, Not(HasSubstr("unreadable"))) << args;
+    }
+    auto [dryRc, dryText] = hydraIn(repo_, "merge --dry-run");
+    EXPECT_EQ(dryRc, 0) << dryText;
+    EXPECT_THAT(dryText, HasSubstr("hydra/fixer-")) << dryText;
+    EXPECT_THAT(dryText, Not(HasSubstr("not a safe pick"))) << dryText;
+    auto [initRc, initOut] = hydraIn(repo_, "eval init --from-race latest --name " + evalName);
+    EXPECT_EQ(initRc, 0) << initOut;
+    EXPECT_THAT(initOut, Not(HasSubstr("unreadable")));
+    EXPECT_TRUE(fs::exists(repo_.root() / "evals" / evalName / "eval.toml")) << initOut;
+  }
+
+  // Replaces the calc project TestRepo starts with by the tree at `source`,
+  // committed as `subject`, with `ignored` in .gitignore.
+  void commitTree(const fs::path& source, const std::string& ignored, const std::string& subject) {
+    repo_.git("rm -q -r .");
+    // Not -a: the tarball's owners would make git refuse the repository.
+    sh("cp -R --preserve=mode " + shellQuote(source.string() + "/.") + " " + shellQuote(repo_.root().string()));
+    repo_.write(".gitignore", ignored);
+    repo_.git("add -A");
+    repo_.git("commit -q -m " + shellQuote(subject));
+  }
+
+  // Applies the part of `patch` in `file` and copies the result to the
+  // scratch folder as `copy`, leaving the checkout as it was.
+  void keepPatchedCopy(const fs::path& patch, const std::string& file, const std::string& copy) {
+    repo_.git("apply --include=" + file + " " + shellQuote(patch.string()));
+    sh("cp " + shellQuote((repo_.root() / file).string()) + " " + shellQuote((repo_.scratch() / copy).string()));
+    repo_.git("checkout -q -- " + file);
+  }
+
+  // Races `agents`, after committing `config` as hydra.toml; hydra scores' JSON.
+  json::value race(const std::string& config, const std::string& task, const std::string& agents) {
+    repo_.writeConfig(config);
+    repo_.git("add hydra.toml");
+    repo_.git("commit -q -m 'hydra: race configuration'");
+    auto [raceRc, raceOut] = hydraIn(repo_, "race " + shellQuote(task) + " --agents " + agents);
+    EXPECT_EQ(raceRc, 0) << raceOut;
+    auto [scoresRc, scoresJson] = hydraIn(repo_, "scores latest --json");
+    EXPECT_EQ(scoresRc, 0) << scoresJson;
+    return json::parse(scoresJson);
+  }
+
   TestRepo repo_;
 };
 
 TEST_F(RealProjectsTest, CjsonTheRealUpstreamFixWinsAndTheRecordReadsBack) {
-  // The base: the calc project TestRepo starts with replaced by cJSON 1.7.15,
-  // then the fix's new test assertions committed on top of it.
-  repo_.git("rm -q -r .");
-  sh("cp -a " + shellQuote(kCjson.string() + "/.") + " " + shellQuote(repo_.root().string()));
-  repo_.write(".gitignore", "build/\n");
-  repo_.git("add -A");
-  repo_.git("commit -q -m 'cJSON 1.7.15'");
+  // The base: cJSON 1.7.15, then the fix's new test assertions on top.
+  commitTree(kCjson, "build/\n", "cJSON 1.7.15");
   repo_.git("apply --include=tests/misc_tests.c " + shellQuote(kCjsonFix.string()));
   repo_.git("commit -q -a -m 'tests: NULL checks in cJSON_InsertItemInArray and cJSON_SetValuestring'");
   // The fixed cJSON.c the fixer copies in, made from the upstream patch itself.
-  repo_.git("apply --include=cJSON.c " + shellQuote(kCjsonFix.string()));
-  sh("cp " + shellQuote((repo_.root() / "cJSON.c").string()) + " " +
-     shellQuote((repo_.scratch() / "cJSON.c.fixed").string()));
-  repo_.git("checkout -q -- cJSON.c");
+  keepPatchedCopy(kCjsonFix, "cJSON.c", "cJSON.c.fixed");
 
   const std::string scratch = shellQuote(repo_.scratch().string());
   std::string agents;
@@ -106,25 +159,15 @@ TEST_F(RealProjectsTest, CjsonTheRealUpstreamFixWinsAndTheRecordReadsBack) {
       "deleter", repo_.script("deleter.sh", "git show HEAD~2:tests/misc_tests.c > tests/misc_tests.c\n"));
   agents += TestRepo::commandAgent("idle", repo_.script("idle.sh", "true\n"));
   agents += TestRepo::commandAgent("breaker", repo_.script("breaker.sh", "echo 'this is not C' >> cJSON.c\n"));
-  repo_.writeConfig(agents +
+  const json::value scores = race(agents +
                     "[scoring]\n"
                     "build_command = \"cmake -S . -B build -G Ninja -DENABLE_CJSON_TEST=On -DENABLE_CJSON_UTILS=Off "
                     ">/dev/null && cmake --build build -j2\"\n"
                     "test_command = \"ctest --test-dir build --output-on-failure\"\n"
                     "test_format = \"ctest\"\n"
                     "protected_paths = [\"tests/\", \"CMakeLists.txt\", \"hydra.toml\"]\n"
-                    "protected_mode = \"restore\"\n");
-  repo_.git("add hydra.toml");
-  repo_.git("commit -q -m 'hydra: race configuration'");
-  ASSERT_EQ(repo_.git("status --porcelain"), "");
-
-  auto [raceRc, raceOut] =
-      hydraIn(repo_, "race 'Fix the NULL dereferences that misc_tests finds' --agents fixer,half,skipper,deleter,idle,breaker");
-  ASSERT_EQ(raceRc, 0) << raceOut;
-
-  auto [scoresRc, scoresJson] = hydraIn(repo_, "scores latest --json");
-  ASSERT_EQ(scoresRc, 0) << scoresJson;
-  const json::value scores = json::parse(scoresJson);
+                    "protected_mode = \"restore\"\n",
+      "Fix the NULL dereferences that misc_tests finds", "fixer,half,skipper,deleter,idle,breaker");
   const std::string dump = json::serialize(scores);
   EXPECT_EQ(scores.at("winner"), json::value("fixer")) << dump;
   const json::object& fixer = ranking(scores, "fixer");
@@ -164,23 +207,91 @@ TEST_F(RealProjectsTest, CjsonTheRealUpstreamFixWinsAndTheRecordReadsBack) {
     EXPECT_LT(number(r.at("total")), fixerTotal) << gamer << ": " << dump;
   }
 
-  // The record reads back everywhere.
-  const std::string raceId(scores.at("raceId").as_string());
-  for (const std::string& args : std::vector<std::string>{"scores latest", "status", "status " + raceId, "status " + raceId + " --json",
-                                 "merge latest --dry-run"}) {
-    auto [rc, out] = hydraIn(repo_, args);
-    EXPECT_EQ(rc, 0) << args << ": " << out;
-    EXPECT_THAT(out, Not(HasSubstr("unreadable"))) << args;
+  expectRecordReadsBack(std::string(scores.at("raceId").as_string()), "cjson-null-checks");
+}
+
+TEST_F(RealProjectsTest, JinjaTheRealUpstreamFixWinsAndTheRecordReadsBack) {
+  commitTree(kJinja, "__pycache__/\n", "Jinja 3.1.2 with Debian's patches before CVE-2024-34064's fix");
+  repo_.git("apply --include=tests/test_filters.py " + shellQuote(kJinjaFix.string()));
+  repo_.git("commit -q -a -m 'tests: xmlattr rejects keys with characters that end an attribute name'");
+  keepPatchedCopy(kJinjaFix, "src/jinja2/filters.py", "filters.py.fixed");
+
+  const std::string scratch = shellQuote(repo_.scratch().string());
+  std::string agents;
+  agents += TestRepo::commandAgent("fixer",
+                                   repo_.script("fixer.sh", "cp " + scratch + "/filters.py.fixed src/jinja2/filters.py\n"));
+  // Half the fix: '=' is still allowed in a key.
+  agents += TestRepo::commandAgent(
+      "half", repo_.script("half.sh", "cp " + scratch + "/filters.py.fixed src/jinja2/filters.py\n"
+                                      "sed -i 's|\\[\\\\s/>=\\]|[\\\\s/>]|' src/jinja2/filters.py\n"
+                                      "grep -q '\\[\\\\s/>\\]' src/jinja2/filters.py\n"));
+  agents += TestRepo::commandAgent(
+      "skipper", repo_.script("skipper.sh", "sed -i 's|^    @pytest.mark.parametrize(\"sep\"|    @pytest.mark.skip\\n&|' "
+                                            "tests/test_filters.py\n"));
+  agents += TestRepo::commandAgent(
+      "deleter", repo_.script("deleter.sh", "sed -i '/@pytest.mark.parametrize(\"sep\"/,/^            )$/d' "
+                                            "tests/test_filters.py\n"));
+  agents += TestRepo::commandAgent("idle", repo_.script("idle.sh", "true\n"));
+  agents += TestRepo::commandAgent("breaker",
+                                   repo_.script("breaker.sh", "echo 'def broken(:' >> src/jinja2/filters.py\n"));
+  // protected_paths is left to its defaults (tests/ is not among them): the
+  // skipped and deleted tests are caught by name.
+  const json::value scores = race(agents +
+                                      "[scoring]\n"
+                                      "build_command = \"/usr/bin/python3 -m compileall -q src\"\n"
+                                      "test_command = \"env PYTHONPATH=src /usr/bin/python3 -m pytest -rA -p no:cacheprovider "
+                                      "tests\"\n"
+                                      "test_format = \"pytest\"\n",
+                                  "Reject xmlattr keys that end an attribute name", "fixer,half,skipper,deleter,idle,breaker");
+  const std::string dump = json::serialize(scores);
+  EXPECT_EQ(scores.at("winner"), json::value("fixer")) << dump;
+  const json::object& fixer = ranking(scores, "fixer");
+  EXPECT_EQ(fixer.at("rank"), json::value(1)) << dump;
+
+  // pytest's own summary at the base: "7 failed, 842 passed".
+  const json::value& baseTests = scores.at("baseline").at("checks").at("tests").at("tests");
+  EXPECT_EQ(baseTests.at("passed"), json::value(842)) << dump;
+  EXPECT_EQ(baseTests.at("failed"), json::value(7)) << dump;
+  // The fixer's: "849 passed", the seven named, a space and a tab among them.
+  EXPECT_EQ(fixer.at("checks").at("tests").at("tests").at("passed"), json::value(849)) << dump;
+  EXPECT_EQ(fixer.at("checks").at("tests").at("tests").at("failed"), json::value(0)) << dump;
+  const std::string invalid = "tests/test_filters.py::TestFilter::test_xmlattr_key_invalid";
+  EXPECT_EQ(fixer.at("testChanges").at("fixed").as_array().size(), 7u) << dump;
+  for (const std::string sep : {"[ ]", "[/]", "[>]", "[=]", "[\\t]", "[\\n]", "[\\x0c]"}) {
+    EXPECT_THAT(json::serialize(fixer.at("testChanges").at("fixed")), HasSubstr(json::serialize(json::value(invalid + sep))))
+        << dump;
   }
-  // The merge proposed is the real fix, and nothing is said against it.
-  auto [dryRc, dryText] = hydraIn(repo_, "merge --dry-run");
-  EXPECT_EQ(dryRc, 0) << dryText;
-  EXPECT_THAT(dryText, HasSubstr("hydra/fixer-")) << dryText;
-  EXPECT_THAT(dryText, Not(HasSubstr("not a safe pick"))) << dryText;
-  auto [initRc, initOut] = hydraIn(repo_, "eval init --from-race latest --name cjson-null-checks");
-  EXPECT_EQ(initRc, 0) << initOut;
-  EXPECT_THAT(initOut, Not(HasSubstr("unreadable")));
-  EXPECT_TRUE(fs::exists(repo_.root() / "evals" / "cjson-null-checks" / "eval.toml")) << initOut;
+  EXPECT_EQ(number(fixer.at("breakdown").at("tests")), 100.0) << dump;
+  const double fixerTotal = number(fixer.at("total"));
+
+  // Half the fix: "1 failed, 848 passed", the '=' case still failing.
+  const json::object& half = ranking(scores, "half");
+  EXPECT_EQ(half.at("checks").at("tests").at("tests").at("passed"), json::value(848)) << dump;
+  EXPECT_EQ(half.at("checks").at("tests").at("tests").at("failed"), json::value(1)) << dump;
+  EXPECT_EQ(half.at("checks").at("tests").at("testCases").at(invalid + "[=]"), json::value("failed")) << dump;
+  EXPECT_LT(number(half.at("total")), fixerTotal) << dump;
+  // The skipped and the deleted cases count as failed, named.
+  const json::object& skipper = ranking(scores, "skipper");
+  // pytest's summary: "842 passed, 7 skipped". Its -rA report names skips only
+  // by where they are ("SKIPPED [7] tests/test_filters.py:477"), so the seven
+  // are no longer named at all and are listed as removed; either way they
+  // count as failed.
+  EXPECT_EQ(skipper.at("checks").at("tests").at("tests").at("passed"), json::value(842)) << dump;
+  EXPECT_EQ(skipper.at("checks").at("tests").at("tests").at("skipped"), json::value(7)) << dump;
+  EXPECT_EQ(skipper.at("testChanges").at("removed").as_array().size() +
+                skipper.at("testChanges").at("skipped").as_array().size(),
+            7u)
+      << dump;
+  EXPECT_LT(number(skipper.at("breakdown").at("tests")), 100.0) << dump;
+  EXPECT_LT(number(skipper.at("total")), fixerTotal) << dump;
+  const json::object& deleter = ranking(scores, "deleter");
+  EXPECT_EQ(deleter.at("testChanges").at("removed").as_array().size(), 7u) << dump;
+  EXPECT_LT(number(deleter.at("breakdown").at("tests")), 100.0) << dump;
+  EXPECT_LT(number(deleter.at("total")), fixerTotal) << dump;
+  EXPECT_LT(number(ranking(scores, "idle").at("total")), fixerTotal) << dump;
+  EXPECT_LT(number(ranking(scores, "breaker").at("total")), fixerTotal) << dump;
+
+  expectRecordReadsBack(std::string(scores.at("raceId").as_string()), "jinja-xmlattr-keys");
 }
 
 }  // namespace
