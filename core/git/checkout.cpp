@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string_view>
@@ -92,6 +93,51 @@ bool configSet(git_repository* repo, const char* key) {
   return true;
 }
 
+void writeAll(int fd, const char* data, std::size_t size, const std::string& path) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw osError("write " + path);
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// The blob of `e` into `fd`. A loose object (every object an agent's commit
+// made) is streamed in small pieces, so a file of gigabytes costs hydra no
+// more memory than a small one; a packed one is read whole, as libgit2 reads
+// packs.
+void writeBlob(git_repository* repo, const Entry& e, int fd) {
+  git_odb* rawOdb = nullptr;
+  check(git_repository_odb(&rawOdb, repo), "open the object store");
+  const OdbPtr odb(rawOdb);
+  git_odb_stream* rawStream = nullptr;
+  std::size_t length = 0;
+  git_object_t type = GIT_OBJECT_INVALID;
+  if (git_odb_open_rstream(&rawStream, &length, &type, odb.get(), &e.id) == 0) {
+    const OdbStreamPtr stream(rawStream);
+    std::vector<char> buffer(std::size_t{1} << 20);
+    std::size_t done = 0;
+    while (done < length) {
+      const int n = git_odb_stream_read(stream.get(), buffer.data(), buffer.size());
+      check(n, "read " + e.path);
+      if (n == 0) break;
+      writeAll(fd, buffer.data(), static_cast<std::size_t>(n), e.path);
+      done += static_cast<std::size_t>(n);
+    }
+    if (done != length) {
+      throw GitError(GIT_ERROR, GIT_ERROR_ODB, "read " + e.path + ": the object ended early");
+    }
+    return;
+  }
+  git_error_clear();
+  git_blob* raw = nullptr;
+  check(git_blob_lookup(&raw, repo, &e.id), "read " + e.path);
+  BlobPtr blob(raw);
+  writeAll(fd, static_cast<const char*>(git_blob_rawcontent(blob.get())),
+           static_cast<std::size_t>(git_blob_rawsize(blob.get())), e.path);
+}
+
 // Writes one entry below `dir` (an open directory of the worktree) and stats it.
 void writeEntry(git_repository* repo, int dir, Entry& e) {
   const char* path = e.path.c_str();
@@ -100,13 +146,12 @@ void writeEntry(git_repository* repo, int dir, Entry& e) {
     e.written = {};
     return;
   }
-  git_blob* raw = nullptr;
-  check(git_blob_lookup(&raw, repo, &e.id), "read " + e.path);
-  BlobPtr blob(raw);
-  const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
-  const auto size = static_cast<std::size_t>(git_blob_rawsize(blob.get()));
   if (e.mode == GIT_FILEMODE_LINK) {
-    const std::string target(data, size);
+    git_blob* raw = nullptr;
+    check(git_blob_lookup(&raw, repo, &e.id), "read " + e.path);
+    BlobPtr blob(raw);
+    const std::string target(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                             static_cast<std::size_t>(git_blob_rawsize(blob.get())));
     if (::symlinkat(target.c_str(), dir, path) < 0) throw osError("create the link " + e.path);
     if (::fstatat(dir, path, &e.written, AT_SYMLINK_NOFOLLOW) < 0) throw osError("stat " + e.path);
     return;
@@ -114,36 +159,18 @@ void writeEntry(git_repository* repo, int dir, Entry& e) {
   const mode_t perms = e.mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666;
   const int fd = ::openat(dir, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perms);
   if (fd < 0) throw osError("create " + e.path);
-  std::size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::write(fd, data + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const GitError error = osError("write " + e.path);
-      ::close(fd);
-      throw error;
-    }
-    done += static_cast<std::size_t>(n);
+  try {
+    writeBlob(repo, e, fd);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
   const int statted = ::fstat(fd, &e.written);
   if (::close(fd) < 0 || statted < 0) throw osError("write " + e.path);
 }
 
 git_index_entry indexEntry(const Entry& e) {
-  git_index_entry entry{};
-  const struct stat& st = e.written;
-  entry.ctime.seconds = static_cast<int32_t>(st.st_ctim.tv_sec);
-  entry.ctime.nanoseconds = static_cast<uint32_t>(st.st_ctim.tv_nsec);
-  entry.mtime.seconds = static_cast<int32_t>(st.st_mtim.tv_sec);
-  entry.mtime.nanoseconds = static_cast<uint32_t>(st.st_mtim.tv_nsec);
-  entry.dev = static_cast<uint32_t>(st.st_dev);
-  entry.ino = static_cast<uint32_t>(st.st_ino);
-  entry.mode = e.mode;
-  entry.uid = static_cast<uint32_t>(st.st_uid);
-  entry.gid = static_cast<uint32_t>(st.st_gid);
-  entry.file_size = static_cast<uint32_t>(st.st_size);
-  entry.id = e.id;
-  entry.path = e.path.c_str();
+  git_index_entry entry = indexEntryFromStat(e.written, e.mode, e.id, e.path.c_str());
   if (e.skipWorktree) entry.flags_extended = GIT_INDEX_ENTRY_SKIP_WORKTREE;
   return entry;
 }

@@ -16,6 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr git_off_t kMaxTextBlobBytes = 16 << 20;
+
 git::TreePtr treeOfCommit(git_repository* repo, const std::string& spec) {
   const git_oid id = git::resolveCommit(repo, spec);
   git::CommitPtr commit = git::lookupCommit(repo, id);
@@ -38,6 +40,10 @@ class CommitDiff {
     // No GIT_DIFF_INCLUDE_TYPECHANGE: a type change stays a deletion plus an
     // addition, which is how git prints and counts it.
     git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+    // A blob larger than this is counted as binary without being read: a
+    // patch loads both sides whole, and an agent's 2 GB file must not become
+    // 2 GB of hydra's memory (docs/reliability.md, Heavy agents).
+    options.max_size = kMaxTextBlobBytes;
     git_diff* raw = nullptr;
     git::check(git_diff_tree_to_tree(&raw, repo_.get(), base.get(), agent.get(), &options),
                "diff " + baseCommit + " to " + agentCommit);
