@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -103,34 +104,89 @@ void writeAll(int fd, const char* data, std::size_t size, const std::string& pat
   }
 }
 
-// The blob of `e` into `fd`. A loose object (every object an agent's commit
-// made) is streamed in small pieces, so a file of gigabytes costs hydra no
-// more memory than a small one; a packed one is read whole, as libgit2 reads
-// packs.
-void writeBlob(git_repository* repo, const Entry& e, int fd) {
-  git_odb* rawOdb = nullptr;
-  check(git_repository_odb(&rawOdb, repo), "open the object store");
-  const OdbPtr odb(rawOdb);
-  git_odb_stream* rawStream = nullptr;
-  std::size_t length = 0;
-  git_object_t type = GIT_OBJECT_INVALID;
-  if (git_odb_open_rstream(&rawStream, &length, &type, odb.get(), &e.id) == 0) {
-    const OdbStreamPtr stream(rawStream);
-    std::vector<char> buffer(std::size_t{1} << 20);
-    std::size_t done = 0;
-    while (done < length) {
-      const int n = git_odb_stream_read(stream.get(), buffer.data(), buffer.size());
-      check(n, "read " + e.path);
-      if (n == 0) break;
-      writeAll(fd, buffer.data(), static_cast<std::size_t>(n), e.path);
-      done += static_cast<std::size_t>(n);
+// The loose object `id` of `objectsDir` (its content, past the "blob <size>"
+// header) into `fd`, read and inflated 64 KiB at a time with read(2): nothing
+// of it is mapped or held, whatever its size. False when it is not a loose
+// object there (it is packed, or in an alternate).
+bool writeLoose(const fs::path& objectsDir, const git_oid& id, int fd, const std::string& path) {
+  const std::string hex = toHex(id);
+  const int in = ::open((objectsDir / hex.substr(0, 2) / hex.substr(2)).c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return false;
+  struct Closer {
+    int fd;
+    z_stream* z;
+    ~Closer() {
+      ::close(fd);
+      inflateEnd(z);
     }
-    if (done != length) {
-      throw GitError(GIT_ERROR, GIT_ERROR_ODB, "read " + e.path + ": the object ended early");
-    }
-    return;
+  };
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) {
+    ::close(in);
+    throw GitError(GIT_ERROR, GIT_ERROR_ZLIB, "read " + path + ": cannot start inflating");
   }
-  git_error_clear();
+  const Closer closer{in, &z};
+  std::vector<unsigned char> packed(std::size_t{64} << 10);
+  std::vector<unsigned char> plain(std::size_t{1} << 20);
+  std::string header;  // "blob <size>", until its NUL has been seen
+  bool inHeader = true;
+  std::uint64_t expected = 0, written = 0;
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    const ssize_t n = ::read(in, packed.data(), packed.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw osError("read the object of " + path);
+    if (n == 0) break;
+    z.next_in = packed.data();
+    z.avail_in = static_cast<uInt>(n);
+    // Until this input is used up and no output is pending (a full buffer may hide more).
+    do {
+      z.next_out = plain.data();
+      z.avail_out = static_cast<uInt>(plain.size());
+      rc = inflate(&z, Z_NO_FLUSH);
+      if (rc == Z_BUF_ERROR) {  // no progress possible: it needs more input
+        rc = Z_OK;
+        break;
+      }
+      if (rc != Z_OK && rc != Z_STREAM_END) {
+        throw GitError(GIT_ERROR, GIT_ERROR_ZLIB, "read " + path + ": its object " + hex + " is corrupt");
+      }
+      std::size_t from = 0;
+      const std::size_t got = plain.size() - z.avail_out;
+      if (inHeader) {
+        for (; from < got && inHeader; ++from) {
+          if (plain[from] == '\0') {
+            inHeader = false;
+          } else {
+            header += static_cast<char>(plain[from]);
+          }
+        }
+        if (inHeader && header.size() > 64) {
+          throw GitError(GIT_ERROR, GIT_ERROR_ODB, "read " + path + ": its object " + hex + " has no header");
+        }
+        if (!inHeader) {
+          if (!header.starts_with("blob ")) {
+            throw GitError(GIT_ERROR, GIT_ERROR_ODB, "read " + path + ": " + hex + " is not a blob");
+          }
+          expected = std::stoull(header.substr(5));
+        }
+      }
+      writeAll(fd, reinterpret_cast<const char*>(plain.data()) + from, got - from, path);
+      written += got - from;
+    } while ((z.avail_in > 0 || z.avail_out == 0) && rc != Z_STREAM_END);
+  }
+  if (rc != Z_STREAM_END || inHeader || written != expected) {
+    throw GitError(GIT_ERROR, GIT_ERROR_ODB, "read " + path + ": its object " + hex + " ended early");
+  }
+  return true;
+}
+
+// The blob of `e` into `fd`. A loose object (every object an agent's commit
+// made) is inflated a piece at a time (writeLoose), so a file of gigabytes
+// costs hydra no more memory than a small one; a packed one is read whole,
+// as libgit2 reads packs.
+void writeBlob(git_repository* repo, const Entry& e, int fd) {
+  if (writeLoose(fs::path(git_repository_commondir(repo)) / "objects", e.id, fd, e.path)) return;
   git_blob* raw = nullptr;
   check(git_blob_lookup(&raw, repo, &e.id), "read " + e.path);
   BlobPtr blob(raw);

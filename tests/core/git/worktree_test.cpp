@@ -591,6 +591,25 @@ TEST_F(WorktreeTest, CommitAllStreamsLargeFilesAndACancelCommitsNothing) {
   EXPECT_EQ(gitIn(wt.path, "status --porcelain"), "") << "the streamed entry matches the file";
 }
 
+TEST_F(WorktreeTest, CheckoutWritesLooseAndPackedBlobsByteForByte) {
+  // Several megabytes that inflate in many pieces, loose; then the same packed.
+  std::string large;
+  for (std::uint64_t i = 0; large.size() < (std::size_t{5} << 20); ++i) large += "line " + std::to_string(i * 7919 % 100003) + "\n";
+  writeFile(repo_.root() / "large.txt", large);
+  writeFile(repo_.root() / "empty.txt", "");
+  repo_.git("add large.txt empty.txt");
+  repo_.git("commit -q -m large");
+  WorktreeManager m = manager();
+  const Worktree loose = m.create("loose", "HEAD", "1");
+  EXPECT_EQ(readFile(loose.path / "large.txt"), large);
+  EXPECT_EQ(readFile(loose.path / "empty.txt"), "");
+  repo_.git("gc -q");
+  ASSERT_FALSE(fs::exists(repo_.root() / ".git/objects" / repo_.git("rev-parse HEAD:large.txt").substr(0, 2)));
+  const Worktree packed = m.create("packed", "HEAD", "1");
+  EXPECT_EQ(readFile(packed.path / "large.txt"), large);
+  EXPECT_EQ(gitIn(packed.path, "status --porcelain"), "");
+}
+
 TEST_F(WorktreeTest, CommitAllBuildsOnCommitsTheAgentMadeItself) {
   WorktreeManager m = manager();
   const Worktree wt = m.create("claude", "HEAD", "1");
