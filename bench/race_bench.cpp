@@ -27,32 +27,19 @@
 #include <string>
 #include <vector>
 
+#include "bench/race_timing.h"
 #include "tests/e2e/hydra_process.h"
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
+using hydra::bench::epochMs;
+using hydra::bench::median;
 
 namespace {
 
 void shell(const std::string& command) {
   if (std::system(command.c_str()) != 0) throw std::runtime_error("failed: " + command);
-}
-
-// Milliseconds since the epoch of an ISO 8601 UTC timestamp with milliseconds.
-double epochMs(const std::string& iso) {
-  std::tm tm{};
-  int ms = 0;
-  std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-              &tm.tm_sec, &ms);
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<double>(timegm(&tm)) * 1000.0 + ms;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace

@@ -10,6 +10,7 @@ find_package(CLI11 REQUIRED)
 find_package(Threads REQUIRED)
 # SHA-1 for the index files hydra patches itself (core/git/index_file.cpp).
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+find_package(ZLIB REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBGIT2 REQUIRED IMPORTED_TARGET libgit2)
 

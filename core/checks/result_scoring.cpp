@@ -64,6 +64,8 @@ std::shared_ptr<ResultScoring> ResultScoring::start(RunContext context, Baseline
     self->jobs_.push_back(job);
   }
   for (const auto& subject : self->spec_.subjects) {
+    // A result too large to commit has nothing of its own to check.
+    if (subject.result.tooLarge) continue;
     auto job = std::make_shared<Job>();
     job->subject = subject.id;
     self->jobs_.push_back(job);
@@ -324,6 +326,7 @@ void ResultScoring::rank() {
         s.status = result.status;
         s.durationMs = result.durationMs;
         s.escaped = !result.escapes.empty();
+        s.tooLarge = result.tooLarge.value_or("");
         s.deniedToolCalls = result.deniedToolCalls;
         s.diff = diffs.at(subject.id);
         for (const auto& job : self->jobs_) {

@@ -156,6 +156,7 @@ void Collaboration::build(int iteration, const std::string& prompt, const std::s
   spec.env = {{"HYDRA_TASK", prompt}, {"HYDRA_PHASE", phase}, {"HYDRA_ITERATION", std::to_string(iteration)}};
   spec.binaryBase = plan_.repoRoot;
   spec.commitMessage = commitMessage(iteration, phase);
+  spec.resultLimits = {plan_.config->general.maxResultFiles, plan_.config->general.maxResultBytes};
   spec.phase = RunPhase{phase, iteration};
   // Once per worktree: the builder keeps its worktree from one iteration to the next.
   if (iteration == 1) spec.setupCommand = plan_.config->general.setupCommand;

@@ -110,6 +110,14 @@ std::vector<Field> generalFields(GeneralConfig& out) {
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.poolSize = r.integer(key, node, 0);
        }},
+      {"max_result_files",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.maxResultFiles = r.integer(key, node, 1);
+       }},
+      {"max_result_bytes",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.maxResultBytes = r.integer64(key, node, 1, kMaxResultBytesLimit);
+       }},
       {"keep_ignored",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.keepIgnored.clear();

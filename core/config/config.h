@@ -16,6 +16,10 @@
 
 namespace hydra::core {
 
+// The largest [general] max_result_bytes accepted: 1 TiB (a number JSON
+// tools read exactly).
+inline constexpr std::int64_t kMaxResultBytesLimit = std::int64_t{1} << 40;
+
 struct GeneralConfig {
   std::string workspaceDir = ".hydra-workspaces";
   int maxConcurrentAgents = 3;
@@ -38,6 +42,11 @@ struct GeneralConfig {
   // A sparse checkout: only these folders (and the files at the root) are
   // written in new worktrees; empty: everything.
   std::vector<std::string> sparsePaths;
+  // The largest result hydra commits: files added or changed, and their bytes
+  // on disk. An agent over either ends "result too large", nothing of it
+  // committed (docs/reliability.md, Heavy agents).
+  int maxResultFiles = 100'000;
+  std::int64_t maxResultBytes = std::int64_t{2} << 30;  // 2 GiB
 
   bool operator==(const GeneralConfig&) const = default;
 };

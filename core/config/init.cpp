@@ -386,6 +386,10 @@ void renderGeneral(ConfigWriter& w) {
   w.comment("Worktrees of finished races kept (after merge or cleanup) and reused by the next race,");
   w.comment("which then rewrites only the files that differ: a race starts in milliseconds.");
   w.defaultSetting("pool_size", std::to_string(defaults.poolSize), "e.g. 8");
+  w.comment("The largest result hydra commits: files an agent added or changed, and their bytes.");
+  w.comment("An agent over either ends \"result too large\" and nothing of it is committed.");
+  w.defaultSetting("max_result_files", std::to_string(defaults.maxResultFiles));
+  w.defaultSetting("max_result_bytes", std::to_string(defaults.maxResultBytes), "2 GiB");
   w.comment("Ignored folders a pooled worktree keeps, so installs stay warm; all else an agent left is removed.");
   w.defaultSetting("keep_ignored", "[]", "e.g. [\"node_modules\", \".venv\", \"target\"]");
   w.comment("Very large repositories: only these folders (and the files at the root) in each worktree.");

@@ -143,18 +143,23 @@ const toml::table& Reader::table(std::string_view key, const toml::node& node) c
 }
 
 int Reader::integer(std::string_view key, const toml::node& node, int minimum) const {
+  return static_cast<int>(integer64(key, node, minimum, INT_MAX));
+}
+
+std::int64_t Reader::integer64(std::string_view key, const toml::node& node, std::int64_t minimum,
+                               std::int64_t maximum) const {
   const auto* value = node.as_integer();
   if (!value)
     fail(node.source(),
          "'" + std::string(key) + "' must be an integer, found " + typeName(node.type()));
-  int64_t number = value->get();
+  const std::int64_t number = value->get();
   if (number < minimum)
     fail(node.source(), "'" + std::string(key) + "' must be at least " + std::to_string(minimum) +
                             ", found " + std::to_string(number));
-  if (number > INT_MAX)
-    fail(node.source(), "'" + std::string(key) + "' must be at most " + std::to_string(INT_MAX) +
+  if (number > maximum)
+    fail(node.source(), "'" + std::string(key) + "' must be at most " + std::to_string(maximum) +
                             ", found " + std::to_string(number));
-  return static_cast<int>(number);
+  return number;
 }
 
 double Reader::number(std::string_view key, const toml::node& node, double minimum,

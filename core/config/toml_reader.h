@@ -72,6 +72,8 @@ class Reader {
   const toml::table& table(std::string_view key, const toml::node& node) const;
 
   int integer(std::string_view key, const toml::node& node, int minimum) const;
+  std::int64_t integer64(std::string_view key, const toml::node& node, std::int64_t minimum,
+                         std::int64_t maximum) const;
 
   // Integers and floats alike: `build = 30` and `build = 30.0` mean the same.
   double number(std::string_view key, const toml::node& node, double minimum,

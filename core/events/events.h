@@ -131,6 +131,10 @@ struct AgentFinished {
   // an agent with escapes can never win or be merged.
   std::vector<std::string> escapes;
   RunPhase phase;
+  // Its work was over [general] max_result_files or max_result_bytes and was
+  // not committed: ResultSize::describe() ("result too large: ..."). It can
+  // never win or be merged.
+  std::optional<std::string> tooLarge;
 };
 
 // Every agent has finished; their results are being built, tested, linted and scored.

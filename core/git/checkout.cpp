@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string_view>
@@ -92,6 +94,106 @@ bool configSet(git_repository* repo, const char* key) {
   return true;
 }
 
+void writeAll(int fd, const char* data, std::size_t size, const std::string& path) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw osError("write " + path);
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// The loose object `id` of `objectsDir` (its content, past the "blob <size>"
+// header) into `fd`, read and inflated 64 KiB at a time with read(2): nothing
+// of it is mapped or held, whatever its size. False when it is not a loose
+// object there (it is packed, or in an alternate).
+bool writeLoose(const fs::path& objectsDir, const git_oid& id, int fd, const std::string& path) {
+  const std::string hex = toHex(id);
+  const int in = ::open((objectsDir / hex.substr(0, 2) / hex.substr(2)).c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return false;
+  struct Closer {
+    int fd;
+    z_stream* z;
+    ~Closer() {
+      ::close(fd);
+      inflateEnd(z);
+    }
+  };
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) {
+    ::close(in);
+    throw GitError(GIT_ERROR, GIT_ERROR_ZLIB, "read " + path + ": cannot start inflating");
+  }
+  const Closer closer{in, &z};
+  std::vector<unsigned char> packed(std::size_t{64} << 10);
+  std::vector<unsigned char> plain(std::size_t{1} << 20);
+  std::string header;  // "blob <size>", until its NUL has been seen
+  bool inHeader = true;
+  std::uint64_t expected = 0, written = 0;
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    const ssize_t n = ::read(in, packed.data(), packed.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw osError("read the object of " + path);
+    if (n == 0) break;
+    z.next_in = packed.data();
+    z.avail_in = static_cast<uInt>(n);
+    // Until this input is used up and no output is pending (a full buffer may hide more).
+    do {
+      z.next_out = plain.data();
+      z.avail_out = static_cast<uInt>(plain.size());
+      rc = inflate(&z, Z_NO_FLUSH);
+      if (rc == Z_BUF_ERROR) {  // no progress possible: it needs more input
+        rc = Z_OK;
+        break;
+      }
+      if (rc != Z_OK && rc != Z_STREAM_END) {
+        throw GitError(GIT_ERROR, GIT_ERROR_ZLIB, "read " + path + ": its object " + hex + " is corrupt");
+      }
+      std::size_t from = 0;
+      const std::size_t got = plain.size() - z.avail_out;
+      if (inHeader) {
+        for (; from < got && inHeader; ++from) {
+          if (plain[from] == '\0') {
+            inHeader = false;
+          } else {
+            header += static_cast<char>(plain[from]);
+          }
+        }
+        if (inHeader && header.size() > 64) {
+          throw GitError(GIT_ERROR, GIT_ERROR_ODB, "read " + path + ": its object " + hex + " has no header");
+        }
+        if (!inHeader) {
+          if (!header.starts_with("blob ")) {
+            throw GitError(GIT_ERROR, GIT_ERROR_ODB, "read " + path + ": " + hex + " is not a blob");
+          }
+          expected = std::stoull(header.substr(5));
+        }
+      }
+      writeAll(fd, reinterpret_cast<const char*>(plain.data()) + from, got - from, path);
+      written += got - from;
+    } while ((z.avail_in > 0 || z.avail_out == 0) && rc != Z_STREAM_END);
+  }
+  if (rc != Z_STREAM_END || inHeader || written != expected) {
+    throw GitError(GIT_ERROR, GIT_ERROR_ODB, "read " + path + ": its object " + hex + " ended early");
+  }
+  return true;
+}
+
+// The blob of `e` into `fd`. A loose object (every object an agent's commit
+// made) is inflated a piece at a time (writeLoose), so a file of gigabytes
+// costs hydra no more memory than a small one; a packed one is read whole,
+// as libgit2 reads packs.
+void writeBlob(git_repository* repo, const Entry& e, int fd) {
+  if (writeLoose(fs::path(git_repository_commondir(repo)) / "objects", e.id, fd, e.path)) return;
+  git_blob* raw = nullptr;
+  check(git_blob_lookup(&raw, repo, &e.id), "read " + e.path);
+  BlobPtr blob(raw);
+  writeAll(fd, static_cast<const char*>(git_blob_rawcontent(blob.get())),
+           static_cast<std::size_t>(git_blob_rawsize(blob.get())), e.path);
+}
+
 // Writes one entry below `dir` (an open directory of the worktree) and stats it.
 void writeEntry(git_repository* repo, int dir, Entry& e) {
   const char* path = e.path.c_str();
@@ -100,13 +202,12 @@ void writeEntry(git_repository* repo, int dir, Entry& e) {
     e.written = {};
     return;
   }
-  git_blob* raw = nullptr;
-  check(git_blob_lookup(&raw, repo, &e.id), "read " + e.path);
-  BlobPtr blob(raw);
-  const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
-  const auto size = static_cast<std::size_t>(git_blob_rawsize(blob.get()));
   if (e.mode == GIT_FILEMODE_LINK) {
-    const std::string target(data, size);
+    git_blob* raw = nullptr;
+    check(git_blob_lookup(&raw, repo, &e.id), "read " + e.path);
+    BlobPtr blob(raw);
+    const std::string target(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                             static_cast<std::size_t>(git_blob_rawsize(blob.get())));
     if (::symlinkat(target.c_str(), dir, path) < 0) throw osError("create the link " + e.path);
     if (::fstatat(dir, path, &e.written, AT_SYMLINK_NOFOLLOW) < 0) throw osError("stat " + e.path);
     return;
@@ -114,36 +215,18 @@ void writeEntry(git_repository* repo, int dir, Entry& e) {
   const mode_t perms = e.mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666;
   const int fd = ::openat(dir, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perms);
   if (fd < 0) throw osError("create " + e.path);
-  std::size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::write(fd, data + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const GitError error = osError("write " + e.path);
-      ::close(fd);
-      throw error;
-    }
-    done += static_cast<std::size_t>(n);
+  try {
+    writeBlob(repo, e, fd);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
   const int statted = ::fstat(fd, &e.written);
   if (::close(fd) < 0 || statted < 0) throw osError("write " + e.path);
 }
 
 git_index_entry indexEntry(const Entry& e) {
-  git_index_entry entry{};
-  const struct stat& st = e.written;
-  entry.ctime.seconds = static_cast<int32_t>(st.st_ctim.tv_sec);
-  entry.ctime.nanoseconds = static_cast<uint32_t>(st.st_ctim.tv_nsec);
-  entry.mtime.seconds = static_cast<int32_t>(st.st_mtim.tv_sec);
-  entry.mtime.nanoseconds = static_cast<uint32_t>(st.st_mtim.tv_nsec);
-  entry.dev = static_cast<uint32_t>(st.st_dev);
-  entry.ino = static_cast<uint32_t>(st.st_ino);
-  entry.mode = e.mode;
-  entry.uid = static_cast<uint32_t>(st.st_uid);
-  entry.gid = static_cast<uint32_t>(st.st_gid);
-  entry.file_size = static_cast<uint32_t>(st.st_size);
-  entry.id = e.id;
-  entry.path = e.path.c_str();
+  git_index_entry entry = indexEntryFromStat(e.written, e.mode, e.id, e.path.c_str());
   if (e.skipWorktree) entry.flags_extended = GIT_INDEX_ENTRY_SKIP_WORKTREE;
   return entry;
 }

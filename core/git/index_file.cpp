@@ -172,4 +172,21 @@ bool patchIndex(const fs::path& index, const std::vector<std::string>& removed, 
   return true;
 }
 
+git_index_entry indexEntryFromStat(const struct stat& st, git_filemode_t mode, const git_oid& id, const char* path) {
+  git_index_entry entry{};
+  entry.ctime.seconds = static_cast<int32_t>(st.st_ctim.tv_sec);
+  entry.ctime.nanoseconds = static_cast<uint32_t>(st.st_ctim.tv_nsec);
+  entry.mtime.seconds = static_cast<int32_t>(st.st_mtim.tv_sec);
+  entry.mtime.nanoseconds = static_cast<uint32_t>(st.st_mtim.tv_nsec);
+  entry.dev = static_cast<uint32_t>(st.st_dev);
+  entry.ino = static_cast<uint32_t>(st.st_ino);
+  entry.mode = mode;
+  entry.uid = static_cast<uint32_t>(st.st_uid);
+  entry.gid = static_cast<uint32_t>(st.st_gid);
+  entry.file_size = static_cast<uint32_t>(st.st_size);
+  entry.id = id;
+  entry.path = path;
+  return entry;
+}
+
 }  // namespace hydra::core::git

@@ -31,6 +31,10 @@ struct IndexUpdate {
   struct stat written {};
 };
 
+// The index entry of a file as `st` (lstat or fstat) found it, holding blob
+// `id`; `path` must outlive the entry.
+git_index_entry indexEntryFromStat(const struct stat& st, git_filemode_t mode, const git_oid& id, const char* path);
+
 // Removes the entries at `removed` and adds or replaces `updated` in the index
 // file `index`, written anew under index.lock and renamed over it. Returns
 // false, having changed nothing, when the file is not one it can handle.

@@ -1,7 +1,14 @@
 #include "core/git/worktree.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <memory>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
@@ -15,7 +22,9 @@
 #include <thread>
 
 #include "core/git/checkout.h"
+#include "core/git/result_size.h"
 #include "core/git/git.h"
+#include "core/git/index_file.h"
 #include "core/util/atomic_file.h"
 #include "core/util/file_lock.h"
 #include "core/util/paths.h"
@@ -982,8 +991,65 @@ std::vector<fs::path> WorktreeManager::repairPool() {
   return removed;
 }
 
+namespace {
+
+struct CloseFd {
+  int fd;
+  ~CloseFd() { ::close(fd); }
+};
+
+// Writes the file at `path` (relative to the worktree) into the object store
+// a megabyte at a time and stages it, so that git_index_add_all() finds it
+// up to date and leaves it alone. A file that a filter would change on its
+// way in (core.autocrlf, a filter attribute) is left to git_index_add_all().
+void stageStreamed(git_repository* repo, git_index* index, const fs::path& root, const std::string& path,
+                   const std::atomic<bool>* cancel) {
+  git_filter_list* rawFilters = nullptr;
+  check(git_filter_list_load(&rawFilters, repo, nullptr, path.c_str(), GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT),
+        "load the filters of " + path);
+  if (rawFilters != nullptr) {
+    git_filter_list_free(rawFilters);
+    return;
+  }
+  const int fd = ::open((root / path).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ELOOP) return;  // gone, or a link now: git_index_add_all() decides
+    throw GitError(GIT_ERROR, GIT_ERROR_OS, "open " + path + ": " + std::strerror(errno));
+  }
+  const CloseFd closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) < 0) throw GitError(GIT_ERROR, GIT_ERROR_OS, "stat " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return;
+  git_odb* rawOdb = nullptr;
+  check(git_repository_odb(&rawOdb, repo), "open the object store");
+  const git::OdbPtr odb(rawOdb);
+  git_odb_stream* rawStream = nullptr;
+  check(git_odb_open_wstream(&rawStream, odb.get(), static_cast<git_object_size_t>(st.st_size), GIT_OBJECT_BLOB),
+        "store " + path);
+  // Freed unfinished (a cancel, an error), the stream removes its temporary file.
+  const git::OdbStreamPtr stream(rawStream);
+  std::vector<char> buffer(std::size_t{1} << 20);
+  for (;;) {
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw ResultCancelled();
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw GitError(GIT_ERROR, GIT_ERROR_OS, "read " + path + ": " + std::strerror(errno));
+    if (n == 0) break;
+    check(git_odb_stream_write(stream.get(), buffer.data(), static_cast<std::size_t>(n)), "store " + path);
+  }
+  git_oid id;
+  check(git_odb_stream_finalize_write(&id, stream.get()), "store " + path);
+  const git_index_entry entry = git::indexEntryFromStat(
+      st, (st.st_mode & S_IXUSR) != 0 ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB, id, path.c_str());
+  check(git_index_add(index, &entry), "stage " + path);
+}
+
+}  // namespace
+
 std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
-                                                      const std::string& message) {
+                                                      const std::string& message,
+                                                      const std::atomic<bool>* cancel,
+                                                      const std::vector<std::string>& streamed) {
   git::RepositoryPtr repo = git::openRepository(worktree.path);
   // Only ever write a linked worktree's own index, never the user's.
   std::error_code ec;
@@ -1008,22 +1074,30 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
   // A file outside a sparse checkout is absent on purpose (skip-worktree),
   // not deleted: libgit2 1.5 does not tell the two apart, so both passes
   // leave such an entry alone unless the agent put a file there.
+  // The same callback is where a cancel stops the staging, between files.
   struct Sparse {
     git_index* index;
     fs::path root;
-  } sparse{index.get(), worktree.path};
+    const std::atomic<bool>* cancel;
+  } sparse{index.get(), worktree.path, cancel};
   auto keepSkipped = [](const char* path, const char*, void* payload) -> int {
     const auto& s = *static_cast<Sparse*>(payload);
+    if (s.cancel != nullptr && s.cancel->load(std::memory_order_relaxed)) return GIT_EUSER;
     const git_index_entry* entry = git_index_get_bypath(s.index, path, 0);
     if (entry == nullptr || (entry->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) == 0) return 0;
     return pathExists(s.root / path) ? 0 : 1;
   };
   // add_all picks up new and modified files (skipping ignored ones);
   // update_all drops the entries of deleted files. Together: `git add -A`.
-  check(git_index_add_all(index.get(), nullptr, GIT_INDEX_ADD_DEFAULT, keepSkipped, &sparse),
-        "stage files in " + inQuotes(worktree.name));
-  check(git_index_update_all(index.get(), nullptr, keepSkipped, &sparse),
-        "stage deletions in " + inQuotes(worktree.name));
+  for (const std::string& path : streamed) stageStreamed(repo.get(), index.get(), worktree.path, path, cancel);
+  const auto staged = [&](int rc, const std::string& what) {
+    if (rc == GIT_EUSER) throw ResultCancelled();
+    check(rc, what);
+  };
+  staged(git_index_add_all(index.get(), nullptr, GIT_INDEX_ADD_DEFAULT, keepSkipped, &sparse),
+         "stage files in " + inQuotes(worktree.name));
+  staged(git_index_update_all(index.get(), nullptr, keepSkipped, &sparse),
+         "stage deletions in " + inQuotes(worktree.name));
   check(git_index_write(index.get()), "write the index of " + inQuotes(worktree.name));
 
   git_oid treeId;

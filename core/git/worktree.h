@@ -4,6 +4,7 @@
 // libgit2. The user's working tree, index and HEAD are never touched: a
 // worktree has its own index and HEAD under .git/worktrees/<name>/.
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -143,8 +144,16 @@ class WorktreeManager {
   // deleted files; ignored files stay out) into the worktree's own index and
   // commits it on the worktree's branch as "hydra <hydra@localhost>". Returns
   // the new commit id, or nullopt when the tree is unchanged. Throws GitError
-  // if the worktree's HEAD is no longer its branch.
-  std::optional<std::string> commitAll(const Worktree& worktree, const std::string& message);
+  // if the worktree's HEAD is no longer its branch. Checks `cancel` (may be
+  // null) before staging each file and throws ResultCancelled
+  // (core/git/result_size.h) once it is true, nothing committed. Blobs are
+  // streamed from disk into the object store (no file is held in memory);
+  // the files named in `streamed` (ResultSize::largeFiles, relative paths)
+  // are written by hydra itself, a megabyte at a time, checking `cancel`
+  // between pieces, so even a single huge file stops within a moment.
+  std::optional<std::string> commitAll(const Worktree& worktree, const std::string& message,
+                                       const std::atomic<bool>* cancel = nullptr,
+                                       const std::vector<std::string>& streamed = {});
 
   // The commit the worktree's branch points at now (hex).
   std::string headCommit(const Worktree& worktree);

@@ -16,6 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr git_off_t kMaxTextBlobBytes = 16 << 20;
+
 git::TreePtr treeOfCommit(git_repository* repo, const std::string& spec) {
   const git_oid id = git::resolveCommit(repo, spec);
   git::CommitPtr commit = git::lookupCommit(repo, id);
@@ -38,6 +40,10 @@ class CommitDiff {
     // No GIT_DIFF_INCLUDE_TYPECHANGE: a type change stays a deletion plus an
     // addition, which is how git prints and counts it.
     git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+    // A blob larger than this is counted as binary without being read: a
+    // patch loads both sides whole, and an agent's 2 GB file must not become
+    // 2 GB of hydra's memory (docs/reliability.md, Heavy agents).
+    options.max_size = kMaxTextBlobBytes;
     git_diff* raw = nullptr;
     git::check(git_diff_tree_to_tree(&raw, repo_.get(), base.get(), agent.get(), &options),
                "diff " + baseCommit + " to " + agentCommit);
@@ -47,6 +53,10 @@ class CommitDiff {
     // diff.renames setting, and the review would change with it.
     git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
     find.flags = GIT_DIFF_FIND_RENAMES;
+    // Comparing an addition with a deletion for similarity loads both blobs
+    // whole; with a large one among them only identical contents count as a
+    // rename, found by id (docs/reliability.md, Heavy agents).
+    if (anyLargeRenameCandidate()) find.flags |= GIT_DIFF_FIND_EXACT_MATCH_ONLY;
     git::check(git_diff_find_similar(diff_.get(), &find), "find renames");
   }
 
@@ -84,6 +94,36 @@ class CommitDiff {
  private:
   git::RepositoryPtr repo_;
   git::DiffPtr diff_;
+
+  // Whether an added or deleted blob is over kMaxTextBlobBytes, read from
+  // object headers only. False when there are not both additions and
+  // deletions: then there is nothing to pair.
+  bool anyLargeRenameCandidate() const {
+    bool added = false, deleted = false;
+    for (std::size_t i = 0; i < size(); ++i) {
+      added = added || delta(i).status == GIT_DELTA_ADDED;
+      deleted = deleted || delta(i).status == GIT_DELTA_DELETED;
+    }
+    if (!added || !deleted) return false;
+    git_odb* raw = nullptr;
+    git::check(git_repository_odb(&raw, repo_.get()), "open the object store");
+    const git::OdbPtr odb(raw);
+    for (std::size_t i = 0; i < size(); ++i) {
+      const git_diff_delta& d = delta(i);
+      const git_diff_file* file = d.status == GIT_DELTA_ADDED     ? &d.new_file
+                                  : d.status == GIT_DELTA_DELETED ? &d.old_file
+                                                                  : nullptr;
+      if (file == nullptr || file->mode == GIT_FILEMODE_COMMIT) continue;
+      std::size_t length = 0;
+      git_object_t type = GIT_OBJECT_INVALID;
+      if (git_odb_read_header(&length, &type, odb.get(), &file->id) < 0) {
+        git_error_clear();
+        continue;  // unreadable: git_diff_find_similar skips it too
+      }
+      if (length > static_cast<std::size_t>(kMaxTextBlobBytes)) return true;
+    }
+    return false;
+  }
 };
 
 bool isBinary(git_patch* patch) {

@@ -144,6 +144,7 @@ void Race::worktreesCreated(std::vector<Worktree> created, std::string error) {
     spec.env["HYDRA_TASK"] = plan_.prompt;
     spec.binaryBase = plan_.repoRoot;
     spec.setupCommand = plan_.config->general.setupCommand;
+    spec.resultLimits = {plan_.config->general.maxResultFiles, plan_.config->general.maxResultBytes};
     spec.commitMessage = "hydra: " + plan.agentId + ": " + firstLine(started.task) + "\n\nRace " + id() +
                          ", agent " + plan.agentId + " (" + config.adapter + ").\n\nTask:\n" + started.task + "\n";
     std::weak_ptr<Race> weak = shared_from_this();

@@ -611,12 +611,33 @@ void AgentRun::commitAndFinish(AgentFinished finished) {
   asio::post(ctx_.pool, [self, finished = std::move(finished)]() mutable {
     std::string commitError;
     try {
-      self->ctx_.worktrees.commitAll(self->spec_.checkout, *self->spec_.commitMessage);
+      // Counted first, from directory entries alone: a result over a limit
+      // never reaches the object store, not even in part.
+      const ResultSize size =
+          measureResult(self->spec_.checkout.path, self->spec_.resultLimits, &self->commitCancelled_);
+      if (size.overLimit) {
+        finished.tooLarge = size.describe(self->spec_.resultLimits);
+        if (finished.status == AgentStatus::Completed) finished.status = AgentStatus::Failed;
+        if (!finished.error) finished.error = *finished.tooLarge;
+      } else {
+        self->ctx_.worktrees.commitAll(self->spec_.checkout, *self->spec_.commitMessage, &self->commitCancelled_,
+                                       size.largeFiles);
+      }
       finished.commit = self->ctx_.worktrees.headCommit(self->spec_.checkout);
+    } catch (const ResultCancelled& e) {
+      if (finished.status == AgentStatus::Completed) finished.status = AgentStatus::Cancelled;
+      if (!finished.error) finished.error = e.what();
+      try {
+        finished.commit = self->ctx_.worktrees.headCommit(self->spec_.checkout);  // what it had before
+      } catch (const std::exception&) {
+      }
     } catch (const std::exception& e) {
       commitError = e.what();
     }
     asio::post(self->ctx_.io, [self, finished = std::move(finished), commitError]() mutable {
+      if (finished.tooLarge) {
+        spdlog::warn("race {}: {}: {}", finished.raceId, finished.agentId, *finished.tooLarge);
+      }
       if (!commitError.empty()) {
         spdlog::error("race {}: committing {}'s work failed: {}", finished.raceId, finished.agentId, commitError);
         if (!finished.error) finished.error = "committing its work failed: " + commitError;
@@ -639,6 +660,8 @@ void AgentRun::finish(AgentFinished finished) {
 }
 
 bool AgentRun::cancel() {
+  // Also when the agent has ended: its work may be being measured or committed now.
+  commitCancelled_ = true;
   if (finished_ || cancelRequested_) return false;
   cancelRequested_ = true;
   if (ticket_) {

@@ -30,6 +30,7 @@
 #include "core/config/config.h"
 #include "core/events/events.h"
 #include "core/executor/executor.h"
+#include "core/git/result_size.h"
 #include "core/git/worktree.h"
 #include "core/process/proc_stat.h"
 #include "core/process/process.h"
@@ -59,6 +60,10 @@ struct AgentRunSpec {
   // Commit what the agent leaves in the checkout, with this message; nullopt
   // leaves the checkout as it is (a reviewer's changes are not kept).
   std::optional<std::string> commitMessage;
+  // [general] max_result_files / max_result_bytes: measured before the
+  // commit; a result over either is not committed and the run ends Failed
+  // with AgentFinished::tooLarge set.
+  ResultLimits resultLimits;
   // What the run is for in a collaboration (empty in a race); carried by its events.
   RunPhase phase;
   // Continue this earlier session of the agent's CLI when its adapter can
@@ -213,6 +218,9 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::size_t stderrTailBytes_ = 0;
 
   bool cancelRequested_ = false;
+  // Set by cancel(); read by the pool thread measuring and committing the
+  // work, which stops between files.
+  std::atomic<bool> commitCancelled_{false};
   bool finished_ = false;
   bool resumed_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -262,8 +262,9 @@ void keep(std::optional<double>& score) {
 
 }  // namespace
 
-std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escaped) {
+std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escaped, const std::string& tooLarge) {
   if (escaped) return "escaped";
+  if (!tooLarge.empty()) return tooLarge;
   switch (status) {
     case AgentStatus::Completed:
       break;
@@ -331,7 +332,7 @@ std::vector<std::string> flagsOf(const AgentScore& a) {
 
 RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseline baseline,
                       const ScoringConfig& config) {
-  for (auto& a : agents) a.ineligible = ineligibility(a.status, a.diff, a.escaped);
+  for (auto& a : agents) a.ineligible = ineligibility(a.status, a.diff, a.escaped, a.tooLarge);
   std::optional<double> fastest;
   for (const auto& a : agents) {
     if (!comparedOnSpeed(a)) continue;

@@ -87,12 +87,17 @@ struct AgentScore {
   DiffStats diff;
   std::optional<std::int64_t> durationMs;
   // Why it can never be the winner, be merged or auto-merged ("failed",
-  // "timed out", "cancelled", "escaped", "changed nothing"); empty when it can.
+  // "timed out", "cancelled", "escaped", "changed nothing", "result too
+  // large: ..."); empty when it can.
   // Set by rankAgents(). An ineligible agent is still ranked, after every
   // eligible one.
   std::string ineligible;
   // It changed something outside its worktree (AgentFinished::escapes).
   bool escaped = false;
+  // Its work was over a result limit and not committed
+  // (AgentFinished::tooLarge); rankAgents() makes it `ineligible`, which is
+  // what the record keeps.
+  std::string tooLarge;
   // Set by rankAgents() when the tests could be compared by name.
   std::optional<TestChanges> testChanges;
   // Set by rankAgents() when both runs had tests but one of them did not name
@@ -117,7 +122,9 @@ struct AgentScore {
 };
 
 // Why an agent with this status and diff can never win; empty when it can.
-std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escaped = false);
+// `tooLarge` (AgentFinished::tooLarge) is the reason itself when set.
+std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escaped = false,
+                          const std::string& tooLarge = {});
 
 struct RaceScores {
   std::string raceId;

@@ -309,6 +309,20 @@ TEST(ConfigTest, CopyIgnoredNamesFoldersInsideTheRepository) {
   expectError("[general]\ncopy_ignored = [\".git/hooks\"]\n", 2, 17, "'copy_ignored' cannot copy git's own directory");
 }
 
+TEST(ConfigTest, ResultLimitsHaveDefaultsAndAcceptBytesBeyondAnInt) {
+  const Config defaults = parseConfig("", "hydra.toml");
+  EXPECT_EQ(defaults.general.maxResultFiles, 100000);
+  EXPECT_EQ(defaults.general.maxResultBytes, std::int64_t{2147483648});
+  const Config config =
+      parseConfig("[general]\nmax_result_files = 500\nmax_result_bytes = 8589934592\n", "hydra.toml");
+  EXPECT_EQ(config.general.maxResultFiles, 500);
+  EXPECT_EQ(config.general.maxResultBytes, std::int64_t{8589934592});
+  expectError("[general]\nmax_result_files = 0\n", 2, 20, "'max_result_files' must be at least 1, found 0");
+  expectError("[general]\nmax_result_bytes = 1099511627777\n", 2, 20,
+              "'max_result_bytes' must be at most 1099511627776, found 1099511627777");
+  expectError("[general]\nmax_result_bytes = \"2G\"\n", 2, 20, "'max_result_bytes' must be an integer, found string");
+}
+
 TEST(ConfigTest, PoolKeepsIgnoredFoldersAndSetupRunsACommand) {
   Config config = parseConfig(
       "[general]\npool_size = 8\nkeep_ignored = [\"node_modules\", \"web/./.venv\"]\nsetup_command = \"npm ci\"\n",
@@ -620,7 +634,8 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
   EXPECT_THAT(keys.at(""), ElementsAre("general", "agents", "scoring", "collaboration", "executor"));
   EXPECT_THAT(keys.at("general"),
               ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds", "sandbox", "copy_ignored",
-                          "pool_size", "keep_ignored", "sparse_paths", "setup_command"));
+                          "pool_size", "max_result_files", "max_result_bytes", "keep_ignored", "sparse_paths",
+                          "setup_command"));
   EXPECT_THAT(keys.at("agents.*"), ElementsAre("adapter", "binary", "args", "extra_args", "env",
                                                "timeout_seconds", "acp_permissions", "writable_paths"));
   EXPECT_THAT(keys.at("scoring.weights"),

@@ -118,6 +118,8 @@ json::object defaultsAsToml() {
         {"sandbox", defaults.general.sandbox},
         {"copy_ignored", json::value_from(defaults.general.copyIgnored)},
         {"pool_size", defaults.general.poolSize},
+        {"max_result_files", defaults.general.maxResultFiles},
+        {"max_result_bytes", defaults.general.maxResultBytes},
         {"keep_ignored", json::value_from(defaults.general.keepIgnored)},
         {"sparse_paths", json::value_from(defaults.general.sparsePaths)}}},
       {"scoring",
@@ -175,7 +177,7 @@ int checkDefaults(const json::object& schema, const json::object& defaults,
 
 TEST(SchemaTest, DefaultsMatchTheConfigStructs) {
   int checked = checkDefaults(loadSchema(), defaultsAsToml(), "");
-  EXPECT_EQ(checked, 26);  // general 8, weights 5, scoring 7, thresholds 2, collaboration 4
+  EXPECT_EQ(checked, 28);  // general 10, weights 5, scoring 7, thresholds 2, collaboration 4
 
   // Agents: extra_args and env default to empty.
   const json::object& agent = schemaFor("agents.*").at("properties").as_object();

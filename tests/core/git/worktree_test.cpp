@@ -1,3 +1,4 @@
+#include "core/git/result_size.h"
 #include "core/git/worktree.h"
 
 #include <gmock/gmock.h>
@@ -535,6 +536,78 @@ TEST_F(WorktreeTest, CommitAllWithNothingToCommitReturnsNullopt) {
   ASSERT_TRUE(first);
   EXPECT_EQ(m.commitAll(wt, "nothing again"), std::nullopt);
   EXPECT_EQ(m.headCommit(wt), *first);
+}
+
+// ---- result size, streamed and cancelled commits ---------------------------------
+
+TEST_F(WorktreeTest, MeasureResultCountsNewAndChangedFilesButNotIgnoredOrUntouchedOnes) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  writeFile(wt.path / "src/a.txt", "alpha changed, longer\n");  // changed: 22 bytes
+  writeFile(wt.path / "src/new/c.txt", "gamma\n");              // new: 6 bytes
+  fs::remove(wt.path / "src/b.txt");                             // deleted: not counted
+  writeFile(wt.path / "debug.log", "ignored\n");
+  writeFile(wt.path / "build/out.o", std::string(4 << 20, 'x'));  // in an ignored folder
+  writeFile(wt.path / "big.bin", std::string(kStreamedFileBytes, 'y'));
+
+  const ResultSize size = measureResult(wt.path, ResultLimits{});
+  EXPECT_FALSE(size.overLimit);
+  EXPECT_EQ(size.files, 3);
+  EXPECT_EQ(size.bytes, 22 + 6 + kStreamedFileBytes);
+  EXPECT_THAT(size.largeFiles, ::testing::ElementsAre("big.bin"));
+
+  // Stops at the first file over the limit.
+  const ResultSize files = measureResult(wt.path, ResultLimits{.maxFiles = 1, .maxBytes = 1 << 30});
+  EXPECT_TRUE(files.overLimit);
+  EXPECT_EQ(files.files, 2);
+  EXPECT_THAT(files.describe({.maxFiles = 1, .maxBytes = 1 << 30}),
+              ::testing::StartsWith("result too large: more than 1 files (max_result_files = 1); counted 2 files, "));
+  const ResultSize bytes = measureResult(wt.path, ResultLimits{.maxFiles = 10, .maxBytes = 1024});
+  EXPECT_TRUE(bytes.overLimit);
+  EXPECT_EQ(bytes.describe({.maxFiles = 10, .maxBytes = 1024}).find("result too large: more than 1024 bytes (max_result_bytes = 1024)"), 0u);
+
+  std::atomic<bool> cancel{true};
+  EXPECT_THROW(measureResult(wt.path, ResultLimits{}, &cancel), ResultCancelled);
+}
+
+TEST_F(WorktreeTest, CommitAllStreamsLargeFilesAndACancelCommitsNothing) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  std::string big(3 * kStreamedFileBytes + 17, 'z');
+  big[12345] = '\n';
+  writeFile(wt.path / "big.bin", big);
+  writeFile(wt.path / "small.txt", "s\n");
+  const ResultSize size = measureResult(wt.path, ResultLimits{});
+
+  std::atomic<bool> cancel{true};
+  EXPECT_THROW(m.commitAll(wt, "cancelled", &cancel, size.largeFiles), ResultCancelled);
+  EXPECT_EQ(m.headCommit(wt), base_);
+  EXPECT_EQ(gitIn(wt.path, "status --porcelain"), "?? big.bin\n?? small.txt") << "nothing was staged";
+
+  const auto id = m.commitAll(wt, "streamed", nullptr, size.largeFiles);
+  ASSERT_TRUE(id);
+  EXPECT_EQ(repo_.git("diff-tree --no-commit-id --name-status -r " + *id), "A\tbig.bin\nA\tsmall.txt");
+  EXPECT_EQ(repo_.git("rev-parse " + *id + ":big.bin") + "\n", run("git hash-object " + shellQuote((wt.path / "big.bin").string())));
+  EXPECT_EQ(gitIn(wt.path, "status --porcelain"), "") << "the streamed entry matches the file";
+}
+
+TEST_F(WorktreeTest, CheckoutWritesLooseAndPackedBlobsByteForByte) {
+  // Several megabytes that inflate in many pieces, loose; then the same packed.
+  std::string large;
+  for (std::uint64_t i = 0; large.size() < (std::size_t{5} << 20); ++i) large += "line " + std::to_string(i * 7919 % 100003) + "\n";
+  writeFile(repo_.root() / "large.txt", large);
+  writeFile(repo_.root() / "empty.txt", "");
+  repo_.git("add large.txt empty.txt");
+  repo_.git("commit -q -m large");
+  WorktreeManager m = manager();
+  const Worktree loose = m.create("loose", "HEAD", "1");
+  EXPECT_EQ(readFile(loose.path / "large.txt"), large);
+  EXPECT_EQ(readFile(loose.path / "empty.txt"), "");
+  repo_.git("gc -q");
+  ASSERT_FALSE(fs::exists(repo_.root() / ".git/objects" / repo_.git("rev-parse HEAD:large.txt").substr(0, 2)));
+  const Worktree packed = m.create("packed", "HEAD", "1");
+  EXPECT_EQ(readFile(packed.path / "large.txt"), large);
+  EXPECT_EQ(gitIn(packed.path, "status --porcelain"), "");
 }
 
 TEST_F(WorktreeTest, CommitAllBuildsOnCommitsTheAgentMadeItself) {

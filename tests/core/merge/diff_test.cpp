@@ -248,6 +248,36 @@ TEST_F(DiffTest, SummaryCoversEveryKindOfChange) {
   EXPECT_EQ(find(summary, "old/name.txt"), nullptr);
 }
 
+// Past 16 MiB a blob is neither read for its lines nor compared for
+// similarity (either would load it whole): a large file moved with an edit is
+// a deletion and an addition, one moved unchanged is still a rename (by id).
+TEST_F(DiffTest, LargeFilesAreBinaryAndRenamedOnlyWhenIdentical) {
+  const std::string large = numberedLines(1'500'000);  // about 17 MiB of text
+  ASSERT_GT(large.size(), std::size_t{16} << 20);
+  repo_.write("large/edited.txt", large);
+  repo_.write("large/kept.txt", large + "kept\n");
+  const std::string base = repo_.commit("large files");
+  fs::remove(repo_.root() / "large/edited.txt");
+  fs::remove(repo_.root() / "large/kept.txt");
+  repo_.write("moved/edited.txt", large + "one more line\n");
+  repo_.write("moved/kept.txt", large + "kept\n");
+  const std::string moved = repo_.commit("moved");
+
+  const DiffSummary summary = diffCommits(repo_.root(), base, moved);
+  const FileChange* kept = find(summary, "moved/kept.txt");
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->status, "renamed");
+  EXPECT_EQ(kept->oldPath, "large/kept.txt");
+  const FileChange* edited = find(summary, "moved/edited.txt");
+  ASSERT_NE(edited, nullptr);
+  EXPECT_EQ(edited->status, "added");
+  EXPECT_TRUE(edited->binary);
+  const FileChange* gone = find(summary, "large/edited.txt");
+  ASSERT_NE(gone, nullptr);
+  EXPECT_EQ(gone->status, "deleted");
+  EXPECT_EQ(summary.files.size(), 3u);
+}
+
 TEST_F(DiffTest, SummaryOfIdenticalCommitsIsEmpty) {
   const DiffSummary summary = diffCommits(repo_.root(), agent_, "agent");
   EXPECT_TRUE(summary.files.empty());
