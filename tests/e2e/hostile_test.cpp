@@ -362,6 +362,93 @@ TEST(UnconfinedEscapes, GitDirectorySettingsArePutBackAndTheAgentIsDisqualified)
   EXPECT_EQ(refused.at("data").at("reason"), json::value("ineligible")) << json::serialize(refused);
 }
 
+// Unconfined, an agent can replace a loose object of the base commit in the
+// shared object store. Once that corrupted the repository and made the
+// honest sibling score "changed nothing". hydra keeps the base's loose
+// objects, puts the replaced one back when the agent ends, names it, and the
+// agent cannot win. Confined, the object store's existing folders are
+// read-only (only new objects can be added): the attempt fails, and the
+// guard, which watches confined races too, has nothing to say.
+class BaseObjectTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BaseObjectTest, AnOverwrittenObjectOfTheBaseIsPutBackAndTheSiblingScores) {
+  TestRepo repo;
+  // One agent at a time: the escape is charged to the agent that ran alone.
+  commitConfig(repo, "[general]\nsandbox = \"" + GetParam() + "\"\nmax_concurrent_agents = 1\n\n[agents.evil]\n"
+                     "adapter = \"command\"\nbinary = \"" +
+                         (kHostile / "overwrite_base_object.sh").string() + "\"\n\n" +
+                         TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) + TestRepo::scoring());
+  const std::string blob = repo.git("rev-parse HEAD:calc.py");
+  const fs::path object = repo.root() / ".git" / "objects" / blob.substr(0, 2) / blob.substr(2);
+  const std::string kept = readFile(object);
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  const std::string id = raceToTheEnd(client, {"evil", "honest"});
+
+  EXPECT_EQ(readFile(object), kept);
+  EXPECT_NO_THROW(repo.git("fsck --full --no-progress"));
+  const json::object evil = lastParams(client, "hydra/agentFinished", "evil");
+  const json::object finished = lastParams(client, "hydra/raceFinished");
+  if (GetParam() == "off") {
+    ASSERT_TRUE(evil.contains("escapes")) << json::serialize(evil);
+    const std::string escapes = json::serialize(evil.at("escapes"));
+    EXPECT_THAT(escapes, HasSubstr("object " + blob + " of the base commit")) << escapes;
+    EXPECT_THAT(escapes, HasSubstr("(put back)")) << escapes;
+  } else {
+    EXPECT_FALSE(evil.contains("escapes")) << json::serialize(evil);
+    EXPECT_THAT(json::serialize(evil.at("finalMessage")), HasSubstr("blocked: overwrite the base's object"));
+  }
+  EXPECT_FALSE(lastParams(client, "hydra/agentFinished", "honest").contains("escapes"));
+  EXPECT_EQ(finished.at("winner"), json::value("honest")) << json::serialize(finished);
+  for (const auto& r : finished.at("rankings").as_array()) {
+    if (r.at("agentId") == json::value("evil")) {
+      EXPECT_EQ(r.at("ineligible"), json::value(GetParam() == "off" ? "escaped" : "changed nothing"))
+          << json::serialize(r);
+    } else {
+      EXPECT_EQ(r.at("breakdown").at("tests"), json::value(100.0)) << json::serialize(r);
+      EXPECT_EQ(r.at("diff").at("filesChanged"), json::value(1)) << json::serialize(r);
+    }
+  }
+  EXPECT_EQ(repo.git("diff --name-only main hydra/honest-" + id), "calc.py");
+}
+
+INSTANTIATE_TEST_SUITE_P(Sandbox, BaseObjectTest, ::testing::Values("off", "bubblewrap"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// Unconfined, an agent can change a file of the git directory that is too
+// large for hydra to keep a copy of: it cannot be put back. The agent cannot
+// win, and no agent of the race is merged, the honest winner included,
+// unless the merge is forced: the repository is not as the race found it.
+TEST(UnconfinedEscapes, AnEscapeNotPutBackRefusesEveryMergeOfTheRaceWithoutForce) {
+  TestRepo repo;
+  commitConfig(repo, "[general]\nsandbox = \"off\"\nmax_concurrent_agents = 1\n\n[agents.evil]\nadapter = \"command\"\n"
+                     "binary = \"" +
+                         (kHostile / "append_git_info.sh").string() + "\"\n\n" +
+                         TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) + TestRepo::scoring());
+  const fs::path sizable = repo.root() / ".git" / "info" / "sizable";
+  std::ofstream(sizable) << std::string((2u << 20), 'x');
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  const std::string id = raceToTheEnd(client, {"evil", "honest"});
+
+  const json::object evil = lastParams(client, "hydra/agentFinished", "evil");
+  ASSERT_TRUE(evil.contains("escapes")) << json::serialize(evil);
+  const std::string escapes = json::serialize(evil.at("escapes"));
+  EXPECT_THAT(escapes, HasSubstr(".git/info/exclude changed (put back)")) << escapes;
+  EXPECT_THAT(escapes, HasSubstr(".git/info/sizable changed (could not be put back")) << escapes;
+  EXPECT_EQ(lastParams(client, "hydra/raceFinished").at("winner"), json::value("honest"));
+
+  json::object refused = client.callError("hydra/merge", json::object{{"raceId", id}, {"agentId", "honest"}});
+  EXPECT_EQ(refused.at("data").at("reason"), json::value("needsForce")) << json::serialize(refused);
+  EXPECT_THAT(json::serialize(refused.at("data").at("concerns")),
+              HasSubstr("agent evil changed what hydra could not put back: .git/info/sizable"))
+      << json::serialize(refused);
+  EXPECT_EQ(repo.git("rev-parse HEAD"), repo.git("rev-parse main"));
+  json::object merged =
+      client.call("hydra/merge", json::object{{"raceId", id}, {"agentId", "honest"}, {"force", true}}).as_object();
+  EXPECT_EQ(merged.at("outcome"), json::value("fastForward")) << json::serialize(merged);
+}
+
 // Unconfined, an agent can move the main repository's refs: hydra notices
 // when it ends, puts them back, names what it did, and it cannot win.
 TEST(UnconfinedEscapes, MovedRefsArePutBackAndTheAgentIsDisqualified) {
