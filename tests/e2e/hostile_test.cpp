@@ -31,6 +31,7 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const fs::path kHostile = fs::path(HYDRA_SOURCE_DIR) / "tests" / "fixtures" / "hostile";
 
@@ -447,6 +448,34 @@ TEST(UnconfinedEscapes, AnEscapeNotPutBackRefusesEveryMergeOfTheRaceWithoutForce
   json::object merged =
       client.call("hydra/merge", json::object{{"raceId", id}, {"agentId", "honest"}, {"force", true}}).as_object();
   EXPECT_EQ(merged.at("outcome"), json::value("fastForward")) << json::serialize(merged);
+}
+
+// Confined, an agent's worktree metadata stays writable (git writes its
+// HEAD and index there), but not its own settings: in a repository with
+// extensions.worktreeConfig, a core.fsmonitor in config.worktree would run
+// in the user's next `git status` there, outside any sandbox.
+TEST(ConfinedEscapes, TheWorktreesOwnSettingsAreReadOnly) {
+  TestRepo repo;
+  repo.git("config extensions.worktreeConfig true");
+  commitConfig(repo, "[general]\nsandbox = \"bubblewrap\"\n\n[agents.evil]\nadapter = \"command\"\nbinary = \"" +
+                         (kHostile / "write_worktree_config.sh").string() + "\"\n");
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  raceToTheEnd(client, {"evil"});
+
+  fs::path worktree;
+  for (const auto& n : client.notifications("hydra/agentStarted")) {
+    worktree = fs::path(std::string(n.at("params").at("worktree").as_string()));
+  }
+  ASSERT_TRUE(fs::is_directory(worktree));
+  const std::string gitdir = readFile(worktree / ".git").substr(std::string("gitdir: ").size());
+  const fs::path metadata(gitdir.substr(0, gitdir.find_last_not_of("\n") + 1));
+  EXPECT_EQ(readFile(metadata / "config.worktree"), "");
+  EXPECT_THAT(readFile(metadata / "gitdir"), Not(HasSubstr("elsewhere")));
+  EXPECT_THAT(readFile(metadata / "commondir"), Not(HasSubstr("elsewhere")));
+  // The user's git in that worktree runs nothing of it.
+  sh("git -C '" + worktree.string() + "' status --porcelain >/dev/null");
+  EXPECT_FALSE(fs::exists(repo.root().parent_path() / "PWNED-worktree-config"));
 }
 
 // Unconfined, an agent can move the main repository's refs: hydra notices
