@@ -478,6 +478,52 @@ TEST(ConfinedEscapes, TheWorktreesOwnSettingsAreReadOnly) {
   EXPECT_FALSE(fs::exists(repo.root().parent_path() / "PWNED-worktree-config"));
 }
 
+// An agent that writes a secret it was given into a file: the secret would
+// be committed to its branch and shown by every diff. The agent is flagged,
+// so it is not merged automatically though it wins; every diff hydra shows
+// masks the secret; a merge by hand refuses without force.
+TEST(SecretsInDiffs, ASecretWrittenToAFileIsFlaggedMaskedAndNotMergedUnasked) {
+  TestRepo repo;
+  const std::string secret = "foo-live-4f1d9a7c2b8e6035";
+  const fs::path leaker = repo.script("leaker.sh", "cat > calc.py <<'EOF'\n" + TestRepo::fixedCalc() +
+                                                       "\nEOF\necho \"$FOO_API_KEY\" > leak.txt\n");
+  commitConfig(repo, TestRepo::scoring() + "auto_merge = true\n\n[agents.leaker]\nadapter = \"command\"\nbinary = \"" +
+                         leaker.string() + "\"\nenv = { FOO_API_KEY = \"" + secret + "\" }\n\n");
+  const std::string head = repo.git("rev-parse main");
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  const std::string id = raceToTheEnd(client, {"leaker"});
+  ASSERT_THAT(repo.git("show hydra/leaker-" + id + ":leak.txt"), HasSubstr(secret)) << "the agent did leak it";
+
+  const json::object finished = lastParams(client, "hydra/raceFinished");
+  EXPECT_EQ(finished.at("winner"), json::value("leaker")) << json::serialize(finished);
+  const json::object& ranked = finished.at("rankings").at(0).as_object();
+  EXPECT_THAT(json::serialize(ranked.at("flags")), HasSubstr("adds what looks like a secret at leak.txt:1"))
+      << json::serialize(ranked);
+  EXPECT_FALSE(finished.contains("autoMerge")) << json::serialize(finished);
+  EXPECT_EQ(repo.git("rev-parse main"), head) << "it was merged automatically";
+
+  const json::object diff = client.call("hydra/diff", json::object{{"raceId", id}, {"agentId", "leaker"}}).as_object();
+  const std::string patch(diff.at("patch").as_string());
+  EXPECT_THAT(patch, Not(HasSubstr(secret))) << patch;
+  EXPECT_THAT(patch, HasSubstr("+[REDACTED]")) << patch;
+  const json::object file =
+      client.call("hydra/diff", json::object{{"raceId", id}, {"agentId", "leaker"}, {"path", "leak.txt"}}).as_object();
+  EXPECT_THAT(json::serialize(file), Not(HasSubstr(secret))) << json::serialize(file);
+  const std::string cli = sh("cd '" + repo.root().string() + "' && '" HYDRA_BINARY "' diff " + id + " leaker 2>&1");
+  EXPECT_THAT(cli, Not(HasSubstr(secret))) << cli;
+  EXPECT_THAT(cli, HasSubstr("[REDACTED]")) << cli;
+
+  json::object refused = client.callError("hydra/merge", json::object{{"raceId", id}, {"agentId", "leaker"}});
+  EXPECT_EQ(refused.at("data").at("reason"), json::value("needsForce")) << json::serialize(refused);
+  EXPECT_THAT(json::serialize(refused.at("data").at("concerns")), HasSubstr("adds what looks like a secret at leak.txt:1"));
+  const std::string piped =
+      sh("cd '" + repo.root().string() + "' && '" HYDRA_BINARY "' merge " + id + " leaker </dev/null 2>&1; echo \"exit $?\"");
+  EXPECT_THAT(piped, HasSubstr("adds what looks like a secret at leak.txt:1")) << piped;
+  EXPECT_THAT(piped, HasSubstr("exit 2")) << piped;
+  EXPECT_EQ(repo.git("rev-parse main"), head);
+}
+
 // Unconfined, an agent can move the main repository's refs: hydra notices
 // when it ends, puts them back, names what it did, and it cannot win.
 TEST(UnconfinedEscapes, MovedRefsArePutBackAndTheAgentIsDisqualified) {
