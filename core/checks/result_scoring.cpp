@@ -7,6 +7,7 @@
 #include <map>
 #include <thread>
 
+#include "core/checks/added_secrets.h"
 #include "core/checks/protected_paths.h"
 #include "core/checks/runner_shadows.h"
 #include "core/merge/diff.h"
@@ -46,6 +47,7 @@ struct ResultScoring::Job {
   scoring::CheckSet checks;
   std::vector<std::string> protectedChanges;  // [scoring] protected_paths it changed
   std::vector<std::string> runnerShadows;     // checks/runner_shadows.h
+  std::vector<std::string> addedSecrets;      // checks/added_secrets.h
 };
 
 ResultScoring::ResultScoring(RunContext context, BaselineCache& baselines, ScoringSpec spec, Done done)
@@ -260,6 +262,13 @@ void ResultScoring::guardProtectedPaths(Job& job, const std::string& commit, con
   // its shadows are protected whatever the paths and taken out whatever the mode.
   job.runnerShadows = checks::runnerShadows(diff.files, checks::rootNames(spec_.repoRoot, spec_.baseCommit),
                                             checks::shadowableModules());
+  // A secret it wrote into a file would be committed and shown by every diff.
+  if (ctx_.redactor) {
+    job.addedSecrets = checks::addedSecrets(merge::unifiedPatch(spec_.repoRoot, spec_.baseCommit, commit), *ctx_.redactor);
+    if (!job.addedSecrets.empty()) {
+      spdlog::warn("race {}: {} adds what looks like a secret in {} places", spec_.raceId, job.subject, job.addedSecrets.size());
+    }
+  }
   if (job.protectedChanges.empty() && job.runnerShadows.empty()) return;
   spdlog::info("race {}: {} changed protected files: {}, added runner shadows: {}", spec_.raceId, job.subject,
                job.protectedChanges.size(), job.runnerShadows.size());
@@ -335,6 +344,7 @@ void ResultScoring::rank() {
           s.protectedChanges = job->protectedChanges;
           if (!s.protectedChanges.empty()) s.protectedMode = self->spec_.config->scoring.protectedMode;
           s.runnerShadows = job->runnerShadows;
+          s.addedSecrets = job->addedSecrets;
         }
         scored.push_back(std::move(s));
       }

@@ -105,6 +105,13 @@ void Collaboration::prepare() {
       copyIgnoredInto(self->plan_.repoRoot, {*wt}, self->plan_.config->general.copyIgnored, self->id());
       const bool confined = self->ctx_.run.sandbox && self->ctx_.run.sandbox->confined;
       guard = std::make_shared<EscapeGuard>(self->plan_.repoRoot, !confined, self->ctx_.raceIsOver);
+      // The objects the base needs: objects/ is writable to every agent, confined or not.
+      try {
+        guard->watchBaseObjects(self->plan_.started.baseCommit);
+      } catch (const std::exception& e) {
+        spdlog::error("collaboration {}: cannot read the base commit's objects; a change to them goes unnoticed: {}", self->id(),
+                      e.what());
+      }
     } catch (const std::exception& e) {
       if (!wt) {
         error = e.what();

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "core/git/git.h"
 #include "core/util/safe_fs.h"
 
 namespace hydra::core::guard {
@@ -49,7 +50,40 @@ std::optional<GitDirFile> readWatched(const fs::path& file) {
   return read;
 }
 
-std::string shown(const std::string& relative) { return ".git/" + relative; }
+std::string shown(const std::string& relative) {
+  if (relative.rfind("objects/", 0) == 0 && relative.size() == 8 + 2 + 1 + 38) {
+    return "object " + relative.substr(8, 2) + relative.substr(11) + " of the base commit (.git/" + relative + ")";
+  }
+  return ".git/" + relative;
+}
+
+// Whether the object of loose `relative` ("objects/ab/cdef...") is still in
+// the repository, in a pack.
+bool packedNow(const GitDirSnapshot& snapshot, const std::string& relative) {
+  if (relative.rfind("objects/", 0) != 0 || relative.size() != 8 + 2 + 1 + 38) return false;
+  git_odb* odb = nullptr;
+  if (git_odb_open(&odb, (snapshot.commonDir / "objects").c_str()) != 0) return false;
+  git_oid id;
+  const std::string hex = relative.substr(8, 2) + relative.substr(11);
+  const bool found = git_oid_fromstr(&id, hex.c_str()) == 0 && git_odb_exists(odb, &id) == 1;
+  git_odb_free(odb);
+  return found;
+}
+
+// Reads `snapshot`'s watched settings and objects as they are now into `snapshot.files`.
+void readInto(GitDirSnapshot& snapshot) {
+  std::size_t objectsKept = 0;
+  for (const auto& relative : snapshot.objects) {
+    auto file = readWatched(snapshot.commonDir / relative);
+    if (!file) continue;
+    objectsKept += file->content.size();
+    if (objectsKept > kMaxObjectsKept) {
+      file->content.clear();
+      file->tooLarge = true;
+    }
+    snapshot.files[relative] = std::move(*file);
+  }
+}
 
 // Puts `relative` back as `file` was, or removes it when `file` is null;
 // what it says for people.
@@ -79,6 +113,31 @@ std::string putBack(const fs::path& commonDir, const std::string& relative, cons
 
 }  // namespace
 
+GitDirSnapshot snapshotBaseObjects(const fs::path& repository, const std::string& baseCommit) {
+  auto repo = git::openRepository(repository);
+  GitDirSnapshot snapshot;
+  snapshot.commonDir = git::commonDir(repo.get());
+  snapshot.settings = false;
+  const git_oid commitId = git::resolveCommit(repo.get(), baseCommit);
+  auto commit = git::lookupCommit(repo.get(), commitId);
+  git_tree* rawTree = nullptr;
+  git::check(git_commit_tree(&rawTree, commit.get()), "read the base commit's tree");
+  std::set<std::string> ids{git::toHex(commitId), git::toHex(*git_tree_id(rawTree))};
+  auto collect = [](const char*, const git_tree_entry* entry, void* payload) -> int {
+    // A submodule's commit lives in another repository.
+    if (git_tree_entry_type(entry) != GIT_OBJECT_COMMIT) {
+      static_cast<std::set<std::string>*>(payload)->insert(git::toHex(*git_tree_entry_id(entry)));
+    }
+    return 0;
+  };
+  const int rc = git_tree_walk(rawTree, GIT_TREEWALK_PRE, collect, &ids);
+  git_tree_free(rawTree);
+  git::check(rc, "walk the base commit's tree");
+  for (const auto& id : ids) snapshot.objects.push_back("objects/" + id.substr(0, 2) + "/" + id.substr(2));
+  readInto(snapshot);
+  return snapshot;
+}
+
 GitDirSnapshot snapshotGitDir(const fs::path& commonDir) {
   GitDirSnapshot snapshot;
   snapshot.commonDir = commonDir;
@@ -103,7 +162,15 @@ GitDirSnapshot snapshotGitDir(const fs::path& commonDir) {
 }
 
 std::vector<std::string> restoreGitDir(GitDirSnapshot& before) {
-  GitDirSnapshot now = snapshotGitDir(before.commonDir);
+  GitDirSnapshot now;
+  if (before.settings) {
+    now = snapshotGitDir(before.commonDir);
+  } else {
+    now.commonDir = before.commonDir;
+    now.settings = false;
+  }
+  now.objects = before.objects;
+  readInto(now);
   std::set<std::string> paths;
   for (const auto& [path, file] : before.files) paths.insert(path);
   for (const auto& [path, file] : now.files) paths.insert(path);
@@ -114,6 +181,11 @@ std::vector<std::string> restoreGitDir(GitDirSnapshot& before) {
     const GitDirFile* then = was == before.files.end() ? nullptr : &was->second;
     const GitDirFile* current = is == now.files.end() ? nullptr : &is->second;
     if (then && current && *then == *current) continue;
+    if (then && !current && packedNow(before, path)) {
+      // git's own gc packed it (git commit may run it): nothing was lost.
+      before.files.erase(path);
+      continue;
+    }
     const std::string what = !then ? "added" : !current ? "deleted" : "changed";
     const std::string done = putBack(before.commonDir, path, then);
     said.push_back(shown(path) + " " + what + " (" + done + ")");

@@ -14,8 +14,16 @@
 // permission bits). Not watched: the refs (their own guard), `packed-refs`
 // (which git rewrites whenever a packed ref is deleted; the refs it holds are
 // compared by the ref guard), the rest of `objects/info/` (git's own
-// maintenance writes it), the objects themselves, and the worktrees' own
-// metadata (`worktrees/NAME`).
+// maintenance writes it), and the worktrees' own metadata (`worktrees/NAME`).
+//
+// The objects are watched apart (snapshotBaseObjects), confined or not: an
+// agent must be able to add objects, so `objects/` stays writable, and an
+// existing loose object can be replaced there. Those the base commit needs
+// (the commit, its trees and blobs) are kept, compared after each agent and
+// put back; a base overwritten there would corrupt the repository and make
+// an honest sibling's diff wrong. Not covered: objects in packs (pack files
+// are not rewritten by git, and reading them whole after each agent would
+// cost too much), and a loose object added where the base has a packed one.
 
 #include <cstdint>
 #include <filesystem>
@@ -40,11 +48,24 @@ struct GitDirFile {
 struct GitDirSnapshot {
   std::filesystem::path commonDir;
   std::map<std::string, GitDirFile> files;  // by path relative to commonDir ("hooks/pre-commit")
+  bool settings = true;               // the watched settings above are in `files`
+  std::vector<std::string> objects;   // loose objects watched, "objects/ab/cdef..."
 };
+
+// Beyond this many bytes of loose objects kept, the rest are compared by
+// digest only and cannot be put back: a base of many loose objects must not
+// take a race's memory.
+inline constexpr std::size_t kMaxObjectsKept = 64u << 20;
 
 // Reads the watched files of the git directory `commonDir`. Links are not
 // followed: a link there counts as a file whose content is its target.
 GitDirSnapshot snapshotGitDir(const std::filesystem::path& commonDir);
+
+// The loose objects under `commonDir` that commit `baseCommit` of
+// `repository` needs (itself, its trees, its blobs), each with its content
+// (compressed, as git stores it). Throws git::GitError when the commit cannot
+// be read.
+GitDirSnapshot snapshotBaseObjects(const std::filesystem::path& repository, const std::string& baseCommit);
 
 // What differs, for people, each put back when it could be: ".git/config
 // changed (put back)", ".git/hooks/pre-commit added (removed)". `before`

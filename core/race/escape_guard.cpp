@@ -85,6 +85,12 @@ OwnRepositoryChange::~OwnRepositoryChange() {
   }
 }
 
+void EscapeGuard::watchBaseObjects(const std::string& baseCommit) {
+  auto objects = guard::snapshotBaseObjects(repository_, baseCommit);
+  std::lock_guard lock(mutex_);
+  baseObjects_ = std::move(objects);
+}
+
 void EscapeGuard::started(const std::string& agentId) {
   std::lock_guard lock(mutex_);
   running_.insert(agentId);
@@ -125,10 +131,13 @@ void EscapeGuard::compareRecordsLocked() {
 }
 
 void EscapeGuard::compareGitDirLocked() {
-  if (!gitDir_) return;
   std::vector<std::string> said;
   try {
-    said = guard::restoreGitDir(*gitDir_);
+    if (gitDir_) said = guard::restoreGitDir(*gitDir_);
+    if (baseObjects_) {
+      auto objects = guard::restoreGitDir(*baseObjects_);
+      said.insert(said.end(), objects.begin(), objects.end());
+    }
   } catch (const std::exception& e) {
     spdlog::error("cannot read the git directory of {}: {}", repository_.string(), e.what());
     return;

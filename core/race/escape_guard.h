@@ -21,6 +21,10 @@
 // there would run the agent's code in the user's next git command, so it is
 // put back at once and is an escape of every agent that was running.
 //
+// Confined or not, it watches the loose objects the base commit needs (see
+// guard::snapshotBaseObjects): one overwritten is put back, an escape of every
+// agent that was running.
+//
 // Unconfined, it also watches the user's checkout (HEAD, index, every file
 // `git status` lists, with its content): a change there may be the user's
 // own, so it is a warning for every agent that was running, not an escape.
@@ -58,6 +62,11 @@ class EscapeGuard {
     std::vector<std::string> warnings;  // changes in the user's checkout meanwhile
   };
 
+  // Also watches the loose objects commit `baseCommit` needs (see
+  // guard::snapshotBaseObjects), confined or not: `objects/` stays writable to
+  // every agent. Throws git::GitError.
+  void watchBaseObjects(const std::string& baseCommit);
+
   // `agentId` starts running.
   void started(const std::string& agentId);
   // `agentId` ended: compares the refs with the snapshot, puts back what
@@ -85,6 +94,7 @@ class EscapeGuard {
   std::map<std::string, Findings> charged_;
   std::optional<guard::CheckoutSnapshot> checkout_;
   std::optional<guard::GitDirSnapshot> gitDir_;
+  std::optional<guard::GitDirSnapshot> baseObjects_;
   std::optional<guard::RecordsSnapshot> records_;
 };
 

@@ -91,6 +91,13 @@ void Race::createWorktrees() {
       const bool confined = self->ctx_.run.sandbox && self->ctx_.run.sandbox->confined;
       // hydra's records too: those of a finished race never change again but by hydra.
       guard = std::make_shared<EscapeGuard>(self->plan_.repoRoot, !confined, self->ctx_.raceIsOver);
+      // The objects the base needs: objects/ is writable to every agent, confined or not.
+      try {
+        guard->watchBaseObjects(self->plan_.started.baseCommit);
+      } catch (const std::exception& e) {
+        spdlog::error("race {}: cannot read the base commit's objects; a change to them goes unnoticed: {}", self->id(),
+                      e.what());
+      }
     } catch (const std::exception& e) {
       if (created.empty()) {
         error = e.what();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <system_error>
 #include <tuple>
@@ -121,7 +122,27 @@ ProcessSpec confine(ProcessSpec spec, const SandboxPolicy& given, const fs::path
   for (const fs::path& path : policy.readOnly) mounts.insert({path, Mount::ReadOnly});
   for (const fs::path& path : policy.hidden) mounts.insert({path, Mount::Tmpfs});
   mounts.insert({policy.worktree, Mount::Writable});
-  if (policy.gitMetadata) mounts.insert({*policy.gitMetadata, Mount::Writable});
+  if (policy.gitMetadata) {
+    mounts.insert({*policy.gitMetadata, Mount::Writable});
+    // git writes HEAD, the index and logs there for the agent; it never needs
+    // to write what says where the repository is (`commondir`, `gitdir`) or
+    // the worktree's own settings (`config.worktree`, read by the user's git
+    // in that worktree when extensions.worktreeConfig is set: a
+    // core.fsmonitor there would run outside any sandbox). The settings file
+    // is made, empty, when missing, so that the agent cannot create it.
+    const fs::path settings = *policy.gitMetadata / "config.worktree";
+    const auto status = fs::symlink_status(settings);
+    if (!fs::exists(status)) {
+      std::ofstream created(settings, std::ios::app);
+      if (!created) throw SandboxError("cannot create '" + settings.string() + "'");
+    } else if (!fs::is_regular_file(status)) {
+      throw SandboxError("'" + settings.string() + "' is not a regular file: something replaced it");
+    }
+    for (const char* name : {"config.worktree", "commondir", "gitdir"}) {
+      const fs::path file = *policy.gitMetadata / name;
+      if (fs::is_regular_file(fs::symlink_status(file))) mounts.insert({file, Mount::ReadOnly});
+    }
+  }
   for (const fs::path& path : policy.writable) mounts.insert({path, Mount::Writable});
   // The worktree's .git file names its metadata directory: read-only, so the
   // agent can neither delete it nor point it at another repository.

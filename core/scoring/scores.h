@@ -117,6 +117,9 @@ struct AgentScore {
   // The files it added that would have run in place of the test runner
   // (core/checks/runner_shadows.h): removed for its checks whatever the mode.
   std::vector<std::string> runnerShadows;
+  // Where the lines it added look like a secret ("leak.txt:1";
+  // core/checks/added_secrets.h).
+  std::vector<std::string> addedSecrets;
 
   bool eligible() const { return ineligible.empty(); }
 };

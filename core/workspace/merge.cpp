@@ -43,15 +43,38 @@ std::optional<std::string> checkConcern(const char* name, const std::optional<sc
   return std::string("its ") + name + " " + why;
 }
 
+// What an agent of `race` changed outside its worktree that hydra could
+// not put back: the repository is not as the race found it, whichever agent
+// is merged.
+std::vector<std::string> unresolvedEscapes(const RaceRecord& race) {
+  std::vector<std::string> out;
+  for (const auto& agent : race.agents) {
+    for (const auto& escape : agent.escapes) {
+      if (escape.find("could not be put back") != std::string::npos) {
+        out.push_back("agent " + agent.agentId + " changed what hydra could not put back: " + escape);
+      }
+    }
+  }
+  return out;
+}
+
 // What speaks against merging `agentId` by hand: it is not the winner, a
-// check of it failed, or hydra flagged it. The same things a front end
-// shows before it asks (docs/protocol.md, hydra/merge).
-std::vector<std::string> mergeConcerns(const std::optional<scoring::RaceScores>& scores, const std::string& agentId) {
-  if (!scores) return {"the race was not scored: nothing checked its work"};
+// check of it failed, hydra flagged it, or an agent of the race left a change
+// outside its worktree that hydra could not put back. The same things a
+// front end shows before it asks (docs/protocol.md, hydra/merge).
+std::vector<std::string> mergeConcerns(const RaceRecord& race, const std::optional<scoring::RaceScores>& scores,
+                                       const std::string& agentId) {
+  std::vector<std::string> out = unresolvedEscapes(race);
+  if (!scores) {
+    out.push_back("the race was not scored: nothing checked its work");
+    return out;
+  }
   const auto it = std::find_if(scores->rankings.begin(), scores->rankings.end(),
                                [&](const scoring::AgentScore& a) { return a.agentId == agentId; });
-  if (it == scores->rankings.end()) return {"it was not ranked: nothing checked its work"};
-  std::vector<std::string> out;
+  if (it == scores->rankings.end()) {
+    out.push_back("it was not ranked: nothing checked its work");
+    return out;
+  }
   if (!scores->winner) {
     out.push_back("the race has no winner: every agent failed");
   } else if (*scores->winner != agentId) {
@@ -169,7 +192,7 @@ MergeReport Workspace::merge(const std::string& raceId, const std::optional<std:
   }
   // The rails of the front ends: a pick hydra would not make is said, and
   // made only when asked for with force.
-  std::vector<std::string> concerns = mergeConcerns(scores, chosen);
+  std::vector<std::string> concerns = mergeConcerns(race, scores, chosen);
   if (!concerns.empty() && !force && !dryRun) {
     boost::json::array listed;
     for (const auto& c : concerns) listed.emplace_back(c);
@@ -200,7 +223,14 @@ AutoMergeOutcome Workspace::autoMerge(const std::string& raceId, const std::stri
   AutoMergeOutcome outcome;
   outcome.agentId = agentId;
   try {
-    MergeReport report = mergeAgent(record(raceId), agentId, false, false);
+    const RaceRecord race = record(raceId);
+    // What is left of an escape is the user's to look at before anything is merged.
+    if (auto unresolved = unresolvedEscapes(race); !unresolved.empty()) {
+      outcome.outcome = "refused";
+      outcome.error = joined(unresolved);
+      return outcome;
+    }
+    MergeReport report = mergeAgent(race, agentId, false, false);
     outcome.outcome = report.outcome;
     outcome.targetBranch = report.targetBranch;
     outcome.commit = report.commit;

@@ -106,7 +106,8 @@ DiffResult Workspace::diff(const std::string& raceId, const std::string& agentId
   out.files = summary.files;
   out.additions = summary.additions;
   out.deletions = summary.deletions;
-  out.patch = makeValidUtf8(merge::unifiedPatch(root_, race.baseCommit, *agent.commit));
+  // A secret the agent wrote into a file is masked in every diff hydra shows.
+  out.patch = diffRedactor()->redact(makeValidUtf8(merge::unifiedPatch(root_, race.baseCommit, *agent.commit)));
   return out;
 }
 
@@ -115,7 +116,7 @@ std::string Workspace::patch(const std::string& raceId, const std::string& agent
   RaceRecord race = record(raceId);
   const AgentRecord agent = withResult(race, agentId);
   if (path) requireTreePath(*path);
-  return merge::unifiedPatch(root_, race.baseCommit, *agent.commit, path);
+  return diffRedactor()->redact(merge::unifiedPatch(root_, race.baseCommit, *agent.commit, path));
 }
 
 FileContents Workspace::file(const std::string& raceId, const std::string& agentId, const std::string& path) {
@@ -144,9 +145,10 @@ FileContents Workspace::file(const std::string& raceId, const std::string& agent
   bool text = !versions.binary && (!versions.base || isValidUtf8(*versions.base)) &&
               (!versions.agent || isValidUtf8(*versions.agent));
   out.encoding = text ? "utf-8" : "base64";
+  const auto redactor = diffRedactor();
   auto encode = [&](const std::optional<std::string>& bytes) -> std::optional<std::string> {
     if (!bytes) return std::nullopt;
-    return text ? *bytes : base64(*bytes);
+    return text ? redactor->redact(*bytes) : base64(*bytes);
   };
   out.base = encode(versions.base);
   out.agent = encode(versions.agent);

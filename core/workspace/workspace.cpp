@@ -47,6 +47,11 @@ bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std:
 
 }  // namespace
 
+std::shared_ptr<const Redactor> Workspace::diffRedactor() {
+  auto config = configState().config;
+  return config ? redactorFor(*config) : std::make_shared<const Redactor>();
+}
+
 // A race as planned on the pool, before it exists on the io thread.
 struct Workspace::Plan {
   RacePlan race;

@@ -220,6 +220,9 @@ class Workspace {
   void launch(Plan plan, std::function<void(RaceSummary)> started);
   // [general] pool_size and keep_ignored, or no pool when hydra.toml is broken.
   PoolPolicy poolPolicy();
+  // What masks secrets in the diffs hydra shows: the configured agents'
+  // secret values and every pattern of core/util/redact.h.
+  std::shared_ptr<const Redactor> diffRedactor();
   std::optional<Live> live(const std::string& raceId) const;
   // Every race, newest first: the records on disk and the live ones.
   std::vector<RaceRecord> allRaces();

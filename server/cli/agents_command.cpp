@@ -20,7 +20,7 @@ int runAgents(const AgentsOptions& options) {
   auto agents = workspace.agents();
 
   if (options.json) {
-    std::cout << boost::json::serialize(boost::json::value_from(agents)) << "\n";
+    std::cout << jsonLine(boost::json::value_from(agents)) << "\n";
     return 0;
   }
   Style style{stdoutIsTerminal()};
@@ -68,7 +68,7 @@ int runSandbox(const SandboxOptions& options) {
   core::Workspace workspace(io, std::filesystem::current_path());
   const core::SandboxStatus status = workspace.sandboxStatus();
   if (options.json) {
-    std::cout << boost::json::serialize(boost::json::value_from(status)) << "\n";
+    std::cout << jsonLine(boost::json::value_from(status)) << "\n";
     return 0;
   }
   Style style{stdoutIsTerminal()};

@@ -250,7 +250,7 @@ int runCollab(const CollabOptions& options) {
   if (options.json) {
     boost::json::object out{{"race", boost::json::value_from(record)}};
     out["scores"] = scores ? boost::json::value_from(*scores) : boost::json::value(nullptr);
-    std::cout << boost::json::serialize(out) << "\n";
+    std::cout << jsonLine(out) << "\n";
   } else {
     printIterations(std::cout, record, scores ? scores->winner : std::nullopt, style);
     if (autoMerge) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <boost/json/serialize.hpp>
 #include <cmath>
 #include <cstdio>
 
@@ -20,6 +21,26 @@ std::filesystem::path findRepositoryRoot(const std::filesystem::path& start) {
     throw CommandError("not inside a git repository: " + start.string() +
                        " (hydra races agents in worktrees of a git repository; run `git init` first)");
   }
+}
+
+std::string jsonLine(const boost::json::value& value) {
+  const std::string raw = boost::json::serialize(value);
+  std::string out;
+  out.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const auto c = static_cast<unsigned char>(raw[i]);
+    const auto next = i + 1 < raw.size() ? static_cast<unsigned char>(raw[i + 1]) : 0;
+    // U+0080..U+009F is C2 80..C2 9F in UTF-8; it only occurs inside strings.
+    if (c == 0xC2 && next >= 0x80 && next <= 0x9F) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(next));
+      out += escaped;
+      ++i;
+      continue;
+    }
+    out += raw[i];
+  }
+  return out;
 }
 
 std::string oneLine(std::string_view text, std::size_t max) {

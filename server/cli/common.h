@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include <boost/json/value.hpp>
+
 #include "core/config/config.h"
 #include "core/workspace/errors.h"
 
@@ -60,6 +62,13 @@ struct Style {
 // breaks and tabs as spaces, cut to at most `max` bytes with "..." (never
 // inside a character).
 std::string oneLine(std::string_view text, std::size_t max = std::string::npos);
+
+// `--json` output: `value` serialized on one line. JSON escapes the C0
+// controls (ESC as \u001b) but keeps the C1 controls U+0080..U+009F as raw
+// UTF-8, which a terminal may take for CSI or OSC when the output is read
+// there rather than by a program: they are written \u0080..\u009f too. The
+// value a program parses is the same.
+std::string jsonLine(const boost::json::value& value);
 
 // A score with one decimal, 97.1. A score is never shown higher than it is:
 // 99.96 is "99.9", never "100.0" (docs/scoring.md).

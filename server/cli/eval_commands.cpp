@@ -24,6 +24,7 @@
 #include "core/workspace/workspace.h"
 #include "hydra/version.h"
 #include "server/cli/commands.h"
+#include "core/util/terminal_text.h"
 #include "server/cli/common.h"
 #include "server/cli/live_run.h"
 
@@ -133,8 +134,8 @@ int runEvalRun(const EvalRunOptions& options) {
           if (terminal) {
             progress();
           } else {
-            std::cout << "sample " << doneNow << "/" << totalNow << ": " << s.caseId << " " << s.agent << " #"
-                      << s.index << " " << (s.solved ? "solved" : "not solved") << " (" << s.status
+            std::cout << "sample " << doneNow << "/" << totalNow << ": " << oneLine(s.caseId) << " " << oneLine(s.agent)
+                      << " #" << s.index << " " << (s.solved ? "solved" : "not solved") << " (" << oneLine(s.status)
                       << ", score " << fixed1(s.score) << ")\n"
                       << std::flush;
           }
@@ -158,11 +159,11 @@ int runEvalRun(const EvalRunOptions& options) {
   }
   if (terminal) std::cout << "\n";
   if (options.format == "json") {
-    std::cout << boost::json::serialize(boost::json::value_from(*finished)) << "\n";
+    std::cout << jsonLine(boost::json::value_from(*finished)) << "\n";
   } else if (options.format == "markdown") {
-    std::cout << core::eval::renderMarkdown(*finished);
+    std::cout << core::terminalSafe(core::eval::renderMarkdown(*finished));
   } else {
-    std::cout << core::eval::renderText(*finished);
+    std::cout << core::terminalSafe(core::eval::renderText(*finished));
   }
   return 0;
 }
@@ -174,11 +175,11 @@ int runEvalCompare(const EvalCompareOptions& options) {
   core::eval::Report current = readReport(options.current);
   core::eval::Comparison comparison = core::eval::compare(baseline, current, options.threshold);
   if (options.format == "json") {
-    std::cout << boost::json::serialize(boost::json::value_from(comparison)) << "\n";
+    std::cout << jsonLine(boost::json::value_from(comparison)) << "\n";
   } else if (options.format == "markdown") {
-    std::cout << core::eval::renderCompareMarkdown(comparison);
+    std::cout << core::terminalSafe(core::eval::renderCompareMarkdown(comparison));
   } else {
-    std::cout << core::eval::renderCompareText(comparison);
+    std::cout << core::terminalSafe(core::eval::renderCompareText(comparison));
   }
   return options.failOnRegression && comparison.regressions > 0 ? 1 : 0;
 }

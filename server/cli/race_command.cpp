@@ -245,7 +245,7 @@ int runRace(const RaceOptions& options) {
   if (options.json) {
     boost::json::object out{{"race", boost::json::value_from(record)}};
     out["scores"] = scores ? boost::json::value_from(*scores) : boost::json::value(nullptr);
-    std::cout << boost::json::serialize(out) << "\n";
+    std::cout << jsonLine(out) << "\n";
   } else if (scores) {
     printResults(std::cout, record, *scores, style);
     if (autoMerge) {

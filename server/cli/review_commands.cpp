@@ -134,7 +134,7 @@ int runScores(const ScoresOptions& options) {
   auto race = workspace.record(raceId);
   auto scores = workspace.scores(raceId);
   if (options.json) {
-    std::cout << boost::json::serialize(boost::json::value_from(scores)) << "\n";
+    std::cout << jsonLine(boost::json::value_from(scores)) << "\n";
   } else {
     const Style style{stdoutIsTerminal()};
     if (race.isCollab()) printIterations(std::cout, race, scores.winner, style);

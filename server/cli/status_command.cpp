@@ -120,7 +120,7 @@ int runStatus(const StatusOptions& options) {
   if (options.json) {
     boost::json::object result{{"races", boost::json::value_from(races)}};
     if (pool) result["pool"] = boost::json::value_from(*pool);
-    std::cout << boost::json::serialize(result) << "\n";
+    std::cout << jsonLine(result) << "\n";
     return 0;
   }
   Style style{stdoutIsTerminal()};

@@ -614,6 +614,19 @@ TEST_F(CliTest, NothingAnAgentPrintsOrNamesReachesTheTerminalRaw) {
   Outcome one = hydra({"status", id});
   expectSafe(one, false, "hydra status RACE");
   EXPECT_THAT(one.out, HasSubstr("the end ^[]52;c;ZW5k^G")) << one;
+  // --json is for programs, but may be read on a terminal: JSON escapes ESC,
+  // and hydra escapes the C1 controls JSON would leave raw. A program reads
+  // the agent's words unchanged.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"status", id, "--json"}, std::vector<std::string>{"scores", id, "--json"},
+        std::vector<std::string>{"race", "Print as JSON", "--agents", "evil", "--json"}}) {
+    Outcome asJson = hydra(args);
+    expectSafe(asJson, false, "hydra " + args[0] + " --json");
+    if (args[0] == "scores") continue;
+    EXPECT_THAT(asJson.out, HasSubstr("\\u009b2J")) << asJson;
+    EXPECT_THAT(json::serialize(json::parse(asJson.out)), HasSubstr("the end \\u001b]52;c;ZW5k\\u0007 \xc2\x9b" "2J"))
+        << asJson;
+  }
 
   // On a terminal: the live table, and what the pager is handed.
   Outcome live = onTerminal(repo_, {"race", "Print again", "--agents", "evil,good"}, env());

@@ -31,6 +31,7 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const fs::path kHostile = fs::path(HYDRA_SOURCE_DIR) / "tests" / "fixtures" / "hostile";
 
@@ -360,6 +361,167 @@ TEST(UnconfinedEscapes, GitDirectorySettingsArePutBackAndTheAgentIsDisqualified)
   json::object refused =
       client.callError("hydra/merge", json::object{{"raceId", id}, {"agentId", "evil"}, {"dryRun", true}});
   EXPECT_EQ(refused.at("data").at("reason"), json::value("ineligible")) << json::serialize(refused);
+}
+
+// Unconfined, an agent can replace a loose object of the base commit in the
+// shared object store. Once that corrupted the repository and made the
+// honest sibling score "changed nothing". hydra keeps the base's loose
+// objects, puts the replaced one back when the agent ends, names it, and the
+// agent cannot win. Confined, the object store's existing folders are
+// read-only (only new objects can be added): the attempt fails, and the
+// guard, which watches confined races too, has nothing to say.
+class BaseObjectTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BaseObjectTest, AnOverwrittenObjectOfTheBaseIsPutBackAndTheSiblingScores) {
+  TestRepo repo;
+  // One agent at a time: the escape is charged to the agent that ran alone.
+  commitConfig(repo, "[general]\nsandbox = \"" + GetParam() + "\"\nmax_concurrent_agents = 1\n\n[agents.evil]\n"
+                     "adapter = \"command\"\nbinary = \"" +
+                         (kHostile / "overwrite_base_object.sh").string() + "\"\n\n" +
+                         TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) + TestRepo::scoring());
+  const std::string blob = repo.git("rev-parse HEAD:calc.py");
+  const fs::path object = repo.root() / ".git" / "objects" / blob.substr(0, 2) / blob.substr(2);
+  const std::string kept = readFile(object);
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  const std::string id = raceToTheEnd(client, {"evil", "honest"});
+
+  EXPECT_EQ(readFile(object), kept);
+  EXPECT_NO_THROW(repo.git("fsck --full --no-progress"));
+  const json::object evil = lastParams(client, "hydra/agentFinished", "evil");
+  const json::object finished = lastParams(client, "hydra/raceFinished");
+  if (GetParam() == "off") {
+    ASSERT_TRUE(evil.contains("escapes")) << json::serialize(evil);
+    const std::string escapes = json::serialize(evil.at("escapes"));
+    EXPECT_THAT(escapes, HasSubstr("object " + blob + " of the base commit")) << escapes;
+    EXPECT_THAT(escapes, HasSubstr("(put back)")) << escapes;
+  } else {
+    EXPECT_FALSE(evil.contains("escapes")) << json::serialize(evil);
+    EXPECT_THAT(json::serialize(evil.at("finalMessage")), HasSubstr("blocked: overwrite the base's object"));
+  }
+  EXPECT_FALSE(lastParams(client, "hydra/agentFinished", "honest").contains("escapes"));
+  EXPECT_EQ(finished.at("winner"), json::value("honest")) << json::serialize(finished);
+  for (const auto& r : finished.at("rankings").as_array()) {
+    if (r.at("agentId") == json::value("evil")) {
+      EXPECT_EQ(r.at("ineligible"), json::value(GetParam() == "off" ? "escaped" : "changed nothing"))
+          << json::serialize(r);
+    } else {
+      EXPECT_EQ(r.at("breakdown").at("tests"), json::value(100.0)) << json::serialize(r);
+      EXPECT_EQ(r.at("diff").at("filesChanged"), json::value(1)) << json::serialize(r);
+    }
+  }
+  EXPECT_EQ(repo.git("diff --name-only main hydra/honest-" + id), "calc.py");
+}
+
+INSTANTIATE_TEST_SUITE_P(Sandbox, BaseObjectTest, ::testing::Values("off", "bubblewrap"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// Unconfined, an agent can change a file of the git directory that is too
+// large for hydra to keep a copy of: it cannot be put back. The agent cannot
+// win, and no agent of the race is merged, the honest winner included,
+// unless the merge is forced: the repository is not as the race found it.
+TEST(UnconfinedEscapes, AnEscapeNotPutBackRefusesEveryMergeOfTheRaceWithoutForce) {
+  TestRepo repo;
+  commitConfig(repo, "[general]\nsandbox = \"off\"\nmax_concurrent_agents = 1\n\n[agents.evil]\nadapter = \"command\"\n"
+                     "binary = \"" +
+                         (kHostile / "append_git_info.sh").string() + "\"\n\n" +
+                         TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) + TestRepo::scoring());
+  const fs::path sizable = repo.root() / ".git" / "info" / "sizable";
+  std::ofstream(sizable) << std::string((2u << 20), 'x');
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  const std::string id = raceToTheEnd(client, {"evil", "honest"});
+
+  const json::object evil = lastParams(client, "hydra/agentFinished", "evil");
+  ASSERT_TRUE(evil.contains("escapes")) << json::serialize(evil);
+  const std::string escapes = json::serialize(evil.at("escapes"));
+  EXPECT_THAT(escapes, HasSubstr(".git/info/exclude changed (put back)")) << escapes;
+  EXPECT_THAT(escapes, HasSubstr(".git/info/sizable changed (could not be put back")) << escapes;
+  EXPECT_EQ(lastParams(client, "hydra/raceFinished").at("winner"), json::value("honest"));
+
+  json::object refused = client.callError("hydra/merge", json::object{{"raceId", id}, {"agentId", "honest"}});
+  EXPECT_EQ(refused.at("data").at("reason"), json::value("needsForce")) << json::serialize(refused);
+  EXPECT_THAT(json::serialize(refused.at("data").at("concerns")),
+              HasSubstr("agent evil changed what hydra could not put back: .git/info/sizable"))
+      << json::serialize(refused);
+  EXPECT_EQ(repo.git("rev-parse HEAD"), repo.git("rev-parse main"));
+  json::object merged =
+      client.call("hydra/merge", json::object{{"raceId", id}, {"agentId", "honest"}, {"force", true}}).as_object();
+  EXPECT_EQ(merged.at("outcome"), json::value("fastForward")) << json::serialize(merged);
+}
+
+// Confined, an agent's worktree metadata stays writable (git writes its
+// HEAD and index there), but not its own settings: in a repository with
+// extensions.worktreeConfig, a core.fsmonitor in config.worktree would run
+// in the user's next `git status` there, outside any sandbox.
+TEST(ConfinedEscapes, TheWorktreesOwnSettingsAreReadOnly) {
+  TestRepo repo;
+  repo.git("config extensions.worktreeConfig true");
+  commitConfig(repo, "[general]\nsandbox = \"bubblewrap\"\n\n[agents.evil]\nadapter = \"command\"\nbinary = \"" +
+                         (kHostile / "write_worktree_config.sh").string() + "\"\n");
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  raceToTheEnd(client, {"evil"});
+
+  fs::path worktree;
+  for (const auto& n : client.notifications("hydra/agentStarted")) {
+    worktree = fs::path(std::string(n.at("params").at("worktree").as_string()));
+  }
+  ASSERT_TRUE(fs::is_directory(worktree));
+  const std::string gitdir = readFile(worktree / ".git").substr(std::string("gitdir: ").size());
+  const fs::path metadata(gitdir.substr(0, gitdir.find_last_not_of("\n") + 1));
+  EXPECT_EQ(readFile(metadata / "config.worktree"), "");
+  EXPECT_THAT(readFile(metadata / "gitdir"), Not(HasSubstr("elsewhere")));
+  EXPECT_THAT(readFile(metadata / "commondir"), Not(HasSubstr("elsewhere")));
+  // The user's git in that worktree runs nothing of it.
+  sh("git -C '" + worktree.string() + "' status --porcelain >/dev/null");
+  EXPECT_FALSE(fs::exists(repo.root().parent_path() / "PWNED-worktree-config"));
+}
+
+// An agent that writes a secret it was given into a file: the secret would
+// be committed to its branch and shown by every diff. The agent is flagged,
+// so it is not merged automatically though it wins; every diff hydra shows
+// masks the secret; a merge by hand refuses without force.
+TEST(SecretsInDiffs, ASecretWrittenToAFileIsFlaggedMaskedAndNotMergedUnasked) {
+  TestRepo repo;
+  const std::string secret = "foo-live-4f1d9a7c2b8e6035";
+  const fs::path leaker = repo.script("leaker.sh", "cat > calc.py <<'EOF'\n" + TestRepo::fixedCalc() +
+                                                       "\nEOF\necho \"$FOO_API_KEY\" > leak.txt\n");
+  commitConfig(repo, TestRepo::scoring() + "auto_merge = true\n\n[agents.leaker]\nadapter = \"command\"\nbinary = \"" +
+                         leaker.string() + "\"\nenv = { FOO_API_KEY = \"" + secret + "\" }\n\n");
+  const std::string head = repo.git("rev-parse main");
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  const std::string id = raceToTheEnd(client, {"leaker"});
+  ASSERT_THAT(repo.git("show hydra/leaker-" + id + ":leak.txt"), HasSubstr(secret)) << "the agent did leak it";
+
+  const json::object finished = lastParams(client, "hydra/raceFinished");
+  EXPECT_EQ(finished.at("winner"), json::value("leaker")) << json::serialize(finished);
+  const json::object& ranked = finished.at("rankings").at(0).as_object();
+  EXPECT_THAT(json::serialize(ranked.at("flags")), HasSubstr("adds what looks like a secret at leak.txt:1"))
+      << json::serialize(ranked);
+  EXPECT_FALSE(finished.contains("autoMerge")) << json::serialize(finished);
+  EXPECT_EQ(repo.git("rev-parse main"), head) << "it was merged automatically";
+
+  const json::object diff = client.call("hydra/diff", json::object{{"raceId", id}, {"agentId", "leaker"}}).as_object();
+  const std::string patch(diff.at("patch").as_string());
+  EXPECT_THAT(patch, Not(HasSubstr(secret))) << patch;
+  EXPECT_THAT(patch, HasSubstr("+[REDACTED]")) << patch;
+  const json::object file =
+      client.call("hydra/diff", json::object{{"raceId", id}, {"agentId", "leaker"}, {"path", "leak.txt"}}).as_object();
+  EXPECT_THAT(json::serialize(file), Not(HasSubstr(secret))) << json::serialize(file);
+  const std::string cli = sh("cd '" + repo.root().string() + "' && '" HYDRA_BINARY "' diff " + id + " leaker 2>&1");
+  EXPECT_THAT(cli, Not(HasSubstr(secret))) << cli;
+  EXPECT_THAT(cli, HasSubstr("[REDACTED]")) << cli;
+
+  json::object refused = client.callError("hydra/merge", json::object{{"raceId", id}, {"agentId", "leaker"}});
+  EXPECT_EQ(refused.at("data").at("reason"), json::value("needsForce")) << json::serialize(refused);
+  EXPECT_THAT(json::serialize(refused.at("data").at("concerns")), HasSubstr("adds what looks like a secret at leak.txt:1"));
+  const std::string piped =
+      sh("cd '" + repo.root().string() + "' && '" HYDRA_BINARY "' merge " + id + " leaker </dev/null 2>&1; echo \"exit $?\"");
+  EXPECT_THAT(piped, HasSubstr("adds what looks like a secret at leak.txt:1")) << piped;
+  EXPECT_THAT(piped, HasSubstr("exit 2")) << piped;
+  EXPECT_EQ(repo.git("rev-parse main"), head);
 }
 
 // Unconfined, an agent can move the main repository's refs: hydra notices

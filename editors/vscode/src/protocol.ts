@@ -225,6 +225,8 @@ export interface Ranking {
   protectedMode?: 'flag' | 'restore';
   /** Files it added that would have run in place of the test runner (pytest.py): left out of its checks. */
   runnerShadows?: string[];
+  /** Where lines it added look like a secret ("leak.txt:1"); its `flags` say so too. */
+  addedSecrets?: string[];
   /** Its tests could not be compared by name (the runner named no tests): counts only. */
   testsByCountsOnly?: boolean;
 }

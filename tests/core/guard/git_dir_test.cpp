@@ -9,6 +9,7 @@
 
 #include <filesystem>
 
+#include "core/git/git.h"
 #include "tests/core/git/temp_repo.h"
 
 namespace hydra::core::guard {
@@ -22,6 +23,7 @@ using testing::TempRepo;
 class GitDirTest : public ::testing::Test {
  protected:
   fs::path git() const { return repo.root() / ".git"; }
+  git::LibGit2 libgit2;
   TempRepo repo;
 };
 
@@ -83,6 +85,39 @@ TEST_F(GitDirTest, AFolderSwappedForALinkIsNotWrittenThrough) {
   EXPECT_THAT(said.front(), ::testing::HasSubstr(".git/hooks"));
   EXPECT_EQ(testing::readFile(repo.outside() / "hooks" / "pre-push"), "#!/bin/sh\ntouch pwned\n")
       << "nothing was written through the link";
+}
+
+// The loose objects the base commit needs: one replaced or deleted comes back
+// as it was, and the repository is whole again; one git's own gc packed is
+// still there, and is not a change.
+TEST_F(GitDirTest, TheBasesLooseObjectsArePutBack) {
+  const std::string head = repo.git("rev-parse HEAD");
+  const std::string blob = repo.git("rev-parse HEAD:src/a.txt");
+  const std::string tree = repo.git("rev-parse HEAD^{tree}");
+  GitDirSnapshot snapshot = snapshotBaseObjects(repo.root(), head);
+  ASSERT_TRUE(snapshot.files.count("objects/" + blob.substr(0, 2) + "/" + blob.substr(2)));
+  ASSERT_TRUE(snapshot.files.count("objects/" + head.substr(0, 2) + "/" + head.substr(2)));
+  EXPECT_FALSE(snapshot.settings);
+  EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+
+  const fs::path blobFile = git() / "objects" / blob.substr(0, 2) / blob.substr(2);
+  const fs::path treeFile = git() / "objects" / tree.substr(0, 2) / tree.substr(2);
+  const std::string kept = testing::readFile(blobFile);
+  fs::remove(blobFile);
+  testing::writeFile(blobFile, "not a git object\n");
+  fs::remove(treeFile);
+  EXPECT_THAT(restoreGitDir(snapshot),
+              ElementsAre("object " + blob + " of the base commit (.git/objects/" + blob.substr(0, 2) + "/" +
+                              blob.substr(2) + ") changed (put back)",
+                          "object " + tree + " of the base commit (.git/objects/" + tree.substr(0, 2) + "/" +
+                              tree.substr(2) + ") deleted (put back)"));
+  EXPECT_EQ(testing::readFile(blobFile), kept);
+  EXPECT_EQ(fs::status(blobFile).permissions() & fs::perms::owner_write, fs::perms::none);
+  EXPECT_NO_THROW(repo.git("fsck --full --no-progress"));
+
+  repo.git("gc -q --prune=now");
+  ASSERT_FALSE(fs::exists(blobFile));
+  EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
 }
 
 }  // namespace
