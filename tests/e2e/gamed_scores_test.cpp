@@ -366,17 +366,9 @@ TEST(GamedScoresTest, WhenTheRunnerNamesNoTestsTheResultSaysTestsWereComparedByC
 // would win on speed and diff size alone, which a flag rules out.
 TEST(GamedScoresTest, AFlaggedAgentNeverOutranksTheRealFixOnSpeedOrDiffSizeAlone) {
   TestRepo repo;
-  const std::string testsWithAComment =
-      "# checked by hand\n"
-      "from calc import add, sub\n"
-      "\n"
-      "\n"
-      "def test_add():\n"
-      "    assert add(2, 3) == 5\n"
-      "\n"
-      "\n"
-      "def test_sub():\n"
-      "    assert sub(5, 3) == 2";
+  // The base's tests as they were, with a comment on top (the write step adds the last newline).
+  std::string testsWithAComment = "# checked by hand\n" + repo.read("test_calc.py");
+  testsWithAComment.pop_back();
   std::string notes;
   for (int i = 1; i <= 80; ++i) notes += "line " + std::to_string(i) + " of the fix's notes\n";
   const Race race = raceToTheEnd(
