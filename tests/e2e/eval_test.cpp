@@ -560,6 +560,35 @@ TEST_F(EvalTest, InitFromARaceTurnsTheWinnersNewTestsIntoHiddenFilesThatDecideTh
   EXPECT_THAT(unknownOut, HasSubstr("has no agent 'nobody'"));
 }
 
+// The agent the user merged is what the case is built from, even when hydra
+// ranked another first: the user's pick is the ground truth.
+TEST_F(EvalTest, InitFromARaceTakesTheMergedAgentOverTheWinner) {
+  const std::string moreTests = "from calc import add\n\n\ndef test_add_more():\n    assert add(2, 3) == 5\n";
+  const std::string otherTests = "from calc import add\n\n\ndef test_add_zero():\n    assert add(0, 3) == 3\n";
+  repo_.writeConfig(TestRepo::scoring() +
+                    agent("fixer", script("fixer.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
+                                                          " > calc.py\nmkdir -p tests\nprintf '%s' " +
+                                                          shellQuote(moreTests) + " > tests/test_more_add.py\n")) +
+                    agent("other", script("other.sh", "mkdir -p tests\nprintf '%s' " + shellQuote(otherTests) +
+                                                          " > tests/test_add_zero.py\n")));
+  hydra("race 'Fix add() in calc.py' --agents fixer,other");
+
+  // Before any merge: the winner.
+  auto [before, beforeOut] = hydraStatus("eval init --from-race latest --name winner");
+  ASSERT_EQ(before, 0) << beforeOut;
+  EXPECT_THAT(beforeOut, HasSubstr("hidden: " + (repo_.root() / "evals" / "winner" / "tests" / "test_more_add.py").string()));
+
+  // The user merged the other one.
+  auto [merged, mergedOut] = hydraStatus("merge latest other --force");
+  ASSERT_EQ(merged, 0) << mergedOut;
+  auto [after, afterOut] = hydraStatus("eval init --from-race latest --name merged");
+  ASSERT_EQ(after, 0) << afterOut;
+  const fs::path evalDir = repo_.root() / "evals" / "merged";
+  EXPECT_THAT(afterOut, HasSubstr("hidden: " + (evalDir / "tests" / "test_add_zero.py").string())) << afterOut;
+  EXPECT_FALSE(fs::exists(evalDir / "tests" / "test_more_add.py")) << "the winner's tests are not the merged agent's";
+  EXPECT_EQ(readFile(evalDir / "tests" / "test_add_zero.py"), otherTests);
+}
+
 TEST_F(EvalTest, ACaseWhoseBaseCommitHoldsAHiddenFileIsRefused) {
   configure();
   // The set lives in the repository and is committed: a case starting from
