@@ -222,7 +222,13 @@ int runEvalInit(const EvalInitOptions& options) {
   } catch (const core::WorkspaceError& e) {
     throw commandError(e);
   }
-  const std::optional<std::string> verify = options.verifyCommand ? options.verifyCommand : config->scoring.testCommand;
+  std::optional<std::string> verify = options.verifyCommand ? options.verifyCommand : config->scoring.testCommand;
+  // A case from a race is verified in a fresh checkout of an agent's work,
+  // where nothing is built yet (no build folder for ctest, say): it builds first.
+  const auto& build = config->scoring.buildCommand;
+  if (options.fromRace && !options.verifyCommand && verify && !verify->empty() && build && !build->empty()) {
+    verify = "(" + *build + ") && (" + *verify + ")";
+  }
   if (!verify || verify->empty()) {
     throw CommandError("no verify command: hydra.toml's [scoring] has no test_command; pass --verify-command CMD", 2);
   }

@@ -538,6 +538,9 @@ TEST_F(EvalTest, InitFromARaceTurnsTheWinnersNewTestsIntoHiddenFilesThatDecideTh
   EXPECT_THAT(text, HasSubstr("task = \"Fix add() in calc.py\""));
   EXPECT_THAT(text, HasSubstr("hidden_files = [\"tests/test_more_add.py\"]"));
   EXPECT_THAT(text, HasSubstr("agents = [\"fixer\", \"never\"]"));
+  // Verified in a fresh checkout: the build command, then the tests.
+  EXPECT_THAT(text, HasSubstr("verify_command = \"(/usr/bin/python3 -m py_compile calc.py) && "
+                              "(/usr/bin/python3 -m pytest -q -p no:cacheprovider)\""));
 
   // The case it wrote decides: the fixer solves it again, the other does not.
   const fs::path report = repo_.scratch() / "adds.json";
