@@ -551,6 +551,14 @@ TEST_F(EvalTest, InitFromARaceTurnsTheWinnersNewTestsIntoHiddenFilesThatDecideTh
   ASSERT_EQ(r.at("samples").as_array().size(), 2u);
   for (const auto& sample : r.at("samples").as_array()) {
     EXPECT_EQ(sample.at("solved").as_bool(), sample.at("agent") == "fixer") << json::serialize(sample);
+    // What the verification printed is kept, so an unsolved sample says why.
+    ASSERT_TRUE(sample.as_object().contains("verifyOutput")) << json::serialize(sample);
+    const std::string printed(sample.at("verifyOutput").as_string());
+    if (sample.at("agent") == "fixer") {
+      EXPECT_THAT(printed, HasSubstr("passed")) << printed;
+    } else {
+      EXPECT_THAT(printed, HasSubstr("FAILED tests/test_more_add.py::test_add_more")) << printed;
+    }
   }
 
   // Written once: a second init does not replace it unless told to.
