@@ -447,6 +447,7 @@ Sample readSample(const JsonFields& r) {
   s.latencyMs = nonNegative<std::int64_t>(r, "latencyMs");
   s.commit = r.optionalString("commit");
   s.status = r.string("status");
+  s.verifyOutput = r.optionalString("verifyOutput");
   return s;
 }
 
@@ -531,6 +532,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const Sample& x) {
   o["latencyMs"] = x.latencyMs;
   putIfSet(o, "commit", x.commit);
   o["status"] = x.status;
+  putIfSet(o, "verifyOutput", x.verifyOutput);
   out = std::move(o);
 }
 

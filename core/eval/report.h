@@ -43,6 +43,9 @@ struct Sample {
   std::int64_t latencyMs = 0;
   std::optional<std::string> commit;  // the commit holding the agent's result
   std::string status;                 // the agent's status word ("completed", "failed", ...)
+  // The end of what verify_command printed (the check's own cap, 16 KiB, with
+  // secrets masked), so an unsolved sample says why.
+  std::optional<std::string> verifyOutput;
 
   friend bool operator==(const Sample&, const Sample&) = default;
 };

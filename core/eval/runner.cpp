@@ -358,6 +358,7 @@ void EvalRunner::verified(std::size_t index, const RaceFinished& finished, const
       s.testsFailed = verification->tests->failed;
     }
     if (!verification->error.empty()) s.error = "verification could not run: " + verification->error;
+    s.verifyOutput = verification->output;
   }
   // fail_to_pass and pass_to_pass: named tests of the scoring's test run must pass too.
   if (s.solved) {

@@ -330,6 +330,41 @@ std::vector<std::string> flagsOf(const AgentScore& a) {
   return flags;
 }
 
+// What an agent's build, tests and lint are worth together: its total without
+// diff size and speed, weighted as in the total.
+double merit(const AgentScore& a, const ScoringWeights& weights) {
+  ScoringWeights meritOnly = weights;
+  meritOnly.diffSize = 0;
+  meritOnly.speed = 0;
+  return composite(a.breakdown, meritOnly);
+}
+
+// A flagged agent never outranks an unflagged eligible one on diff size or
+// speed alone: it stays above one only where its build, tests and lint are
+// worth more. Each flagged eligible agent, lowest first, moves to just below
+// the last unflagged eligible agent whose merit is at least its own. Only
+// flagged agents move, so once one has moved no later move reorders it
+// against an unflagged agent, and every such pair ends in that order (a
+// comparison for std::sort could not say this and stay transitive).
+void rankFlaggedBelowTheirEquals(std::vector<AgentScore>& agents, const ScoringWeights& weights) {
+  for (std::size_t i = agents.size(); i-- > 0;) {
+    const AgentScore& flagged = agents[i];
+    if (!flagged.eligible() || flagged.flags.empty()) continue;
+    const double own = merit(flagged, weights);
+    std::optional<std::size_t> last;
+    for (std::size_t j = i + 1; j < agents.size(); ++j) {
+      const AgentScore& other = agents[j];
+      if (other.eligible() && other.flags.empty() &&
+          (sameScore(merit(other, weights), own) || merit(other, weights) > own)) {
+        last = j;
+      }
+    }
+    if (last) std::rotate(agents.begin() + static_cast<std::ptrdiff_t>(i),
+                          agents.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                          agents.begin() + static_cast<std::ptrdiff_t>(*last) + 1);
+  }
+}
+
 }  // namespace
 
 RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseline baseline,
@@ -354,6 +389,7 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
     }
   }
   std::sort(agents.begin(), agents.end(), ranksBefore);
+  rankFlaggedBelowTheirEquals(agents, config.weights);
   for (std::size_t i = 0; i < agents.size(); ++i) agents[i].rank = static_cast<int>(i + 1);
 
   RaceScores scores;

@@ -201,6 +201,16 @@ std::string resultCommit(const core::RaceRecord& race, const std::string& agentI
   return *agent->commit;
 }
 
+// The best-ranked eligible agent without flags, when the race has a winner:
+// a flagged winner (changed protected test files, say) is no ground truth.
+std::optional<std::string> bestUnflagged(const core::scoring::RaceScores& scores) {
+  if (!scores.winner) return std::nullopt;
+  for (const auto& a : scores.rankings) {
+    if (a.eligible() && a.flags.empty()) return a.agentId;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int runEvalInit(const EvalInitOptions& options) {
@@ -213,7 +223,13 @@ int runEvalInit(const EvalInitOptions& options) {
   } catch (const core::WorkspaceError& e) {
     throw commandError(e);
   }
-  const std::optional<std::string> verify = options.verifyCommand ? options.verifyCommand : config->scoring.testCommand;
+  std::optional<std::string> verify = options.verifyCommand ? options.verifyCommand : config->scoring.testCommand;
+  // A case from a race is verified in a fresh checkout of an agent's work,
+  // where nothing is built yet (no build folder for ctest, say): it builds first.
+  const auto& build = config->scoring.buildCommand;
+  if (options.fromRace && !options.verifyCommand && verify && !verify->empty() && build && !build->empty()) {
+    verify = "(" + *build + ") && (" + *verify + ")";
+  }
   if (!verify || verify->empty()) {
     throw CommandError("no verify command: hydra.toml's [scoring] has no test_command; pass --verify-command CMD", 2);
   }
@@ -228,7 +244,9 @@ int runEvalInit(const EvalInitOptions& options) {
     std::optional<std::string> winner;
     try {
       race = workspace.record(raceId);
-      if (!options.agent) winner = workspace.scores(raceId).winner;
+      // The user's own pick, when they merged one, is what the case is built
+      // from; else the best agent hydra would merge without asking.
+      if (!options.agent) winner = race.merged ? race.merged->agentId : bestUnflagged(workspace.scores(raceId));
     } catch (const core::WorkspaceError& e) {
       if (e.kind() == core::WorkspaceError::Kind::NotScored) {
         throw CommandError("race " + raceId + " has no winner (" + e.what() + "); name an agent with --agent", 2);
@@ -236,7 +254,9 @@ int runEvalInit(const EvalInitOptions& options) {
       throw commandError(e);
     }
     const std::string agentId = options.agent ? *options.agent : winner.value_or("");
-    if (agentId.empty()) throw CommandError("race " + raceId + " has no winner; name an agent with --agent", 2);
+    if (agentId.empty()) {
+      throw CommandError("race " + raceId + " has no winner without flags; name an agent with --agent", 2);
+    }
     const std::string commit = resultCommit(race, agentId);
     core::eval::RaceCase c;
     c.id = core::eval::slugOf(race.task);

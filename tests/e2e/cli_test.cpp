@@ -788,6 +788,30 @@ TEST_F(CliTest, MergingAnAgentThatIsNotASafePickSaysWhyAndAsksOrNeedsForce) {
   EXPECT_EQ(git("show HEAD:broken.txt"), "oops");
 }
 
+// A flagged winner is the race's pick, yet a dry run names its flag before
+// anything is merged, and a merge without a terminal needs --force.
+TEST_F(CliTest, ADryRunOfAFlaggedWinnerNamesTheFlagBeforeMerging) {
+  writeConfig(scriptedAgent("toucher", {"write", "tests/guard.txt", "weakened"}) +
+              "[scoring]\nprotected_paths = [\"tests/\"]\n");
+  Outcome r = hydra({"race", "Fix it", "--agents", "toucher"});
+  ASSERT_EQ(r.code, 0) << r;
+  const std::string id = raceIdOf("Fix it");
+  const std::string head = git("rev-parse HEAD");
+
+  Outcome dry = hydra({"merge", id, "--dry-run"});
+  EXPECT_EQ(dry.code, 0) << dry;
+  EXPECT_THAT(dry.out, HasSubstr("hydra/toucher-" + id + " would be merged into main")) << dry;
+  EXPECT_THAT(dry.out, HasSubstr("But toucher is not a safe pick:\n")) << dry;
+  EXPECT_THAT(dry.out, HasSubstr("  - it is flagged: changed protected files: tests/guard.txt\n")) << dry;
+  EXPECT_THAT(dry.out, Not(HasSubstr("not the winner"))) << dry;
+  EXPECT_EQ(git("rev-parse HEAD"), head) << "a dry run merges nothing";
+
+  Outcome refused = hydra({"merge", id});
+  EXPECT_EQ(refused.code, 2) << refused;
+  EXPECT_THAT(refused.err, HasSubstr("  - it is flagged: changed protected files: tests/guard.txt\n")) << refused;
+  EXPECT_EQ(git("rev-parse HEAD"), head);
+}
+
 // Test names that look like secrets (more-itertools has 26 ending in `key`)
 // stay readable in every record and front end, with their verdicts, while a
 // key printed beside them is masked.

@@ -538,6 +538,9 @@ TEST_F(EvalTest, InitFromARaceTurnsTheWinnersNewTestsIntoHiddenFilesThatDecideTh
   EXPECT_THAT(text, HasSubstr("task = \"Fix add() in calc.py\""));
   EXPECT_THAT(text, HasSubstr("hidden_files = [\"tests/test_more_add.py\"]"));
   EXPECT_THAT(text, HasSubstr("agents = [\"fixer\", \"never\"]"));
+  // Verified in a fresh checkout: the build command, then the tests.
+  EXPECT_THAT(text, HasSubstr("verify_command = \"(/usr/bin/python3 -m py_compile calc.py) && "
+                              "(/usr/bin/python3 -m pytest -q -p no:cacheprovider)\""));
 
   // The case it wrote decides: the fixer solves it again, the other does not.
   const fs::path report = repo_.scratch() / "adds.json";
@@ -548,6 +551,14 @@ TEST_F(EvalTest, InitFromARaceTurnsTheWinnersNewTestsIntoHiddenFilesThatDecideTh
   ASSERT_EQ(r.at("samples").as_array().size(), 2u);
   for (const auto& sample : r.at("samples").as_array()) {
     EXPECT_EQ(sample.at("solved").as_bool(), sample.at("agent") == "fixer") << json::serialize(sample);
+    // What the verification printed is kept, so an unsolved sample says why.
+    ASSERT_TRUE(sample.as_object().contains("verifyOutput")) << json::serialize(sample);
+    const std::string printed(sample.at("verifyOutput").as_string());
+    if (sample.at("agent") == "fixer") {
+      EXPECT_THAT(printed, HasSubstr("passed")) << printed;
+    } else {
+      EXPECT_THAT(printed, HasSubstr("FAILED tests/test_more_add.py::test_add_more")) << printed;
+    }
   }
 
   // Written once: a second init does not replace it unless told to.
@@ -558,6 +569,35 @@ TEST_F(EvalTest, InitFromARaceTurnsTheWinnersNewTestsIntoHiddenFilesThatDecideTh
   auto [unknown, unknownOut] = hydraStatus("eval init --from-race latest --agent nobody --name other");
   EXPECT_EQ(unknown, 2);
   EXPECT_THAT(unknownOut, HasSubstr("has no agent 'nobody'"));
+}
+
+// The agent the user merged is what the case is built from, even when hydra
+// ranked another first: the user's pick is the ground truth.
+TEST_F(EvalTest, InitFromARaceTakesTheMergedAgentOverTheWinner) {
+  const std::string moreTests = "from calc import add\n\n\ndef test_add_more():\n    assert add(2, 3) == 5\n";
+  const std::string otherTests = "from calc import add\n\n\ndef test_add_zero():\n    assert add(0, 3) == 3\n";
+  repo_.writeConfig(TestRepo::scoring() +
+                    agent("fixer", script("fixer.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
+                                                          " > calc.py\nmkdir -p tests\nprintf '%s' " +
+                                                          shellQuote(moreTests) + " > tests/test_more_add.py\n")) +
+                    agent("other", script("other.sh", "mkdir -p tests\nprintf '%s' " + shellQuote(otherTests) +
+                                                          " > tests/test_add_zero.py\n")));
+  hydra("race 'Fix add() in calc.py' --agents fixer,other");
+
+  // Before any merge: the winner.
+  auto [before, beforeOut] = hydraStatus("eval init --from-race latest --name winner");
+  ASSERT_EQ(before, 0) << beforeOut;
+  EXPECT_THAT(beforeOut, HasSubstr("hidden: " + (repo_.root() / "evals" / "winner" / "tests" / "test_more_add.py").string()));
+
+  // The user merged the other one.
+  auto [merged, mergedOut] = hydraStatus("merge latest other --force");
+  ASSERT_EQ(merged, 0) << mergedOut;
+  auto [after, afterOut] = hydraStatus("eval init --from-race latest --name merged");
+  ASSERT_EQ(after, 0) << afterOut;
+  const fs::path evalDir = repo_.root() / "evals" / "merged";
+  EXPECT_THAT(afterOut, HasSubstr("hidden: " + (evalDir / "tests" / "test_add_zero.py").string())) << afterOut;
+  EXPECT_FALSE(fs::exists(evalDir / "tests" / "test_more_add.py")) << "the winner's tests are not the merged agent's";
+  EXPECT_EQ(readFile(evalDir / "tests" / "test_add_zero.py"), otherTests);
 }
 
 TEST_F(EvalTest, ACaseWhoseBaseCommitHoldsAHiddenFileIsRefused) {

@@ -13,7 +13,9 @@
 //     default protected path;
 //   - xfail on the failing test: counts as failed, named as skipped now;
 //   - deleting the failing test under `pytest -q`: hydra asks pytest for the
-//     names (PYTEST_ADDOPTS=-rA), so it is still named and scored as failed.
+//     names (PYTEST_ADDOPTS=-rA), so it is still named and scored as failed;
+//   - the same fix, quicker and smaller, from an agent that touched a protected
+//     file: flagged, it ranks below the real fix it beats on speed and diff size alone.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -356,6 +358,39 @@ TEST(GamedScoresTest, WhenTheRunnerNamesNoTestsTheResultSaysTestsWereComparedByC
   const json::object& deleter = race.ranking("deleter");
   EXPECT_FALSE(deleter.contains("testChanges")) << dump;
   EXPECT_EQ(deleter.at("testsByCountsOnly"), json::value(true)) << dump;
+  EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
+}
+
+// The same fix from both, but one also touched a protected file (the tests,
+// left as strong as they were) and was quicker with a smaller diff: by total it
+// would win on speed and diff size alone, which a flag rules out.
+TEST(GamedScoresTest, AFlaggedAgentNeverOutranksTheRealFixOnSpeedOrDiffSizeAlone) {
+  TestRepo repo;
+  // The base's tests as they were, with a comment on top (the write step adds the last newline).
+  std::string testsWithAComment = "# checked by hand\n" + repo.read("test_calc.py");
+  testsWithAComment.pop_back();
+  std::string notes;
+  for (int i = 1; i <= 80; ++i) notes += "line " + std::to_string(i) + " of the fix's notes\n";
+  const Race race = raceToTheEnd(
+      repo,
+      TestRepo::agent("fixer", {"sleep", "2", "write", "calc.py", TestRepo::fixedCalc(), "write", "NOTES.md", notes}) +
+          TestRepo::agent("toucher",
+                          {"write", "calc.py", TestRepo::fixedCalc(), "write", "test_calc.py", testsWithAComment}) +
+          kScoring + "protected_paths = [\"test_*.py\"]\n",
+      {"toucher", "fixer"});
+  const std::string dump = json::serialize(race.finished);
+  const json::object& toucher = race.ranking("toucher");
+  const json::object& fixer = race.ranking("fixer");
+  EXPECT_THAT(flagsOf(toucher), ElementsAre("changed protected files: test_calc.py")) << dump;
+  EXPECT_TRUE(flagsOf(fixer).empty()) << dump;
+  // Equal on build and tests; ahead on the total through speed and diff size only.
+  EXPECT_EQ(toucher.at("breakdown").at("tests"), fixer.at("breakdown").at("tests")) << dump;
+  EXPECT_EQ(toucher.at("breakdown").at("build"), fixer.at("breakdown").at("build")) << dump;
+  EXPECT_GT(toucher.at("total").to_number<double>(), fixer.at("total").to_number<double>()) << dump;
+
+  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+  EXPECT_EQ(fixer.at("rank"), json::value(1)) << dump;
+  EXPECT_EQ(toucher.at("rank"), json::value(2)) << dump;
   EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
 }
 

@@ -416,4 +416,18 @@ describe('merge concerns about test changes and flags', function()
     m.rankings[1].testChanges = { fixed = { 'a' }, broken = {}, removed = {} }
     assert.are.same({}, concerns.of(m, 'careful'))
   end)
+
+  it('name tests skipped or xfailed now and say when tests were compared by counts only', function()
+    local m = model()
+    m.rankings[1].flags = vim.NIL
+    m.rankings[1].testChanges = { fixed = {}, broken = {}, removed = {}, skipped = { 'test_calc.py::test_add' } }
+    assert.are.same({
+      '1 test(s) that ran at the base are skipped or xfailed now (scored as failed): test_calc.py::test_add',
+    }, concerns.of(m, 'careful'))
+    m.rankings[1].testChanges = nil
+    m.rankings[1].testsByCountsOnly = true
+    assert.are.same({
+      'tests compared by counts only: the test runner did not name each test, so a deleted test reads as a passing one',
+    }, concerns.of(m, 'careful'))
+  end)
 end)

@@ -432,6 +432,8 @@ export interface EvalSample {
   commit?: string;
   /** Why the run failed, or why it is not solved. */
   error?: string;
+  /** The end of what the verification printed (16 KiB at most, secrets masked). */
+  verifyOutput?: string;
   costUsd?: number;
   inputTokens?: number;
   outputTokens?: number;

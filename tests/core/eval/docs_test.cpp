@@ -149,6 +149,7 @@ Sample fullSample(int index, bool solved) {
   s.latencyMs = 48210;
   s.commit = std::string(40, 'c');
   s.status = "completed";
+  s.verifyOutput = solved ? "1 passed in 0.01s\n" : "FAILED test_add.py::test_add\n1 failed in 0.02s\n";
   return s;
 }
 

@@ -439,6 +439,41 @@ TEST(FlagsTest, DeniedToolCallsAndProtectedChangesRuleOutAutoMergeNotTheWin) {
   EXPECT_TRUE(scores.rankings[0].flags.empty());
 }
 
+TEST(FlagsTest, AFlaggedAgentNeverOutranksAnUnflaggedOneOnSpeedOrDiffSizeAlone) {
+  const ScoringConfig config = allCommands();
+  // Same build, tests and lint; the flagged one is faster and changed less.
+  auto deleter = agent("deleter", 100, {1, 1, 5}, checksWith(5, 0, 0));
+  deleter.protectedChanges = {"tests/misc_tests.c"};
+  deleter.protectedMode = "flag";
+  const auto fixer = agent("fixer", 5000, {3, 40, 10}, checksWith(5, 0, 0));
+  auto scores = rankAgents("r", {deleter, fixer}, baselineWith(4, 1), config);
+  ASSERT_EQ(scores.rankings.size(), 2u);
+  EXPECT_GT(scores.rankings[1].total, scores.rankings[0].total) << "the deleter's total is still the higher";
+  EXPECT_EQ(scores.rankings[0].agentId, "fixer");
+  EXPECT_EQ(scores.rankings[0].rank, 1);
+  EXPECT_EQ(scores.rankings[1].agentId, "deleter");
+  EXPECT_EQ(scores.rankings[1].rank, 2);
+  EXPECT_EQ(scores.winner, "fixer");
+
+  // Better tests still rank a flagged agent first: its build, tests and lint are worth more.
+  const auto halfFixer = agent("half", 5000, {3, 40, 10}, checksWith(3, 2, 0));
+  scores = rankAgents("r", {deleter, halfFixer}, baselineWith(4, 1), config);
+  EXPECT_EQ(scores.rankings[0].agentId, "deleter");
+
+  // Among several it moves below those whose build, tests and lint are worth as much,
+  // and stays above those worth less.
+  scores = rankAgents("r", {deleter, fixer, halfFixer}, baselineWith(4, 1), config);
+  ASSERT_EQ(scores.rankings.size(), 3u);
+  EXPECT_EQ(scores.rankings[0].agentId, "fixer");
+  EXPECT_EQ(scores.rankings[1].agentId, "deleter");
+  EXPECT_EQ(scores.rankings[2].agentId, "half");
+
+  // An ineligible unflagged agent changes nothing: eligible agents rank first.
+  const auto broken = agent("broken", 50, {1, 1, 1}, checksWith(5, 0, 0), AgentStatus::TimedOut);
+  scores = rankAgents("r", {deleter, broken}, baselineWith(4, 1), config);
+  EXPECT_EQ(scores.rankings[0].agentId, "deleter");
+}
+
 TEST(FlagsTest, TestsByNameAndFlagsTravelThroughJson) {
   auto tamperer = agent("tamperer", 1000, {0, 20, 1}, namedTests({{"test_home", kPass}}));
   tamperer.protectedChanges = {"tests/test_login.py", "tests/test_logout.py"};

@@ -77,6 +77,16 @@ function M.of(scores, agent_id)
   if #removed > 0 then
     table.insert(out, string.format('%d test(s) that ran at the base did not run: %s', #removed, ui.capped_list(removed, 5)))
   end
+  local skipped = type(changes.skipped) == 'table' and changes.skipped or {}
+  if #skipped > 0 then
+    table.insert(out, string.format('%d test(s) that ran at the base are skipped or xfailed now (scored as failed): %s',
+      #skipped, ui.capped_list(skipped, 5)))
+  end
+  -- Without names a deleted test reads as a passing one: the user should know.
+  if ranking.testsByCountsOnly == true then
+    table.insert(out, 'tests compared by counts only: the test runner did not name each test, '
+      .. 'so a deleted test reads as a passing one')
+  end
   -- Flags do not stop a merge by hand, but they are why hydra would not make it.
   local flags = type(ranking.flags) == 'table' and ranking.flags or {}
   if #flags > 0 then
