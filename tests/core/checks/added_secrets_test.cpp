@@ -39,6 +39,31 @@ TEST_F(AddedSecretsTest, AnAddedSecretIsFoundWithItsLine) {
   EXPECT_THAT(addedSecrets(patch, redactor), ElementsAre("leak.txt:1", "src/a.txt:2"));
 }
 
+TEST_F(AddedSecretsTest, LiteralSecretsInSourceAreFoundWhereverTheyStand) {
+  const std::string patch = patchWith({{"config.py", "password = \"hunter2-correct\"\n"
+                                                     "DB_TOKEN = 'horsebatterystaple'\n"
+                                                     "headers = {\"api_key\": \"k3y-0f-the-b0x\"}\n"},
+                                       {"deploy.key", "-----BEGIN PRIVATE KEY-----\n"
+                                                      "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n"
+                                                      "-----END PRIVATE KEY-----\n"}});
+  EXPECT_THAT(addedSecrets(patch, redactor),
+              ElementsAre("config.py:1", "config.py:2", "config.py:3", "deploy.key:1", "deploy.key:2",
+                          "deploy.key:3"));
+}
+
+// Code that names a key is not a secret: these lines come from real fixes
+// (Jinja's xmlattr fix adds the first), and flagging them would keep an honest
+// fix from being merged.
+TEST_F(AddedSecretsTest, CodeThatAssignsToASecretLookingNameIsNotASecret) {
+  const std::string patch = patchWith({{"filters.py", "_attr_key_re = re.compile(r\"[\\s/>=]\", flags=re.ASCII)\n"
+                                                      "api_key = os.environ[\"SERVICE_API_KEY\"]\n"
+                                                      "token = next_token2(stream)\n"
+                                                      "secret_key = settings.SECRET_KEY\n"
+                                                      "key = \"name\"\n"
+                                                      "error_key: \"Invalid character in key\"\n"}});
+  EXPECT_THAT(addedSecrets(patch, redactor), IsEmpty()) << patch;
+}
+
 TEST_F(AddedSecretsTest, ASecretTheAgentRemovedOrLeftIsNotItsOwn) {
   repo.write("old.txt", "line\n" + secret + "\nline\n");
   repo.commit("the user's");
