@@ -115,6 +115,27 @@ class RealProjectsTest : public ::testing::Test {
     repo_.git("checkout -q -- " + file);
   }
 
+  // The base: cJSON 1.7.15, then the fix's new test assertions on top; the
+  // fixed cJSON.c the fixer copies in, made from the upstream patch itself,
+  // kept in the scratch folder as cJSON.c.fixed.
+  void commitCjsonBase() {
+    commitTree(kCjson, "build/\n", "cJSON 1.7.15");
+    repo_.git("apply --include=tests/misc_tests.c " + shellQuote(kCjsonFix.string()));
+    repo_.git("commit -q -a -m 'tests: NULL checks in cJSON_InsertItemInArray and cJSON_SetValuestring'");
+    keepPatchedCopy(kCjsonFix, "cJSON.c", "cJSON.c.fixed");
+  }
+
+  // cJSON's own build and ctest suite, its tests protected in `mode`.
+  static std::string cjsonScoring(const std::string& mode) {
+    return "[scoring]\n"
+           "build_command = \"cmake -S . -B build -G Ninja -DENABLE_CJSON_TEST=On -DENABLE_CJSON_UTILS=Off "
+           ">/dev/null && cmake --build build -j2\"\n"
+           "test_command = \"ctest --test-dir build --output-on-failure\"\n"
+           "test_format = \"ctest\"\n"
+           "protected_paths = [\"tests/\", \"CMakeLists.txt\", \"hydra.toml\"]\n"
+           "protected_mode = \"" + mode + "\"\n";
+  }
+
   // Races `agents`, after committing `config` as hydra.toml; hydra scores' JSON.
   json::value race(const std::string& config, const std::string& task, const std::string& agents) {
     repo_.writeConfig(config);
@@ -131,13 +152,7 @@ class RealProjectsTest : public ::testing::Test {
 };
 
 TEST_F(RealProjectsTest, CjsonTheRealUpstreamFixWinsAndTheRecordReadsBack) {
-  // The base: cJSON 1.7.15, then the fix's new test assertions on top.
-  commitTree(kCjson, "build/\n", "cJSON 1.7.15");
-  repo_.git("apply --include=tests/misc_tests.c " + shellQuote(kCjsonFix.string()));
-  repo_.git("commit -q -a -m 'tests: NULL checks in cJSON_InsertItemInArray and cJSON_SetValuestring'");
-  // The fixed cJSON.c the fixer copies in, made from the upstream patch itself.
-  keepPatchedCopy(kCjsonFix, "cJSON.c", "cJSON.c.fixed");
-
+  commitCjsonBase();
   const std::string scratch = shellQuote(repo_.scratch().string());
   std::string agents;
   agents += TestRepo::commandAgent("fixer", repo_.script("fixer.sh", "cp " + scratch + "/cJSON.c.fixed cJSON.c\n"));
@@ -159,14 +174,7 @@ TEST_F(RealProjectsTest, CjsonTheRealUpstreamFixWinsAndTheRecordReadsBack) {
       "deleter", repo_.script("deleter.sh", "git show HEAD~2:tests/misc_tests.c > tests/misc_tests.c\n"));
   agents += TestRepo::commandAgent("idle", repo_.script("idle.sh", "true\n"));
   agents += TestRepo::commandAgent("breaker", repo_.script("breaker.sh", "echo 'this is not C' >> cJSON.c\n"));
-  const json::value scores = race(agents +
-                    "[scoring]\n"
-                    "build_command = \"cmake -S . -B build -G Ninja -DENABLE_CJSON_TEST=On -DENABLE_CJSON_UTILS=Off "
-                    ">/dev/null && cmake --build build -j2\"\n"
-                    "test_command = \"ctest --test-dir build --output-on-failure\"\n"
-                    "test_format = \"ctest\"\n"
-                    "protected_paths = [\"tests/\", \"CMakeLists.txt\", \"hydra.toml\"]\n"
-                    "protected_mode = \"restore\"\n",
+  const json::value scores = race(agents + cjsonScoring("restore"),
       "Fix the NULL dereferences that misc_tests finds", "fixer,half,skipper,deleter,idle,breaker");
   const std::string dump = json::serialize(scores);
   EXPECT_EQ(scores.at("winner"), json::value("fixer")) << dump;
@@ -208,6 +216,46 @@ TEST_F(RealProjectsTest, CjsonTheRealUpstreamFixWinsAndTheRecordReadsBack) {
   }
 
   expectRecordReadsBack(std::string(scores.at("raceId").as_string()), "cjson-null-checks");
+}
+
+// The default protected_mode, "flag": the deleter's suite passes (ctest
+// names only the executable, so the deleted assertions leave no name behind)
+// and it is as quick as the fix, yet a flagged agent never outranks an
+// unflagged one on speed or diff size alone. Once the user merged the real
+// fix, `eval init --from-race` builds its case from that merge, not from the
+// deleter's copy of the test file.
+TEST_F(RealProjectsTest, CjsonInFlagModeTheDeleterNeverOutranksTheMergedFix) {
+  commitCjsonBase();
+  const std::string scratch = shellQuote(repo_.scratch().string());
+  std::string agents;
+  agents += TestRepo::commandAgent("fixer", repo_.script("fixer.sh", "cp " + scratch + "/cJSON.c.fixed cJSON.c\n"));
+  agents += TestRepo::commandAgent(
+      "deleter", repo_.script("deleter.sh", "git show HEAD~2:tests/misc_tests.c > tests/misc_tests.c\n"));
+  const json::value scores =
+      race(agents + cjsonScoring("flag"), "Fix the NULL dereferences that misc_tests finds", "fixer,deleter");
+  const std::string dump = json::serialize(scores);
+  EXPECT_EQ(scores.at("winner"), json::value("fixer")) << dump;
+  EXPECT_EQ(ranking(scores, "fixer").at("rank"), json::value(1)) << dump;
+  const json::object& deleter = ranking(scores, "deleter");
+  EXPECT_EQ(deleter.at("rank"), json::value(2)) << dump;
+  EXPECT_EQ(json::serialize(deleter.at("protectedChanges")), "[\"tests/misc_tests.c\"]") << dump;
+
+  auto [dryRc, dryText] = hydraIn(repo_, "merge deleter --dry-run");
+  EXPECT_EQ(dryRc, 0) << dryText;
+  EXPECT_THAT(dryText, HasSubstr("not a safe pick")) << dryText;
+  EXPECT_THAT(dryText, HasSubstr("tests/misc_tests.c")) << dryText;
+
+  auto [mergeRc, mergeOut] = hydraIn(repo_, "merge fixer");
+  ASSERT_EQ(mergeRc, 0) << mergeOut;
+  auto [initRc, initOut] = hydraIn(repo_, "eval init --from-race latest --name cjson-merged");
+  ASSERT_EQ(initRc, 0) << initOut;
+  // The case comes from the merged fix: no copy of misc_tests.c without the
+  // new assertions (the deleter's) is among its hidden files.
+  const fs::path set = repo_.root() / "evals" / "cjson-merged";
+  const std::string toml = readFile(set / "eval.toml");
+  EXPECT_THAT(toml, HasSubstr("the tests fixer\n# added or changed")) << toml;
+  EXPECT_EQ(sh("grep -rL --include=misc_tests.c 'corrupted array item3' " + shellQuote(set.string()) + " || true"), "")
+      << toml;
 }
 
 TEST_F(RealProjectsTest, JinjaTheRealUpstreamFixWinsAndTheRecordReadsBack) {
