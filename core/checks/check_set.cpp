@@ -48,11 +48,14 @@ bool reachableWithoutSymlinks(const fs::path& checkout, const fs::path& relative
   return true;
 }
 
-// PYTEST_ADDOPTS for a test check: hydra's own (a user's, say -p xdist) and -rA.
+// PYTEST_ADDOPTS for a test check: hydra's own (a user's, say -p xdist), -rA
+// (every verdict in the short summary, by node id) and -v (a line per test:
+// the summary names a skip only by file and line, the -v line by node id, so
+// a test that failed at the base and is skipped now is named as skipped).
 std::string pytestAddopts() {
   const char* inherited = std::getenv("PYTEST_ADDOPTS");
   std::string options = inherited && *inherited ? std::string(inherited) + " " : "";
-  return options + "-rA";
+  return options + "-rA -v";
 }
 
 }  // namespace
