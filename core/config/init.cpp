@@ -156,11 +156,14 @@ std::optional<Proposal> fromGoMod(const fs::path& root) {
   return fixedProposal("go.mod", "go build ./...", "go test ./...", "go", "go vet ./...", "go_vet");
 }
 
+// ctest -V shows what every test printed, passing or not, so the names its
+// framework prints (GoogleTest, Unity) name the test cases inside each
+// executable; ctest alone names only the executables, and no environment
+// variable asks ctest for verbose output or a JUnit report.
 std::optional<Proposal> fromCMake(const fs::path& root) {
   if (!fileExists(root / "CMakeLists.txt")) return std::nullopt;
   return fixedProposal("CMakeLists.txt", "cmake -S . -B build && cmake --build build",
-                       "ctest --test-dir build --output-on-failure", "ctest", std::nullopt,
-                       std::nullopt);
+                       "ctest --test-dir build -V", "ctest", std::nullopt, std::nullopt);
 }
 
 // The directories of a PATH-syntax list; an empty entry (the current

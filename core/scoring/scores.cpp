@@ -56,6 +56,21 @@ double speedSeconds(const AgentScore& a) {
   return std::max(static_cast<double>(*a.durationMs) / 1000.0, kShortestComparedRunSeconds);
 }
 
+// ctest names each test it registers, and a project often registers a whole
+// test executable as one (cJSON's misc_tests holds 25 test cases). Unless the
+// framework's own names were read (`ctest -V`, core/scoring/test_parsers.cpp,
+// naming them "executable::case"), the names stop at the executable, so a
+// test case deleted or switched off inside a changed test file reads the same
+// as one fixed. An agent that changed a protected file that its checks ran
+// with (protected_mode "flag") cannot prove its tests then: they score 0.
+// Under "restore" its checks ran the base's files, which prove them.
+bool testsUnprovable(const AgentScore& a) {
+  if (a.protectedChanges.empty() || a.protectedMode == "restore") return false;
+  if (!a.checks.tests || a.checks.tests->format != "ctest") return false;
+  return std::none_of(a.checks.tests->testCases.begin(), a.checks.tests->testCases.end(),
+                      [](const auto& test) { return test.first.find("::") != std::string::npos; });
+}
+
 // Scores each dimension of one agent. A failed build short-circuits: tests
 // and lint were not run and score 0.
 Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::optional<double> fastestSeconds) {
@@ -67,7 +82,9 @@ Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::option
     const bool passed = a.checks.tests->passed() && !(a.testChanges && a.testChanges->scoredAsFailed() > 0);
     // A test lost (removed, skipped now, or broken) is never outweighed by added ones.
     const bool lost = a.testChanges && (a.testChanges->scoredAsFailed() > 0 || !a.testChanges->broken.empty());
-    b.tests = buildFailed ? 0.0 : testsScore(scoredTestCounts(a), testCounts(baseline.checks.tests), passed, lost);
+    b.tests = buildFailed || testsUnprovable(a)
+                  ? 0.0
+                  : testsScore(scoredTestCounts(a), testCounts(baseline.checks.tests), passed, lost);
   }
   if (a.checks.lint) {
     b.lint = buildFailed ? 0.0
@@ -321,6 +338,10 @@ std::vector<std::string> flagsOf(const AgentScore& a) {
   if (!a.protectedChanges.empty()) {
     flags.push_back("changed protected files: " + listed(a.protectedChanges) +
                     (a.protectedMode == "restore" ? " (put back for its checks)" : ""));
+  }
+  if (testsUnprovable(a)) {
+    flags.push_back("tests unprovable: ctest named only whole test executables and it changed protected files "
+                    "(scored 0)");
   }
   if (!a.runnerShadows.empty()) {
     flags.push_back("added files that would run in place of the test runner: " + listed(a.runnerShadows) +

@@ -23,6 +23,7 @@
 #include <array>
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
+#include <cctype>
 #include <climits>
 #include <cstddef>
 #include <exception>
@@ -1110,11 +1111,117 @@ std::optional<std::pair<std::string_view, TestOutcome>> ctestResult(std::string_
   return std::pair{padded.substr(0, padded.size() - 1), outcome};
 }
 
+void nameGtestTests(const Lines& lines, std::size_t from, std::size_t to, Tests& tests);
+
+// "    Start 14: misc_tests" gives test 14's name.
+std::optional<std::pair<int, std::string_view>> ctestStart(std::string_view line) {
+  line = trim(line);
+  if (!consume(line, "Start")) return std::nullopt;
+  skipSpaces(line);
+  const auto number = consumeCount(line);
+  if (!number || !consume(line, ": ") || line.empty()) return std::nullopt;
+  return std::pair{*number, line};
+}
+
+// Under -V (--verbose) ctest prints every line a test printed, passing or
+// not, as "14: <line>". Returns the test's number and the line.
+std::optional<std::pair<int, std::string_view>> ctestVerboseLine(std::string_view line) {
+  const auto number = consumeCount(line);
+  if (!number || !consume(line, ":")) return std::nullopt;
+  if (!line.empty() && !consume(line, " ")) return std::nullopt;
+  return std::pair{*number, line};
+}
+
+// Unity prints one line per test: "../tests/misc_tests.c:73:name:FAIL: why",
+// with PASS, FAIL or IGNORE (":IGNORE: why" when given a reason).
+std::optional<std::pair<std::string_view, TestOutcome>> unityResult(std::string_view line) {
+  line = trim(line);
+  for (const auto& [status, outcome] : {std::pair{std::string_view(":PASS"), TestOutcome::Passed},
+                                        std::pair{std::string_view(":FAIL"), TestOutcome::Failed},
+                                        std::pair{std::string_view(":IGNORE"), TestOutcome::Skipped}}) {
+    for (std::size_t at = line.find(status); at != std::string_view::npos;
+         at = line.find(status, at + 1)) {
+      const std::string_view after = line.substr(at + status.size());
+      if (!after.empty() && !after.starts_with(':')) continue;
+      // Before the status: "path:LINE:name", name a C identifier.
+      const std::string_view head = line.substr(0, at);
+      const std::size_t nameStart = head.rfind(':');
+      if (nameStart == std::string_view::npos) continue;
+      const std::string_view name = head.substr(nameStart + 1);
+      std::string_view rest = head.substr(0, nameStart);
+      const std::size_t lineStart = rest.rfind(':');
+      if (lineStart == std::string_view::npos || lineStart == 0) continue;
+      std::string_view lineNumber = rest.substr(lineStart + 1);
+      if (!wholeCount(lineNumber)) continue;
+      const bool identifier =
+          !name.empty() && !std::isdigit(static_cast<unsigned char>(name.front())) &&
+          std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+          });
+      if (identifier) return std::pair{name, outcome};
+    }
+  }
+  return std::nullopt;
+}
+
+// The finer names a test framework printed inside ctest's verbose output:
+// GoogleTest's "Suite.Name" and Unity's "name" lines of each ctest test,
+// named "executable::Suite.Name" (or "Suite.Name" alone where ctest's own
+// name is the same, as gtest_discover_tests registers them). They replace the
+// executable's name, so deleting or ignoring one test inside an executable
+// shows by name; an executable that failed without a failing inner test
+// (a crash part way) keeps its own failed name beside them. Only the verbose
+// form is read: --output-on-failure prints failing executables alone, which
+// would name a test differently by whether its executable failed. Returns
+// whether any finer name was found.
+bool nameCtestInnerTests(const Lines& lines, std::size_t from, std::size_t to, Tests& tests) {
+  std::map<int, std::string_view> names;
+  std::map<int, Lines> output;
+  for (std::size_t i = from; i < to; ++i) {
+    if (const auto start = ctestStart(lines[i])) {
+      names[start->first] = start->second;
+    } else if (const auto verbose = ctestVerboseLine(lines[i])) {
+      output[verbose->first].push_back(verbose->second);
+    }
+  }
+  bool found = false;
+  for (const auto& [number, printed] : output) {
+    const auto name = names.find(number);
+    if (name == names.end()) continue;
+    Tests inner;
+    nameGtestTests(printed, 0, printed.size(), inner);
+    for (const std::string_view line : printed) {
+      if (const auto result = unityResult(line)) addTest(inner, result->first, result->second);
+    }
+    if (inner.empty()) continue;
+    found = true;
+    const std::string executable(name->second);
+    const auto own = tests.find(executable);
+    const bool innerFailed = std::any_of(inner.begin(), inner.end(), [](const auto& test) {
+      return test.second == TestOutcome::Failed;
+    });
+    if (own != tests.end() && (own->second != TestOutcome::Failed || innerFailed)) tests.erase(own);
+    for (const auto& [test, outcome] : inner)
+      addTest(tests, test == executable ? test : executable + "::" + test, outcome);
+  }
+  return found;
+}
+
 std::optional<TestCounts> parseCtest(const Lines& lines, Tests& tests) {
   const auto at = findLast(lines, isCtestSummary);
   if (!at) return std::nullopt;
-  for (std::size_t i = runStart(lines, *at, isCtestSummary); i < *at; ++i) {
+  const std::size_t start = runStart(lines, *at, isCtestSummary);
+  for (std::size_t i = start; i < *at; ++i) {
     if (const auto result = ctestResult(lines[i])) addTest(tests, result->first, result->second);
+  }
+  if (nameCtestInnerTests(lines, start, *at, tests)) {
+    // The counts follow the finer names, so a score counts tests, not executables.
+    const auto count = [&tests](TestOutcome wanted) {
+      return std::count_if(tests.begin(), tests.end(),
+                           [wanted](const auto& test) { return test.second == wanted; });
+    };
+    return makeCounts(count(TestOutcome::Passed), count(TestOutcome::Failed),
+                      count(TestOutcome::Skipped));
   }
   const auto [failed, total] = *ctestSummary(lines[*at]);
   int skippedInTotal = 0, disabled = 0;

@@ -149,7 +149,7 @@ TEST(DetectCommandsTest, CMakeProjectBuildsIntoBuildAndRunsCtest) {
   repo.write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.20)\nproject(demo)\n");
   DetectedCommands found = detectCommands(repo.path());
   EXPECT_EQ(found.build, "cmake -S . -B build && cmake --build build");
-  EXPECT_EQ(found.test, "ctest --test-dir build --output-on-failure");
+  EXPECT_EQ(found.test, "ctest --test-dir build -V");
   EXPECT_EQ(found.testFormat, "ctest");
   EXPECT_EQ(found.lint, std::nullopt);
 }
@@ -290,7 +290,7 @@ TEST(DetectCommandsTest, EachCommandComesFromTheFirstEcosystemOfferingIt) {
   mixed.write("CMakeLists.txt", "project(demo)\n");
   mixed.write("pyproject.toml", "[tool.ruff]\n");
   found = detectCommands(mixed.path());
-  EXPECT_EQ(found.test, "ctest --test-dir build --output-on-failure");
+  EXPECT_EQ(found.test, "ctest --test-dir build -V");
   EXPECT_EQ(found.lint, "ruff check .");
 }
 

@@ -1,6 +1,7 @@
 // The ranking rules on hand-made results: every dimension, ties, excluded
 // dimensions, thresholds, and the scores' JSON form.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <boost/json/value_from.hpp>
@@ -437,6 +438,54 @@ TEST(FlagsTest, DeniedToolCallsAndProtectedChangesRuleOutAutoMergeNotTheWin) {
   scores = rankAgents("r", {agent("clean", 1000, {3, 1, 1}, checksWith(5, 0, 0))}, baselineWith(5, 0), config);
   EXPECT_TRUE(scores.autoMergeEligible);
   EXPECT_TRUE(scores.rankings[0].flags.empty());
+}
+
+// The cJSON race: ctest names only its executables, so an agent that deleted
+// the failing test case inside a protected test file reads as fixing
+// misc_tests, like the real fix. Its tests are unprovable and score 0.
+TEST(FlagsTest, CtestNamesOfWholeExecutablesCannotProveAnAgentThatChangedProtectedFiles) {
+  const ScoringConfig config = allCommands();
+  const auto ctestChecks = [](TestOutcome miscTests) {
+    CheckSet s = checksWith(miscTests == TestOutcome::Passed ? 2 : 1, miscTests == TestOutcome::Passed ? 0 : 1, 0);
+    s.tests->format = "ctest";
+    s.tests->testCases = {{"parse_hex4", TestOutcome::Passed}, {"misc_tests", miscTests}};
+    if (miscTests == TestOutcome::Failed) s.tests->exitCode = 8;
+    return s;
+  };
+  Baseline base;
+  base.commit = "base";
+  base.checks = ctestChecks(TestOutcome::Failed);
+
+  auto deleter = agent("deleter", 100, {1, 1, 5}, ctestChecks(TestOutcome::Passed));
+  deleter.protectedChanges = {"tests/misc_tests.c"};
+  deleter.protectedMode = "flag";
+  auto scores = rankAgents("r", {deleter}, base, config);
+  ASSERT_EQ(scores.rankings.size(), 1u);
+  EXPECT_EQ(scores.rankings[0].breakdown.tests, 0.0);
+  EXPECT_THAT(scores.rankings[0].flags,
+              ::testing::Contains(::testing::HasSubstr("tests unprovable: ctest named only whole test executables")));
+
+  // Beside the real fix it ranks second, though it is faster and changed less.
+  const auto fixer = agent("fixer", 5000, {3, 40, 10}, ctestChecks(TestOutcome::Passed));
+  scores = rankAgents("r", {deleter, fixer}, base, config);
+  EXPECT_EQ(scores.winner, "fixer");
+  EXPECT_EQ(scores.rankings[0].breakdown.tests, 100.0);
+
+  // Its checks ran the base's test files ("restore"): they prove its tests.
+  auto restored = deleter;
+  restored.protectedMode = "restore";
+  scores = rankAgents("r", {restored}, base, config);
+  EXPECT_EQ(scores.rankings[0].breakdown.tests, 100.0);
+  EXPECT_THAT(scores.rankings[0].flags, ::testing::Not(::testing::Contains(::testing::HasSubstr("unprovable"))));
+
+  // The framework's own names (ctest -V) prove them, a deleted case showing by name.
+  auto named = deleter;
+  named.checks.tests->testCases = {{"parse_hex4::parse_hex4_should_parse_mixed_case", TestOutcome::Passed},
+                                   {"misc_tests::cjson_get_object_item_should_get_object_items", TestOutcome::Passed}};
+  Baseline namedBase = base;
+  namedBase.checks.tests->testCases = named.checks.tests->testCases;
+  scores = rankAgents("r", {named}, namedBase, config);
+  EXPECT_EQ(scores.rankings[0].breakdown.tests, 100.0);
 }
 
 TEST(FlagsTest, AFlaggedAgentNeverOutranksAnUnflaggedOneOnSpeedOrDiffSizeAlone) {

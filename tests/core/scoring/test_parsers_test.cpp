@@ -110,6 +110,9 @@ const std::vector<Capture>& captures() {
       {"go/json_build_failure.txt", "go", {7, 3, 1}, Naming::kEvery},
       {"ctest/default.txt", "ctest", {5, 2, 2}, Naming::kEvery},
       {"ctest/output_on_failure.txt", "ctest", {5, 2, 2}, Naming::kEvery},
+      // One ctest test per executable: the framework's own names count.
+      {"ctest/verbose_gtest.txt", "ctest", {5, 1, 1}, Naming::kEvery},
+      {"ctest/verbose_unity.txt", "ctest", {25, 1, 1}, Naming::kEvery},
       {"gtest/default.txt", "gtest", {8, 2, 2}, Naming::kEvery},
       {"gtest/brief.txt", "gtest", {8, 2, 2}, Naming::kSome},
       {"gtest/colour_all_pass.txt", "gtest", {6, 0, 0}, Naming::kEvery},
@@ -218,6 +221,46 @@ const std::map<std::string, Tests>& exactNames() {
       {"config_file_is_valid", kFailed},
       {"legacy_import", kSkipped},
   };
+  // GoogleTest's names inside `ctest -V` of one executable registered whole.
+  static const Tests ctestVerboseGtest{
+      {"ring_test::Ring.StartsEmpty", kPassed},
+      {"ring_test::Ring.PopOfEmptyIsNothing", kPassed},
+      {"ring_test::Ring.RefusesPushWhenFull", kPassed},
+      {"ring_test::Ring.SizeCountsPushes", kPassed},
+      {"ring_test::Ring.PopsInInsertionOrder", kPassed},
+      {"ring_test::Ring.KeepsTheLastSlot", kFailed},
+      {"ring_test::Ring.GrowsOnDemand", kSkipped},
+  };
+  // Unity's names inside `ctest -V` of cJSON 1.7.15's own tests.
+  static const Tests ctestVerboseUnity{
+      {"parse_hex4::parse_hex4_should_parse_all_combinations", kPassed},
+      {"parse_hex4::parse_hex4_should_parse_mixed_case", kPassed},
+      {"misc_tests::cjson_array_foreach_should_loop_over_arrays", kPassed},
+      {"misc_tests::cjson_array_foreach_should_not_dereference_null_pointer", kSkipped},
+      {"misc_tests::cjson_get_object_item_should_get_object_items", kFailed},
+      {"misc_tests::cjson_get_object_item_case_sensitive_should_get_object_items", kPassed},
+      {"misc_tests::cjson_get_object_item_should_not_crash_with_array", kPassed},
+      {"misc_tests::cjson_get_object_item_case_sensitive_should_not_crash_with_array", kPassed},
+      {"misc_tests::typecheck_functions_should_check_type", kPassed},
+      {"misc_tests::cjson_should_not_parse_to_deeply_nested_jsons", kPassed},
+      {"misc_tests::cjson_set_number_value_should_set_numbers", kPassed},
+      {"misc_tests::cjson_detach_item_via_pointer_should_detach_items", kPassed},
+      {"misc_tests::cjson_replace_item_via_pointer_should_replace_items", kPassed},
+      {"misc_tests::cjson_replace_item_in_object_should_preserve_name", kPassed},
+      {"misc_tests::cjson_functions_should_not_crash_with_null_pointers", kPassed},
+      {"misc_tests::ensure_should_fail_on_failed_realloc", kPassed},
+      {"misc_tests::skip_utf8_bom_should_skip_bom", kPassed},
+      {"misc_tests::skip_utf8_bom_should_not_skip_bom_if_not_at_beginning", kPassed},
+      {"misc_tests::cjson_get_string_value_should_get_a_string", kPassed},
+      {"misc_tests::cjson_get_number_value_should_get_a_number", kPassed},
+      {"misc_tests::cjson_create_string_reference_should_create_a_string_reference", kPassed},
+      {"misc_tests::cjson_create_object_reference_should_create_an_object_reference", kPassed},
+      {"misc_tests::cjson_create_array_reference_should_create_an_array_reference", kPassed},
+      {"misc_tests::cjson_add_item_to_object_or_array_should_not_add_itself", kPassed},
+      {"misc_tests::cjson_add_item_to_object_should_not_use_after_free_when_string_is_aliased", kPassed},
+      {"misc_tests::cjson_delete_item_from_array_should_not_broken_list_structure", kPassed},
+      {"misc_tests::cjson_set_valuestring_to_object_should_not_leak_memory", kPassed},
+  };
   static const Tests gtestAllPass{
       {"Capitalize.UppercasesTheFirstLetter", kPassed},
       {"Capitalize.LeavesTheRestAlone", kPassed},
@@ -276,6 +319,8 @@ const std::map<std::string, Tests>& exactNames() {
         {"tests::perimeter_of_square", kFailed}}},
       {"ctest/default.txt", ctest},
       {"ctest/output_on_failure.txt", ctest},
+      {"ctest/verbose_gtest.txt", ctestVerboseGtest},
+      {"ctest/verbose_unity.txt", ctestVerboseUnity},
       {"gtest/default.txt", gtestDefault},
       {"gtest/brief.txt", gtestFailures},
       {"gtest/colour_all_pass.txt", gtestAllPass},
@@ -606,6 +651,31 @@ TEST(TestParsersTest, CtestNamesLongNamesAndMissingExecutables) {
             (Tests{{"a_very_long_test_name_that_goes_on_and_on_and_on_forever", kPassed},
                    {"short", kFailed},
                    {"missing", kFailed}}));
+}
+
+// An executable that crashed after some of its tests passed keeps its own
+// failed name beside theirs, so the crash still counts; one whose inner
+// test failed is named by that test alone.
+TEST(TestParsersTest, CtestVerboseKeepsACrashedExecutableFailed) {
+  const std::string text =
+      "    Start 1: misc_tests\n"
+      "1: Test command: /build/tests/misc_tests\n"
+      "1: ../tests/misc_tests.c:650:first_test:PASS\n"
+      "1/2 Test #1: misc_tests .......................***Exception: SegFault  0.00 sec\n"
+      "    Start 2: parse_tests\n"
+      "2: ../tests/parse_tests.c:90:parses_numbers:FAIL: Expected 1 Was 2\n"
+      "2: ../tests/parse_tests.c:91:parses_strings:IGNORE\n"
+      "2/2 Test #2: parse_tests ......................***Failed    0.00 sec\n"
+      "\n"
+      "0% tests passed, 2 tests failed out of 2\n";
+  const auto parsed = parseTestOutput(text);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->format, "ctest");
+  EXPECT_EQ(parsed->tests, (Tests{{"misc_tests", kFailed},
+                                  {"misc_tests::first_test", kPassed},
+                                  {"parse_tests::parses_numbers", kFailed},
+                                  {"parse_tests::parses_strings", kSkipped}}));
+  EXPECT_EQ(parsed->counts, (TestCounts{1, 2, 1}));
 }
 
 TEST(TestParsersTest, GtestNamesDropTheParameterValue) {
