@@ -64,11 +64,22 @@ double speedSeconds(const AgentScore& a) {
 // as one fixed. An agent that changed a protected file that its checks ran
 // with (protected_mode "flag") cannot prove its tests then: they score 0.
 // Under "restore" its checks ran the base's files, which prove them.
-bool testsUnprovable(const AgentScore& a) {
+// The same holds for one executable when the base named it only whole while
+// the agent names its cases: it crashed at the base before its framework
+// printed a verdict, so which cases it held is unknown, and a case taken out
+// of the changed file would not show.
+bool testsUnprovable(const AgentScore& a, const std::optional<CheckResult>& base) {
   if (a.protectedChanges.empty() || a.protectedMode == "restore") return false;
   if (!a.checks.tests || a.checks.tests->format != "ctest") return false;
-  return std::none_of(a.checks.tests->testCases.begin(), a.checks.tests->testCases.end(),
-                      [](const auto& test) { return test.first.find("::") != std::string::npos; });
+  const auto& cases = a.checks.tests->testCases;
+  const auto named = [](const auto& test) { return test.first.find("::") != std::string::npos; };
+  if (std::none_of(cases.begin(), cases.end(), named)) return true;
+  if (!base) return false;
+  return std::any_of(base->testCases.begin(), base->testCases.end(), [&](const auto& test) {
+    if (test.second != TestOutcome::Failed || named(test)) return false;
+    const auto inside = cases.lower_bound(test.first + "::");
+    return inside != cases.end() && inside->first.starts_with(test.first + "::");
+  });
 }
 
 // Scores each dimension of one agent. A failed build short-circuits: tests
@@ -82,7 +93,7 @@ Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::option
     const bool passed = a.checks.tests->passed() && !(a.testChanges && a.testChanges->scoredAsFailed() > 0);
     // A test lost (removed, skipped now, or broken) is never outweighed by added ones.
     const bool lost = a.testChanges && (a.testChanges->scoredAsFailed() > 0 || !a.testChanges->broken.empty());
-    b.tests = buildFailed || testsUnprovable(a)
+    b.tests = buildFailed || testsUnprovable(a, baseline.checks.tests)
                   ? 0.0
                   : testsScore(scoredTestCounts(a), testCounts(baseline.checks.tests), passed, lost);
   }
@@ -299,19 +310,44 @@ std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escape
   return {};
 }
 
+namespace {
+
+// The verdict `cases` give `name`, also where one run named a test executable
+// whole and the other named the cases inside it (`ctest -V`: an executable
+// that crashed before its framework printed a verdict is named alone,
+// "misc_tests"; one that ran prints "misc_tests::case" for each case). A case
+// takes its executable's verdict; an executable takes its cases' together:
+// failed if one failed, else passed if one passed, else skipped.
+std::optional<TestOutcome> verdictIn(const std::map<std::string, TestOutcome>& cases, const std::string& name) {
+  if (const auto it = cases.find(name); it != cases.end()) return it->second;
+  if (const std::size_t sep = name.find("::"); sep != std::string::npos) {
+    if (const auto whole = cases.find(name.substr(0, sep)); whole != cases.end()) return whole->second;
+    return std::nullopt;
+  }
+  const std::string prefix = name + "::";
+  std::optional<TestOutcome> together;
+  for (auto it = cases.lower_bound(prefix); it != cases.end() && it->first.starts_with(prefix); ++it) {
+    if (it->second == TestOutcome::Failed) return TestOutcome::Failed;
+    if (it->second == TestOutcome::Passed || !together) together = it->second;
+  }
+  return together;
+}
+
+}  // namespace
+
 std::optional<TestChanges> compareTests(const CheckResult& base, const CheckResult& agent) {
   if (!namesEveryVerdict(base) || !namesEveryVerdict(agent)) return std::nullopt;
   TestChanges changes;
   for (const auto& [name, before] : base.testCases) {
     if (before == TestOutcome::Skipped) continue;
-    const auto now = agent.testCases.find(name);
-    if (now == agent.testCases.end()) {
+    const auto now = verdictIn(agent.testCases, name);
+    if (!now) {
       changes.removed.push_back(name);
-    } else if (now->second == TestOutcome::Skipped) {
+    } else if (*now == TestOutcome::Skipped) {
       changes.skipped.push_back(name);
-    } else if (before == TestOutcome::Failed && now->second == TestOutcome::Passed) {
+    } else if (before == TestOutcome::Failed && *now == TestOutcome::Passed) {
       changes.fixed.push_back(name);
-    } else if (before == TestOutcome::Passed && now->second == TestOutcome::Failed) {
+    } else if (before == TestOutcome::Passed && *now == TestOutcome::Failed) {
       changes.broken.push_back(name);
     }
   }
@@ -329,7 +365,7 @@ std::string listed(const std::vector<std::string>& items) {
   return out;
 }
 
-std::vector<std::string> flagsOf(const AgentScore& a) {
+std::vector<std::string> flagsOf(const AgentScore& a, const std::optional<CheckResult>& base) {
   std::vector<std::string> flags;
   if (a.deniedToolCalls > 0) {
     flags.push_back(std::to_string(a.deniedToolCalls) +
@@ -339,7 +375,7 @@ std::vector<std::string> flagsOf(const AgentScore& a) {
     flags.push_back("changed protected files: " + listed(a.protectedChanges) +
                     (a.protectedMode == "restore" ? " (put back for its checks)" : ""));
   }
-  if (testsUnprovable(a)) {
+  if (testsUnprovable(a, base)) {
     flags.push_back("tests unprovable: ctest named only whole test executables and it changed protected files "
                     "(scored 0)");
   }
@@ -401,7 +437,7 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
     a.testChanges = baseline.checks.tests && a.checks.tests ? compareTests(*baseline.checks.tests, *a.checks.tests)
                                                            : std::nullopt;
     a.testsByCountsOnly = !a.testChanges && comparableByCounts(baseline.checks.tests, a.checks.tests);
-    a.flags = flagsOf(a);
+    a.flags = flagsOf(a, baseline.checks.tests);
     a.breakdown = breakdownOf(a, baseline, fastest);
     a.total = kept(composite(a.breakdown, config.weights));
     for (auto* part : {&a.breakdown.build, &a.breakdown.tests, &a.breakdown.lint, &a.breakdown.diffSize,

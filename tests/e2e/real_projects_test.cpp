@@ -125,12 +125,15 @@ class RealProjectsTest : public ::testing::Test {
     keepPatchedCopy(kCjsonFix, "cJSON.c", "cJSON.c.fixed");
   }
 
-  // cJSON's own build and ctest suite, its tests protected in `mode`.
-  static std::string cjsonScoring(const std::string& mode) {
+  // cJSON's own build and ctest suite, its tests protected in `mode`. ctest
+  // with --output-on-failure names whole executables; with -V it shows every
+  // executable's output, where hydra reads Unity's own test names.
+  static std::string cjsonScoring(const std::string& mode,
+                                  const std::string& ctestOptions = "--output-on-failure") {
     return "[scoring]\n"
            "build_command = \"cmake -S . -B build -G Ninja -DENABLE_CJSON_TEST=On -DENABLE_CJSON_UTILS=Off "
            ">/dev/null && cmake --build build -j2\"\n"
-           "test_command = \"ctest --test-dir build --output-on-failure\"\n"
+           "test_command = \"ctest --test-dir build " + ctestOptions + "\"\n"
            "test_format = \"ctest\"\n"
            "protected_paths = [\"tests/\", \"CMakeLists.txt\", \"hydra.toml\"]\n"
            "protected_mode = \"" + mode + "\"\n";
@@ -239,6 +242,10 @@ TEST_F(RealProjectsTest, CjsonInFlagModeTheDeleterNeverOutranksTheMergedFix) {
   const json::object& deleter = ranking(scores, "deleter");
   EXPECT_EQ(deleter.at("rank"), json::value(2)) << dump;
   EXPECT_EQ(json::serialize(deleter.at("protectedChanges")), "[\"tests/misc_tests.c\"]") << dump;
+  // ctest named only executables and the deleter changed the test file: its
+  // passing suite proves nothing.
+  EXPECT_THAT(json::serialize(deleter.at("flags")), HasSubstr("tests unprovable")) << dump;
+  EXPECT_EQ(number(deleter.at("breakdown").at("tests")), 0.0) << dump;
 
   auto [dryRc, dryText] = hydraIn(repo_, "merge deleter --dry-run");
   EXPECT_EQ(dryRc, 0) << dryText;
@@ -256,6 +263,48 @@ TEST_F(RealProjectsTest, CjsonInFlagModeTheDeleterNeverOutranksTheMergedFix) {
   EXPECT_THAT(toml, HasSubstr("the tests fixer\n# added or changed")) << toml;
   EXPECT_EQ(sh("grep -rL --include=misc_tests.c 'corrupted array item3' " + shellQuote(set.string()) + " || true"), "")
       << toml;
+}
+
+// With `ctest -V` hydra reads the names Unity prints inside misc_tests. At
+// the base misc_tests crashes before Unity names a case, so the regression
+// test the skipper stopped running cannot show as removed: its changed test
+// file makes its tests unprovable instead of "fixed: misc_tests".
+TEST_F(RealProjectsTest, CjsonWithCtestVerboseNamesUnitysTestsInsideTheExecutable) {
+  commitCjsonBase();
+  const std::string scratch = shellQuote(repo_.scratch().string());
+  const std::string regression = "misc_tests::cjson_functions_should_not_crash_with_null_pointers";
+  std::string agents;
+  agents += TestRepo::commandAgent("fixer", repo_.script("fixer.sh", "cp " + scratch + "/cJSON.c.fixed cJSON.c\n"));
+  // Unity's TEST_IGNORE after the regression test's declarations (cJSON is
+  // C89): it still compiles and misc_tests passes, the case reported IGNORE.
+  agents += TestRepo::commandAgent(
+      "skipper", repo_.script("skipper.sh",
+                              "sed -i '/^static void cjson_functions_should_not_crash_with_null_pointers(void)$/,"
+                              "/cJSON_InitHooks(NULL);/ s/^    cJSON_InitHooks(NULL);$/    TEST_IGNORE();\\n&/' "
+                              "tests/misc_tests.c\n"));
+  const json::value scores = race(agents + cjsonScoring("flag", "-V"),
+                                  "Fix the NULL dereferences that misc_tests finds", "fixer,skipper");
+  const std::string dump = json::serialize(scores);
+  EXPECT_EQ(scores.at("winner"), json::value("fixer")) << dump;
+  const json::object& fixer = ranking(scores, "fixer");
+  const json::value* regressionVerdict = fixer.at("checks").at("tests").at("testCases").as_object().if_contains(regression);
+  ASSERT_NE(regressionVerdict, nullptr) << dump;
+  EXPECT_EQ(*regressionVerdict, json::value("passed")) << dump;
+  // At the base misc_tests crashed before Unity printed a verdict: it is
+  // named whole there, and fixed as a whole.
+  EXPECT_EQ(json::serialize(fixer.at("testChanges").at("fixed")), "[\"misc_tests\"]") << dump;
+  EXPECT_EQ(number(fixer.at("breakdown").at("tests")), 100.0) << dump;
+  // The skipper's run names the regression test as skipped, but with no
+  // names from the base inside misc_tests nothing shows that it failed there:
+  // a changed test file leaves its tests unprovable.
+  const json::object& skipper = ranking(scores, "skipper");
+  ASSERT_EQ(skipper.at("breakdown").at("build"), json::value(100.0)) << dump;
+  const json::value* ignored = skipper.at("checks").at("tests").at("testCases").as_object().if_contains(regression);
+  ASSERT_NE(ignored, nullptr) << dump;
+  EXPECT_EQ(*ignored, json::value("skipped")) << dump;
+  ASSERT_TRUE(skipper.contains("flags")) << dump;
+  EXPECT_THAT(json::serialize(skipper.at("flags")), HasSubstr("tests unprovable")) << dump;
+  EXPECT_EQ(number(skipper.at("breakdown").at("tests")), 0.0) << dump;
 }
 
 TEST_F(RealProjectsTest, JinjaTheRealUpstreamFixWinsAndTheRecordReadsBack) {

@@ -486,6 +486,48 @@ TEST(FlagsTest, CtestNamesOfWholeExecutablesCannotProveAnAgentThatChangedProtect
   namedBase.checks.tests->testCases = named.checks.tests->testCases;
   scores = rankAgents("r", {named}, namedBase, config);
   EXPECT_EQ(scores.rankings[0].breakdown.tests, 100.0);
+
+  // Unless the base named the failing executable only whole: it crashed
+  // before its framework printed a verdict, so its cases at the base are
+  // unknown and one taken out of the changed file would not show.
+  Baseline crashedBase = namedBase;
+  crashedBase.checks.tests->testCases = {{"parse_hex4::parse_hex4_should_parse_mixed_case", TestOutcome::Passed},
+                                         {"misc_tests", TestOutcome::Failed}};
+  scores = rankAgents("r", {named}, crashedBase, config);
+  EXPECT_EQ(scores.rankings[0].breakdown.tests, 0.0);
+  EXPECT_THAT(scores.rankings[0].flags, ::testing::Contains(::testing::HasSubstr("tests unprovable")));
+}
+
+// ctest -V: an executable that crashed before its framework printed a
+// verdict is named whole, one that ran is named by its cases. The two are
+// compared as the same test.
+TEST(TestChangesTest, AnExecutableNamedWholeOnOneSideIsItsCasesOnTheOther) {
+  CheckResult base;
+  base.format = "ctest";
+  base.tests = TestCounts{1, 1, 0};
+  base.testCases = {{"misc_tests", TestOutcome::Failed}, {"parse_hex4::mixed_case", TestOutcome::Passed}};
+  CheckResult fixed = base;
+  fixed.tests = TestCounts{3, 0, 0};
+  fixed.testCases = {{"misc_tests::null_pointers", TestOutcome::Passed},
+                     {"misc_tests::get_object_items", TestOutcome::Passed},
+                     {"parse_hex4::mixed_case", TestOutcome::Passed}};
+  auto changes = compareTests(base, fixed);
+  ASSERT_TRUE(changes);
+  EXPECT_THAT(changes->fixed, ::testing::ElementsAre("misc_tests"));
+  EXPECT_THAT(changes->removed, ::testing::IsEmpty());
+
+  CheckResult stillFailing = fixed;
+  stillFailing.testCases["misc_tests::null_pointers"] = TestOutcome::Failed;
+  stillFailing.tests = TestCounts{2, 1, 0};
+  changes = compareTests(base, stillFailing);
+  ASSERT_TRUE(changes);
+  EXPECT_THAT(changes->fixed, ::testing::IsEmpty());
+
+  // The other way round: the agent's run crashed, its cases take the whole's verdict.
+  changes = compareTests(fixed, base);
+  ASSERT_TRUE(changes);
+  EXPECT_THAT(changes->broken, ::testing::ElementsAre("misc_tests::get_object_items", "misc_tests::null_pointers"));
+  EXPECT_THAT(changes->removed, ::testing::IsEmpty());
 }
 
 TEST(FlagsTest, AFlaggedAgentNeverOutranksAnUnflaggedOneOnSpeedOrDiffSizeAlone) {
