@@ -177,6 +177,28 @@ describe('agent notes', function()
 end)
 
 describe('agent details', function()
+  it('name tests skipped or xfailed now as scored as failed, and say when tests were compared by counts only', function()
+    local m = model()
+    m.rankings[1].testChanges = { fixed = {}, broken = {}, removed = {}, skipped = { 'tests/test_calc.py::test_sub' } }
+    local lines, highlights = ui.agent_details(m, 'careful')
+    local skipped = line_with(lines, 'Tests skipped or xfailed now (ran at the base; scored as failed): 1')
+    assert.are.equal('  tests/test_calc.py::test_sub', lines[skipped + 1])
+    assert.are.equal('HydraScorePoor', group_at(highlights, skipped, 0))
+    no_line_with(lines, 'counts only')
+    local note = ui.agent_notes(m.rankings[1], {}, 5)
+    assert.are.same({ '1 skipped or xfailed now', ' (ran at the base; scored as failed): tests/test_calc.py::test_sub' },
+      { note[#note][1][1], note[#note][2][1] })
+
+    m.rankings[1].testChanges = vim.NIL
+    m.rankings[1].testsByCountsOnly = true
+    local said = 'tests compared by counts only: the test runner did not name each test, so a deleted test reads as a passing one'
+    lines, highlights = ui.agent_details(m, 'careful')
+    assert.are.equal('HydraFlag', group_at(highlights, line_with(lines, said), 0))
+    no_line_with(lines, 'Tests skipped')
+    note = ui.agent_notes(m.rankings[1], {}, 5)
+    assert.are.same({ { said, 'HydraFlag' } }, note[#note])
+  end)
+
   it('show every kind of test change one name a line, warnings, the error and the stderr tail', function()
     local m = model()
     m.agents.careful.error = 'exited with code 1:\nquota exceeded'

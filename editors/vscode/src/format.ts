@@ -323,19 +323,38 @@ export function cappedList(items: string[], max: number = TEST_NAMES_SHOWN): str
   return more > 0 ? `${text} and ${more} more` : text;
 }
 
-/** The kinds of test changes, in the order they are listed, each with what it means. */
-export const TEST_CHANGE_KINDS: Array<[keyof TestChanges, string]> = [
-  ['fixed', 'fail → pass'],
-  ['broken', 'pass → fail'],
-  ['removed', 'ran at the base, not now'],
+/** The kinds of test changes, in the order they are listed: each kind, what it is called and what it means. */
+export const TEST_CHANGE_KINDS: Array<[keyof TestChanges, string, string]> = [
+  ['fixed', 'fixed', 'fail → pass'],
+  ['broken', 'broken', 'pass → fail'],
+  ['removed', 'removed', 'ran at the base, not now'],
+  // Marking the failing test xfail is no fix: hydra scores it as failed.
+  ['skipped', 'skipped or xfailed now', 'ran at the base; scored as failed'],
 ];
+
+/** The tests of one kind; none when an older hydra does not send the kind. */
+export function testsOfKind(changes: TestChanges, kind: keyof TestChanges): string[] {
+  return changes[kind] ?? [];
+}
 
 /** "2 fixed (fail → pass): a, b", one line per kind that has tests; none when nothing changed or nothing could be compared. */
 export function testChangeLines(changes: TestChanges | undefined, max: number = TEST_NAMES_SHOWN): string[] {
   if (!changes) return [];
   return TEST_CHANGE_KINDS
-    .filter(([kind]) => (changes[kind]?.length ?? 0) > 0)
-    .map(([kind, meaning]) => `${changes[kind].length} ${kind} (${meaning}): ${cappedList(changes[kind], max)}`);
+    .filter(([kind]) => testsOfKind(changes, kind).length > 0)
+    .map(([kind, label, meaning]) => {
+      const tests = testsOfKind(changes, kind);
+      return `${tests.length} ${label} (${meaning}): ${cappedList(tests, max)}`;
+    });
+}
+
+/** What is said when an agent's tests could not be compared by name with the base's. */
+export const COUNTS_ONLY = 'tests compared by counts only';
+export const COUNTS_ONLY_WHY = 'the test runner did not name each test, so a deleted test reads as a passing one';
+
+/** "tests compared by counts only: ..." when hydra could not compare the agent's tests by name; undefined otherwise. */
+export function countsOnlyText(ranking: Pick<Ranking, 'testChanges' | 'testsByCountsOnly'> | undefined): string | undefined {
+  return ranking?.testsByCountsOnly === true && !ranking.testChanges ? `${COUNTS_ONLY}: ${COUNTS_ONLY_WHY}` : undefined;
 }
 
 /** "not for auto-merge: 2 tool calls denied; ..." for an agent hydra would not merge by itself; undefined otherwise. */
@@ -382,6 +401,8 @@ export function agentTooltip(agent: Partial<AgentState> | undefined, ranking: Ra
   const protectedFiles = protectedText(ranking);
   if (protectedFiles) lines.push(protectedFiles);
   lines.push(...testChangeLines(ranking?.testChanges, 5).map((l) => `tests ${l}`));
+  const countsOnly = countsOnlyText(ranking);
+  if (countsOnly) lines.push(countsOnly);
   const warnings = capItems(agent?.warnings ?? [], TOOLTIP_WARNINGS);
   lines.push(...warnings.shown.map((w) => `warning: ${oneLine(w)}`));
   if (warnings.more > 0) lines.push(`and ${warnings.more} more warnings`);
@@ -462,6 +483,13 @@ export function mergeConcerns(scores: ScoresResult | undefined, agentId: string)
   if (changes?.removed?.length) {
     out.push(`${changes.removed.length} test(s) that ran at the base did not run: ${cappedList(changes.removed, 5)}`);
   }
+  if (changes?.skipped?.length) {
+    out.push(`${changes.skipped.length} test(s) that ran at the base are skipped or xfailed now (scored as failed): ${
+      cappedList(changes.skipped, 5)}`);
+  }
+  // Without names a deleted test reads as a passing one: the user should know before merging.
+  const countsOnly = countsOnlyText(ranking);
+  if (countsOnly) out.push(countsOnly);
   // Flags do not stop a manual merge, but they are why hydra would not make it.
   if (ranking.flags?.length) out.push(`hydra would not merge it by itself: ${ranking.flags.map(oneLine).join('; ')}`);
   return out;

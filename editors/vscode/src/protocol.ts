@@ -200,6 +200,8 @@ export interface TestChanges {
   broken: string[];
   /** Ran at the base and did not run for this agent (counted as failed). */
   removed: string[];
+  /** Ran to a verdict at the base, skipped or expected to fail now (counted as failed); absent from an older hydra. */
+  skipped?: string[];
 }
 export interface Ranking {
   rank: number;

@@ -7,9 +7,10 @@
 // base's, its warnings, and, folded, the end of its stderr. A pure function
 // of hydra/scores' answer, so the unit tests read what it renders. Test
 // names, warnings and stderr come from the agent: all of it is escaped.
-import type { AgentState, CheckResult, MergedRecord, Ranking, ScoresResult } from './protocol';
+import type { AgentState, CheckResult, MergedRecord, Ranking, ScoresResult, TestChanges } from './protocol';
 import {
-  ALL_FAILED, TEST_CHANGE_KINDS, TEST_NAMES_SHOWN, allFailedReason, autoMergeLabel, capItems, deniedText, escapeHtml,
+  ALL_FAILED, COUNTS_ONLY, COUNTS_ONLY_WHY, TEST_CHANGE_KINDS, TEST_NAMES_SHOWN, allFailedReason, autoMergeLabel, capItems,
+  countsOnlyText, deniedText, escapeHtml, testsOfKind,
   formatElapsed, formatPartScore, formatTotal, ineligibleLabel, mergedDetail, mergedText, scoreBand, tailLines, testCaseCounts, winnerMergeNote,
 } from './format';
 
@@ -178,18 +179,30 @@ function renderProtected(r: Ranking): string {
     codeList(files, TEST_NAMES_SHOWN)} &middot; ${how}</p>\n`;
 }
 
-// fixed reads as good news, broken as bad, removed as a warning (counted as failed).
-const CHANGE_CLASSES: Record<string, string> = { fixed: 'good-text', broken: 'poor-text', removed: 'warn-text' };
+// fixed reads as good news, broken as bad, removed as a warning (counted as failed),
+// skipped or xfailed now as bad (counted as failed: marking a failing test xfail is no fix).
+const CHANGE_CLASSES: Record<keyof TestChanges, string> = {
+  fixed: 'good-text', broken: 'poor-text', removed: 'warn-text', skipped: 'poor-text',
+};
 
-/** Tests fixed, broken and removed against the base; nothing when they could not be compared by name. */
+/** Tests fixed, broken, removed and skipped against the base; when they could not be compared by name, that they were not. */
 function renderTestChanges(r: Ranking): string {
   const changes = r.testChanges;
-  if (!changes) return '';
+  if (!changes) {
+    if (!countsOnlyText(r)) return '';
+    return `  <div class="test-changes">
+    <p class="test-change" data-kind="counts-only"><span class="warn-text">${COUNTS_ONLY}</span>: ${escapeHtml(COUNTS_ONLY_WHY)}</p>
+  </div>
+`;
+  }
   const rows = TEST_CHANGE_KINDS
-    .filter(([kind]) => (changes[kind]?.length ?? 0) > 0)
-    .map(([kind, meaning]) => `    <p class="test-change" data-kind="${kind}"><span class="${CHANGE_CLASSES[kind]}">${
-      changes[kind].length} ${kind}</span> (${escapeHtml(meaning)}): ${codeList(changes[kind], TEST_NAMES_SHOWN)}</p>`);
-  if (rows.length === 0) rows.push('    <p class="test-change" data-kind="none">Tests as at the base: none fixed, broken or removed</p>');
+    .filter(([kind]) => testsOfKind(changes, kind).length > 0)
+    .map(([kind, label, meaning]) => {
+      const tests = testsOfKind(changes, kind);
+      return `    <p class="test-change" data-kind="${kind}"><span class="${CHANGE_CLASSES[kind]}">${
+        tests.length} ${escapeHtml(label)}</span> (${escapeHtml(meaning)}): ${codeList(tests, TEST_NAMES_SHOWN)}</p>`;
+    });
+  if (rows.length === 0) rows.push('    <p class="test-change" data-kind="none">Tests as at the base: none fixed, broken, removed or skipped</p>');
   return `  <div class="test-changes">\n${rows.join('\n')}\n  </div>\n`;
 }
 

@@ -84,8 +84,7 @@ function M.of(scores, agent_id)
   end
   -- Without names a deleted test reads as a passing one: the user should know.
   if ranking.testsByCountsOnly == true then
-    table.insert(out, 'tests compared by counts only: the test runner did not name each test, '
-      .. 'so a deleted test reads as a passing one')
+    table.insert(out, ui.counts_only)
   end
   -- Flags do not stop a merge by hand, but they are why hydra would not make it.
   local flags = type(ranking.flags) == 'table' and ranking.flags or {}

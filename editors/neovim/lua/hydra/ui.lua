@@ -403,13 +403,19 @@ function M.capped_list(items, max)
 end
 
 --- The kinds of test changes against the base, in the order they are
---- listed: what each means, and its colour (fixed is good news, broken bad,
---- removed a warning: it counts as failed).
+--- listed: what each means, its colour (fixed is good news, broken bad,
+--- removed a warning: it counts as failed) and, when it differs from the
+--- kind, what it is called (marking a failing test xfail is no fix).
 M.test_change_kinds = {
   { 'fixed', 'fail → pass', 'HydraScoreGood' },
   { 'broken', 'pass → fail', 'HydraScorePoor' },
   { 'removed', 'ran at the base, not now', 'HydraScoreFair' },
+  { 'skipped', 'ran at the base; scored as failed', 'HydraScorePoor', 'skipped or xfailed now' },
 }
+
+--- What is said when an agent's tests could not be compared by name.
+M.counts_only = 'tests compared by counts only: the test runner did not name each test, '
+  .. 'so a deleted test reads as a passing one'
 
 local function list_of(v)
   return type(v) == 'table' and v or {}
@@ -617,11 +623,13 @@ function M.agent_notes(ranking, agent, max)
       local names = list_of(changes[kind[1]])
       if #names > 0 then
         table.insert(notes, {
-          { #names .. ' ' .. kind[1], kind[3] },
+          { #names .. ' ' .. (kind[4] or kind[1]), kind[3] },
           { ' (' .. kind[2] .. '): ' .. M.capped_list(names, max) },
         })
       end
     end
+  elseif ranking.testsByCountsOnly == true then
+    table.insert(notes, { { M.counts_only, 'HydraFlag' } })
   end
   local warnings = list_of(agent.warnings)
   for i = 1, math.min(#warnings, max) do
@@ -894,12 +902,15 @@ function M.agent_details(model, agent_id)
     for _, kind in ipairs(M.test_change_kinds) do
       local names = list_of(changes[kind[1]])
       any = any or #names > 0
-      section(string.format('Tests %s (%s): %d', kind[1], kind[2], #names), names, kind[3])
+      section(string.format('Tests %s (%s): %d', kind[4] or kind[1], kind[2], #names), names, kind[3])
     end
     if not any then
       b:line('')
       b:line('Tests as at the base: none fixed, broken or removed', 'HydraMuted')
     end
+  elseif ranking.testsByCountsOnly == true then
+    b:line('')
+    b:line(M.counts_only, 'HydraFlag')
   end
   section('Warnings', list_of(agent.warnings), 'HydraFlag')
   if present(error) and error ~= '' then

@@ -6,7 +6,7 @@ import {
   agentStateIcon, alreadyMergedAgent, mergedDetail, mergedText, agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
   escapeHtml, escapesMessage, finishedDetails, finishedNote, formatElapsed, formatPartScore, formatTotal, ineligibleLabel, mergeConcerns, messageFor, oneLine,
   outputText, protectedText, raceOutcome, rankOrder, refusedAgent, replaceAgent, scoreBand, tailLines, testCaseCounts,
-  testChangeLines, transcriptText, unconfinedNotice, usageText, winnerMergeNote,
+  countsOnlyText, testChangeLines, transcriptText, unconfinedNotice, usageText, winnerMergeNote,
 } from '../../src/format';
 import type { AgentEvent, AgentStateName, Ranking, ScoresResult } from '../../src/protocol';
 
@@ -265,6 +265,27 @@ test('testChangeLines says what was fixed, broken and removed, only the kinds th
   ]);
 });
 
+test('testChangeLines names tests skipped or xfailed now as scored as failed; an older hydra without the kind lists none', () => {
+  assert.deepEqual(testChangeLines({ fixed: [], broken: [], removed: [], skipped: ['tests/test_calc.py::test_sub', 'test_x', 'test_y'] }, 2), [
+    '3 skipped or xfailed now (ran at the base; scored as failed): tests/test_calc.py::test_sub, test_x and 1 more',
+  ]);
+  assert.deepEqual(testChangeLines({ fixed: ['t'], broken: [], removed: [] }), ['1 fixed (fail → pass): t']);
+});
+
+test('countsOnlyText says when tests were compared by counts only, and only then', () => {
+  const said = 'tests compared by counts only: the test runner did not name each test, so a deleted test reads as a passing one';
+  assert.equal(countsOnlyText({ testsByCountsOnly: true }), said);
+  assert.equal(countsOnlyText({ testsByCountsOnly: false }), undefined);
+  assert.equal(countsOnlyText({}), undefined);
+  assert.equal(countsOnlyText(undefined), undefined);
+  const [winner] = fixture().rankings;
+  // Names were compared after all: the lists say what changed.
+  assert.equal(countsOnlyText({ testsByCountsOnly: true, testChanges: { fixed: [], broken: [], removed: [] } }), undefined);
+  assert.equal(agentTooltip({ branch: 'b' }, { ...winner, testsByCountsOnly: true }), `b\n${said}`);
+  assert.equal(agentTooltip({ branch: 'b' }, { ...winner, testChanges: { fixed: [], broken: [], removed: [], skipped: ['test_sub'] } }),
+    'b\ntests 1 skipped or xfailed now (ran at the base; scored as failed): test_sub');
+});
+
 test('autoMergeLabel and protectedText say why hydra would not merge an agent by itself', () => {
   assert.equal(autoMergeLabel(undefined), undefined);
   assert.equal(autoMergeLabel({ flags: [] }), undefined);
@@ -362,6 +383,18 @@ test('mergeConcerns names broken and removed tests and the flags that keep hydra
   ]);
   // Fixed tests are no concern.
   assert.deepEqual(mergeConcerns({ ...scores, rankings: [{ ...winner, testChanges: { fixed: ['t'], broken: [], removed: [] } }, breaker] }, 'fixer'), []);
+});
+
+test('mergeConcerns names tests skipped or xfailed now and says when tests were compared by counts only', () => {
+  const scores = fixture();
+  const [winner, breaker] = scores.rankings;
+  const xfailer = { ...winner, testChanges: { fixed: [], broken: [], removed: [], skipped: ['tests/test_calc.py::test_sub'] } };
+  assert.deepEqual(mergeConcerns({ ...scores, rankings: [xfailer, breaker] }, 'fixer'), [
+    '1 test(s) that ran at the base are skipped or xfailed now (scored as failed): tests/test_calc.py::test_sub',
+  ]);
+  assert.deepEqual(mergeConcerns({ ...scores, rankings: [{ ...winner, testsByCountsOnly: true }, breaker] }, 'fixer'), [
+    'tests compared by counts only: the test runner did not name each test, so a deleted test reads as a passing one',
+  ]);
 });
 
 test('winnerMergeNote speaks of merging automatically only when hydra says auto_merge is on', () => {

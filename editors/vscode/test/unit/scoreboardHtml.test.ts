@@ -152,8 +152,25 @@ test('a card lists the tests fixed, broken and removed against the base, capped,
 test('tests compared with the base and unchanged say so; tests not compared say nothing', () => {
   const [winner] = scores.rankings;
   const same = renderScoreboard({ ...scores, rankings: [{ ...winner, testChanges: { fixed: [], broken: [], removed: [] } }] }, page);
-  assert.match(same, /data-kind="none">Tests as at the base: none fixed, broken or removed</);
+  assert.match(same, /data-kind="none">Tests as at the base: none fixed, broken, removed or skipped</);
   assert.doesNotMatch(renderScoreboard(scores, page), /class="test-changes"/);
+});
+
+test('a card names tests skipped or xfailed now as scored as failed, and says when tests were compared by counts only', () => {
+  const [winner, loser] = scores.rankings;
+  const html = renderScoreboard({
+    ...scores,
+    rankings: [
+      { ...winner, testChanges: { fixed: [], broken: [], removed: [], skipped: ['tests/test_calc.py::test_sub', HOSTILE] } },
+      { ...loser, testsByCountsOnly: true },
+    ],
+  }, page);
+  const xfailer = cardOf(html, winner.agentId);
+  assert.match(xfailer, /<p class="test-change" data-kind="skipped"><span class="poor-text">2 skipped or xfailed now<\/span> \(ran at the base; scored as failed\): <code>tests\/test_calc.py::test_sub<\/code>, <code>&lt;img src=x onerror=alert\(1\)&gt;<\/code><\/p>/);
+  assert.doesNotMatch(xfailer, /data-kind="counts-only"/);
+  assert.doesNotMatch(html, /<img/);
+  assert.match(cardOf(html, loser.agentId),
+    /<p class="test-change" data-kind="counts-only"><span class="warn-text">tests compared by counts only<\/span>: the test runner did not name each test, so a deleted test reads as a passing one<\/p>/);
 });
 
 test("a flagged agent keeps its Merge button but is marked not for auto-merge, with why", () => {
