@@ -229,7 +229,7 @@ describe('agent details', function()
     local broken = line_with(lines, 'Tests broken (pass → fail): ' .. (ui.details_names + 7))
     assert.are.equal('  t' .. ui.details_names, lines[broken + ui.details_names])
     assert.are.equal('  … and 7 more', lines[broken + ui.details_names + 1])
-    line_with(ui.agent_details(m, 'quiet'), 'Tests as at the base: none fixed, broken or removed')
+    line_with(ui.agent_details(m, 'quiet'), 'Tests as at the base: none fixed, broken, removed or skipped')
   end)
 
   it('open from the scoreboard with <CR> on an agent line, and go back with s', function()

@@ -906,7 +906,7 @@ function M.agent_details(model, agent_id)
     end
     if not any then
       b:line('')
-      b:line('Tests as at the base: none fixed, broken or removed', 'HydraMuted')
+      b:line('Tests as at the base: none fixed, broken, removed or skipped', 'HydraMuted')
     end
   elseif ranking.testsByCountsOnly == true then
     b:line('')
