@@ -448,7 +448,11 @@ describe('merge concerns about test changes and flags', function()
     }, concerns.of(m, 'careful'))
     m.rankings[1].testChanges = nil
     m.rankings[1].testsByCountsOnly = true
+    -- Beside another concern it is said; alone it asks nothing.
+    assert.are.same({}, concerns.of(m, 'careful'))
+    m.rankings[1].flags = { 'changed protected files: conftest.py' }
     assert.are.same({
+      'hydra would not merge it by itself: changed protected files: conftest.py',
       'tests compared by counts only: the test runner did not name each test, so a deleted test reads as a passing one',
     }, concerns.of(m, 'careful'))
   end)

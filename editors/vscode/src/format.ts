@@ -488,10 +488,13 @@ export function mergeConcerns(scores: ScoresResult | undefined, agentId: string)
       cappedList(changes.skipped, 5)}`);
   }
   // Without names a deleted test reads as a passing one: the user should know before merging.
-  const countsOnly = countsOnlyText(ranking);
-  if (countsOnly) out.push(countsOnly);
   // Flags do not stop a manual merge, but they are why hydra would not make it.
   if (ranking.flags?.length) out.push(`hydra would not merge it by itself: ${ranking.flags.map(oneLine).join('; ')}`);
+  // Without names a deleted test reads as a passing one: said beside the
+  // concerns, not one by itself (hydra merges such a winner unasked too; the
+  // tooltip and the scoreboard card say it).
+  const countsOnly = countsOnlyText(ranking);
+  if (countsOnly && out.length > 0) out.push(countsOnly);
   return out;
 }
 

@@ -82,14 +82,16 @@ function M.of(scores, agent_id)
     table.insert(out, string.format('%d test(s) that ran at the base are skipped or xfailed now (scored as failed): %s',
       #skipped, ui.capped_list(skipped, 5)))
   end
-  -- Without names a deleted test reads as a passing one: the user should know.
-  if ranking.testsByCountsOnly == true then
-    table.insert(out, ui.counts_only)
-  end
   -- Flags do not stop a merge by hand, but they are why hydra would not make it.
   local flags = type(ranking.flags) == 'table' and ranking.flags or {}
   if #flags > 0 then
     table.insert(out, 'hydra would not merge it by itself: ' .. table.concat(vim.tbl_map(ui.one_line, flags), '; '))
+  end
+  -- Without names a deleted test reads as a passing one: said beside the
+  -- concerns, not one by itself (hydra merges such a winner unasked too; the
+  -- scoreboard and the details say it).
+  if #out > 0 and ranking.testsByCountsOnly == true then
+    table.insert(out, ui.counts_only)
   end
   return out
 end

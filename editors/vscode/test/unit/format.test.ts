@@ -392,7 +392,11 @@ test('mergeConcerns names tests skipped or xfailed now and says when tests were 
   assert.deepEqual(mergeConcerns({ ...scores, rankings: [xfailer, breaker] }, 'fixer'), [
     '1 test(s) that ran at the base are skipped or xfailed now (scored as failed): tests/test_calc.py::test_sub',
   ]);
-  assert.deepEqual(mergeConcerns({ ...scores, rankings: [{ ...winner, testsByCountsOnly: true }, breaker] }, 'fixer'), [
+  // Beside another concern it is said; alone it asks nothing.
+  assert.deepEqual(mergeConcerns({ ...scores, rankings: [{ ...winner, testsByCountsOnly: true }, breaker] }, 'fixer'), []);
+  const flagged = { ...winner, testsByCountsOnly: true, flags: ['changed protected files: conftest.py'] };
+  assert.deepEqual(mergeConcerns({ ...scores, rankings: [flagged, breaker] }, 'fixer'), [
+    'hydra would not merge it by itself: changed protected files: conftest.py',
     'tests compared by counts only: the test runner did not name each test, so a deleted test reads as a passing one',
   ]);
 });
