@@ -33,7 +33,7 @@ constexpr long kSendLimitKiB = 64 * 1024;       // messages waiting for the clie
 constexpr long kFrontMessagesKiB = 2 * 1536;    // the two at the front: hydra/log answers here
 constexpr long kInProgressKiB = 16 * 2 * 1024;  // 16 answers being built, 1 MiB held twice each
 constexpr long kOutputKiB = 8 * 1024;           // agent output stops being queued past this
-constexpr long kEngineKiB = 16 * 1024;          // the rest of hydra while one agent floods
+constexpr long kEngineKiB = 28 * 1024;          // the rest of hydra while one agent floods (measured ~17 MiB)
 
 template <class Pred>
 bool eventually(Pred pred, std::chrono::seconds limit = 120s) {
