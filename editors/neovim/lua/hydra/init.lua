@@ -594,10 +594,16 @@ function M.show_scores(r, model)
   local lines, highlights, agent_at = ui.scoreboard(model)
   local buf, win =
     ui.open_float('hydra://' .. r.id .. '/scores', lines, highlights, 'hydrascores', 'hydra: scores (race ' .. r.id .. ')')
-  for line, _ in pairs(agent_at) do
-    if agent_at[line] == (model.rankings[1] and model.rankings[1].agentId) then
-      vim.api.nvim_win_set_cursor(win, { line, 0 })
+  -- The winner's own line: the first of the lines that belong to it (its
+  -- notes follow it, and pairs() visits them in no order).
+  local winner_line
+  for line, agent in pairs(agent_at) do
+    if agent == (model.rankings[1] and model.rankings[1].agentId) and (not winner_line or line < winner_line) then
+      winner_line = line
     end
+  end
+  if winner_line then
+    vim.api.nvim_win_set_cursor(win, { winner_line, 0 })
   end
   local keys = config.options.keymaps
   local function at_cursor(fn)
