@@ -6,7 +6,6 @@ local H = require('helpers')
 local race = require('hydra.race')
 
 local find = H.find
-local hostile = vim.fn.fnamemodify(H.plugin_dir .. '/../../tests/fixtures/hostile', ':p'):gsub('/$', '')
 
 -- `root`'s hydra.toml with `from` replaced by `to` (plain text), committed.
 local function edit_config(root, from, to)
@@ -54,14 +53,7 @@ describe('confinement, as Neovim shows it', function()
   it('an agent that moved your branch is named with what it did, and cannot win', function()
     local root = H.make_repo()
     H.git(root, 'tag', 'v1')
-    H.write_file(
-      root .. '/hydra.toml',
-      H.read_file(root .. '/hydra.toml')
-        .. '\n[agents.evil]\nadapter = "command"\nbinary = "'
-        .. hostile
-        .. '/move_refs.sh"\n'
-    )
-    H.git(root, 'commit', '-q', '-am', 'an agent that moves refs')
+    H.add_hostile_agent(root, 'evil', 'move_refs.sh')
     local main = H.git(root, 'rev-parse', 'main')[1]
     require('hydra').setup({ server = { cmd = { H.hydra_bin, 'serve' } }, window = { scores_on_finish = false } })
     vim.cmd('cd ' .. vim.fn.fnameescape(root))

@@ -432,6 +432,34 @@ function H.start_race(root, agents, task)
   return started
 end
 
+--- The scripts of the hostile agents the core tests use (tests/fixtures/hostile).
+H.hostile = vim.fn.fnamemodify(H.plugin_dir .. '/../../tests/fixtures/hostile', ':p'):gsub('/$', '')
+
+--- Adds agent `name`, running hostile script `script`, to `root`'s hydra.toml, committed.
+function H.add_hostile_agent(root, name, script)
+  H.write_file(
+    root .. '/hydra.toml',
+    H.read_file(root .. '/hydra.toml')
+      .. string.format('\n[agents.%s]\nadapter = "command"\nbinary = "%s/%s"\n', name, H.hostile, script)
+  )
+  H.git(root, 'commit', '-q', '-am', 'agent ' .. name .. ' runs ' .. script)
+end
+
+--- Opens :HydraDiff with `target` (as require('hydra').diff takes it) and
+--- waits for its files.
+function H.open_diff(target)
+  local files
+  require('hydra').diff(vim.tbl_extend('force', target, {
+    callback = function(_, f)
+      files = f
+    end,
+  }))
+  H.wait(function()
+    return files ~= nil
+  end, 'the diff')
+  return files
+end
+
 --- What a spec file that races needs first: notifications recorded, a fresh
 --- repository (H.make_repo(env, scoring, extra)) as the current directory,
 --- and the plugin set up to start the hydra under test, with `window`

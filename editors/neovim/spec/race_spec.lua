@@ -225,16 +225,7 @@ describe('racing from Neovim', function()
 
   it(':HydraDiff lists the changed files and shows your file and the agent version side by side', function()
     local tabs = vim.fn.tabpagenr('$')
-    local files
-    require('hydra').diff({
-      agent = 'fixer',
-      callback = function(_, f)
-        files = f
-      end,
-    })
-    H.wait(function()
-      return files ~= nil
-    end, 'the diff')
+    H.open_diff({ agent = 'fixer' })
     assert.are.equal(tabs + 1, vim.fn.tabpagenr('$'))
 
     local err, expected = H.request(root, 'hydra/diff', { raceId = r.id, agentId = 'fixer' })

@@ -5,7 +5,7 @@
 // changed files; then its two agents, for their output.
 import * as vscode from 'vscode';
 import type { RaceStore } from './raceStore';
-import { ALL_FAILED, agentStateIcon, agentTooltip, formatElapsed, mergedDetail, mergedText, raceIsActive } from './format';
+import { ALL_FAILED, agentStateIcon, agentTooltip, formatElapsed, mergedDetail, mergedText, raceIsActive, visibleControls } from './format';
 import {
   type IterationContext, type IterationRow, collabDescription, collabTooltip, iterationDescription, iterationRows, iterationTooltip,
   reviewFirstLine,
@@ -86,10 +86,10 @@ export function reviewItem(store: RaceStore, raceId: string, iteration: number, 
   const item = new vscode.TreeItem('review', vscode.TreeItemCollapsibleState.None);
   item.id = `${raceId}/${agentId}#review`;
   const reviewer = race?.collaboration?.reviewer;
-  item.description = `${s?.approved ? 'approved · ' : ''}${reviewFirstLine(s?.review) ?? ''}`;
+  item.description = visibleControls(`${s?.approved ? 'approved · ' : ''}${reviewFirstLine(s?.review) ?? ''}`);
   const tooltip = new vscode.MarkdownString(undefined, false);
   tooltip.appendText(`Review of ${agentId}${reviewer ? ` by ${reviewer}` : ''}${s?.approved ? ' (approved)' : ''}\n\n`);
-  tooltip.appendMarkdown(s?.review ?? '');
+  tooltip.appendMarkdown(visibleControls(s?.review ?? ''));
   item.tooltip = tooltip;
   item.iconPath = new vscode.ThemeIcon(s?.approved ? 'pass' : 'comment');
   item.contextValue = 'review';

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { describeServerError, raceIsActive } from './format';
+import { describeServerError, raceIsActive, visibleControls } from './format';
 import { pickAgent, pickRace, resolveAgent, resultsOf, targetOf } from './pick';
 import { isCollab } from './collabModel';
 
@@ -74,13 +74,13 @@ async function showDiff(session: HydraSession, arg: unknown): Promise<void> {
       return;
     }
     path = result.files.length === 1 ? result.files[0].path : (await vscode.window.showQuickPick(
-      result.files.map((f) => ({ label: f.path, description: `${f.status} +${f.additions} −${f.deletions}` })),
-      { placeHolder: `A file ${agent.agentId} changed` }))?.label;
+      result.files.map((f) => ({ label: visibleControls(f.path), path: f.path, description: `${f.status} +${f.additions} −${f.deletions}` })),
+      { placeHolder: `A file ${agent.agentId} changed` }))?.path;
     if (!path) return;
   }
   const left = contentUri(race.raceId, agent.agentId, path, 'base');
   const right = contentUri(race.raceId, agent.agentId, path, 'agent');
-  await vscode.commands.executeCommand('vscode.diff', left, right, `${path} (base ↔ ${agent.agentId})`, { preview: true });
+  await vscode.commands.executeCommand('vscode.diff', left, right, `${visibleControls(path)} (base ↔ ${agent.agentId})`, { preview: true });
 }
 
 /** The files an agent changed; none when it left no result (NoResult), undefined when hydra refused otherwise. */
@@ -127,13 +127,13 @@ async function compareAgents(session: HydraSession, arg: unknown): Promise<void>
   }
   const who = (p: string) => [a, b].filter((_, i) => [changedByA, changedByB][i].some((f) => f.path === p));
   const path = paths.length === 1 ? paths[0] : (await vscode.window.showQuickPick(
-    paths.map((p) => ({ label: p, description: `changed by ${who(p).join(' and ')}` })),
-    { placeHolder: `A file ${a} or ${b} changed`, matchOnDescription: true }))?.label;
+    paths.map((p) => ({ label: visibleControls(p), path: p, description: `changed by ${who(p).join(' and ')}` })),
+    { placeHolder: `A file ${a} or ${b} changed`, matchOnDescription: true }))?.path;
   if (!path) return;
   const version = (agentId: string, other: string, changes: proto.FileChange[]) => changes.some((f) => f.path === path)
     ? contentUri(race.raceId, agentId, path, 'agent')
     : contentUri(race.raceId, other, path, 'base');
-  await vscode.commands.executeCommand('vscode.diff', version(a, b, changedByA), version(b, a, changedByB), `${path} (${a} ↔ ${b})`,
+  await vscode.commands.executeCommand('vscode.diff', version(a, b, changedByA), version(b, a, changedByB), `${visibleControls(path)} (${a} ↔ ${b})`,
     { preview: true });
 }
 

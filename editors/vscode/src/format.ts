@@ -66,11 +66,12 @@ export function raceIsActive(state: RaceStateName): boolean {
  * often name the files, the known agents, the closest name and the problem).
  */
 export function describeServerError(error: unknown): string {
-  if (typeof error !== 'object' || error === null) return String(error);
+  // Its words may quote an agent's: a file name, a line of its output.
+  if (typeof error !== 'object' || error === null) return visibleControls(String(error));
   const e = error as { message?: unknown; data?: unknown };
   const message = typeof e.message === 'string' ? e.message : String(error);
   const data = e.data as Record<string, unknown> | undefined | null;
-  if (!data || typeof data !== 'object') return message;
+  if (!data || typeof data !== 'object') return visibleControls(message);
   const extras: string[] = [];
   // UnknownAgentName: the name it probably meant; AgentUnavailable: why it cannot run.
   if (typeof data.suggestion === 'string' && data.suggestion && !message.includes(`'${data.suggestion}'`)) {
@@ -85,7 +86,7 @@ export function describeServerError(error: unknown): string {
     // hydra's ConfigError message usually names the place already.
     if (!message.includes(`${data.file}:${data.line}`)) extras.push(where);
   }
-  return extras.length > 0 ? `${message} (${extras.join('; ')})` : message;
+  return visibleControls(extras.length > 0 ? `${message} (${extras.join('; ')})` : message);
 }
 
 /**
@@ -198,7 +199,8 @@ export function agentFinishedNotice(
   const parts: string[] = [];
   if (denied) parts.push(`had ${denied}, so it is not merged automatically`);
   if (warnings.length > 0) parts.push(`${denied ? 'and warned' : 'warned'}: ${warnings.join('; ')}`);
-  return `Hydra: ${p.agentId} (race ${p.raceId}) ${parts.join(' ')}`;
+  // Warnings may quote the agent's own words.
+  return visibleControls(`Hydra: ${p.agentId} (race ${p.raceId}) ${parts.join(' ')}`);
 }
 
 /**
@@ -222,7 +224,8 @@ export function unconfinedNotice(p: { sandboxWarning?: string }): string | undef
 /** What to tell the user of an agent that got out of its worktree; undefined when it did not. */
 export function escapesMessage(p: { raceId: string; agentId: string; escapes?: string[] }): string | undefined {
   if (!p.escapes || p.escapes.length === 0) return undefined;
-  return `Hydra: ${p.agentId} (race ${p.raceId}) reached outside its worktree and cannot win: ${p.escapes.join('; ')}`;
+  // An escape names the paths the agent chose.
+  return visibleControls(`Hydra: ${p.agentId} (race ${p.raceId}) reached outside its worktree and cannot win: ${p.escapes.join('; ')}`);
 }
 
 /** "tokens: 400 in, 80 out, 0 cached, $0.0040"; undefined when the usage says nothing. */
@@ -409,7 +412,8 @@ export function agentTooltip(agent: Partial<AgentState> | undefined, ranking: Ra
   if (agent?.error) lines.push(agent.error);
   const tail = tailLines(agent?.stderrTail, TOOLTIP_TAIL_LINES);
   if (tail.length > 0) lines.push('stderr (last lines):', ...tail);
-  return lines.join('\n');
+  // Test names, warnings, errors and stderr are the agent's text.
+  return visibleControls(lines.join('\n'));
 }
 
 /** Counts of a check's test cases by outcome. */
@@ -432,9 +436,27 @@ export function allFailedReason(rankings: Ranking[]): string {
   return 'no agent was ranked';
 }
 
-/** Escapes text for HTML element content and attribute values. */
+/**
+ * Text that came from an agent (its output, its file names, its messages)
+ * with its control characters made visible, as the CLI shows them
+ * (core/util/terminal_text.h): C0 controls but newline and tab in caret
+ * notation (ESC "^[", BEL "^G", CR "^M"), DEL "^?", the C1 controls as
+ * "\u009b". A sequence an agent printed (a clipboard write, a title, a
+ * link) is then shown as what it is and drives nothing.
+ */
+export function visibleControls(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
+    if (code === 0x7f) return '^?';
+    return `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** Escapes text for HTML element content and attribute values; control characters are made visible. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+  return visibleControls(text)
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
 /** Why a check failed; undefined when it passed, was skipped or is not configured. */

@@ -6,15 +6,29 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { finishedDetails, finishedNote, outputText, transcriptText } from './format';
+import { finishedDetails, finishedNote, outputText, transcriptText, visibleControls } from './format';
 import { resolveAgent } from './pick';
 
 const LOG_PAGE = 256 * 1024;
 const EVENTS_PAGE = 1000;
 
+/**
+ * An output channel that shows an agent's text as text: every control
+ * character it printed is made visible (format.ts, visibleControls), so a
+ * sequence meant for a terminal shows as what it is and drives nothing.
+ */
+class AgentChannel implements vscode.Disposable {
+  constructor(private readonly channel: vscode.OutputChannel) {}
+  append(text: string): void { this.channel.append(visibleControls(text)); }
+  appendLine(text: string): void { this.channel.appendLine(visibleControls(text)); }
+  clear(): void { this.channel.clear(); }
+  show(preserveFocus: boolean): void { this.channel.show(preserveFocus); }
+  dispose(): void { this.channel.dispose(); }
+}
+
 class AgentOutputs implements vscode.Disposable {
-  private readonly channels = new Map<string, vscode.OutputChannel>();
-  private readonly rawLogs = new Map<string, vscode.OutputChannel>();
+  private readonly channels = new Map<string, AgentChannel>();
+  private readonly rawLogs = new Map<string, AgentChannel>();
   // Channels filled live whose notifications left lines out: the next show reloads them from the log.
   private readonly incomplete = new Set<string>();
 
@@ -64,11 +78,11 @@ class AgentOutputs implements vscode.Disposable {
     for (const c of [...this.channels.values(), ...this.rawLogs.values()]) c.dispose();
   }
 
-  private channel(channels: Map<string, vscode.OutputChannel>, raceId: string, agentId: string, suffix = ''): vscode.OutputChannel {
+  private channel(channels: Map<string, AgentChannel>, raceId: string, agentId: string, suffix = ''): AgentChannel {
     const key = `${raceId}/${agentId}`;
     let channel = channels.get(key);
     if (!channel) {
-      channel = vscode.window.createOutputChannel(`Hydra: ${agentId} (${raceId})${suffix}`);
+      channel = new AgentChannel(vscode.window.createOutputChannel(visibleControls(`Hydra: ${agentId} (${raceId})${suffix}`)));
       channels.set(key, channel);
     }
     return channel;
@@ -81,7 +95,7 @@ class AgentOutputs implements vscode.Disposable {
    * all there is.
    * False when hydra did not answer.
    */
-  private async loadTranscript(channel: vscode.OutputChannel, raceId: string, agentId: string): Promise<boolean> {
+  private async loadTranscript(channel: AgentChannel, raceId: string, agentId: string): Promise<boolean> {
     const events: proto.AgentEvent[] = [];
     let offset: number | undefined = 0;
     while (offset !== undefined) {
@@ -108,7 +122,7 @@ class AgentOutputs implements vscode.Disposable {
   }
 
   /** The agent's whole stdout, a page at a time, then its stderr. */
-  private async loadLog(channel: vscode.OutputChannel, raceId: string, agentId: string): Promise<void> {
+  private async loadLog(channel: AgentChannel, raceId: string, agentId: string): Promise<void> {
     for (const stream of ['stdout', 'stderr'] as const) {
       let offset = 0;
       for (;;) {

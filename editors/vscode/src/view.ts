@@ -8,7 +8,7 @@ import * as proto from './protocol';
 import type { HydraSession } from './session';
 import {
   ALL_FAILED, agentStateIcon, agentTooltip, autoMergeLabel, deniedText, formatElapsed, ineligibleLabel, mergedDetail, mergedText,
-  raceIsActive, rankOrder,
+  raceIsActive, rankOrder, visibleControls,
 } from './format';
 import { firstLine, Target } from './pick';
 import { isCollab } from './collabModel';
@@ -216,10 +216,11 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
 function fileItem(node: FileNode): vscode.TreeItem {
   const item = new vscode.TreeItem(vscode.Uri.file(`/${node.path}`), vscode.TreeItemCollapsibleState.None);
   item.id = `${node.raceId}/${node.agentId}/${node.path}`;
-  item.label = node.path.split('/').pop();
+  // An agent names its files: their control characters are shown, never passed on.
+  item.label = visibleControls(node.path.split('/').pop() ?? node.path);
   const dir = node.path.includes('/') ? node.path.slice(0, node.path.lastIndexOf('/')) : '';
-  item.description = `${node.change.status} +${node.change.additions} −${node.change.deletions}${dir ? ' · ' + dir : ''}`;
-  item.tooltip = node.change.oldPath ? `${node.change.oldPath} → ${node.path}` : node.path;
+  item.description = visibleControls(`${node.change.status} +${node.change.additions} −${node.change.deletions}${dir ? ' · ' + dir : ''}`);
+  item.tooltip = visibleControls(node.change.oldPath ? `${node.change.oldPath} → ${node.path}` : node.path);
   item.contextValue = 'file';
   item.command = { command: 'hydra.showDiff', title: 'Show Diff', arguments: [node] };
   return item;

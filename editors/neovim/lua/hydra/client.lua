@@ -33,6 +33,8 @@ end
 --- Reports an error to the user: `message` is the server's own when it sent one.
 function M.notify_error(err, context)
   local message = type(err) == 'table' and err.message or tostring(err)
+  -- hydra's words may quote an agent's (a file name, a line of its output).
+  message = require('hydra.ui').visible(message)
   vim.notify('hydra: ' .. (context and (context .. ': ') or '') .. message, vim.log.levels.ERROR)
 end
 
@@ -212,7 +214,7 @@ local function make_handlers(root)
   -- conflicting merge) goes through vim.notify, like every other message.
   handlers[protocol.show_message] = function(_, params)
     if type(params) == 'table' and params.message then
-      vim.notify('hydra: ' .. params.message, show_message_levels[params.type] or vim.log.levels.INFO)
+      vim.notify('hydra: ' .. require('hydra.ui').visible(params.message), show_message_levels[params.type] or vim.log.levels.INFO)
       local problem = M.parse_config_message(params.message)
       if problem then
         M.show_config_problem(root, problem)

@@ -51,6 +51,8 @@ end
 -- another buffer has it (the same file name in another folder, the same
 -- agent in another race), the folder, then the race, tell them apart.
 local function titles(race_id, agent_id, path, extra)
+  -- The agent named the file: a tab label shows its control characters, never passes them on.
+  path = ui.visible(path)
   local file = vim.fn.fnamemodify(path, ':t')
   local folder = vim.fn.fnamemodify(path, ':h')
   local first = agent_id .. ': ' .. file
@@ -520,7 +522,7 @@ local function open_review(review, title)
       local text = change and describe(change) or 'unchanged'
       table.insert(texts, #review.agents == 1 and text or (agent .. ': ' .. text))
     end
-    table.insert(items, { bufnr = pair.right_buf, module = file.path, lnum = 1, text = table.concat(texts, '; ') })
+    table.insert(items, { bufnr = pair.right_buf, module = ui.visible(file.path), lnum = 1, text = table.concat(texts, '; ') })
   end
   vim.fn.setqflist({}, ' ', { title = title, items = items })
   review.qf_id = vim.fn.getqflist({ id = 0 }).id

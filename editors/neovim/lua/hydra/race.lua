@@ -258,7 +258,7 @@ end
 local function queue(race, agent, text, group)
   -- A buffer line cannot hold a newline: a multi-line message becomes several lines.
   for _, line in ipairs(vim.split(text, '\n', { plain = true })) do
-    table.insert(agent.pending.lines, line)
+    table.insert(agent.pending.lines, ui.visible(line))
     if group then
       agent.pending.groups[#agent.pending.lines] = group
     end

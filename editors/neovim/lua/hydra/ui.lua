@@ -115,6 +115,23 @@ function M.score_group(score)
   return 'HydraScorePoor'
 end
 
+--- Text that came from an agent (its output, its file names, its messages)
+--- with its control characters made visible, as the terminal and VS Code
+--- show them: C0 controls but newline and tab in caret notation (ESC "^[",
+--- BEL "^G", CR "^M"), DEL "^?", the C1 controls U+0080..U+009F as
+--- "\u009b". A sequence an agent printed (a clipboard write, a title, a
+--- link) then shows as what it is, in buffers, floats and messages alike.
+function M.visible(text)
+  text = tostring(text):gsub('[%z\1-\8\11-\31\127]', function(c)
+    local byte = c:byte()
+    return byte == 127 and '^?' or ('^' .. string.char(byte + 64))
+  end)
+  text = text:gsub('\194([\128-\159])', function(c)
+    return string.format('\\u%04x', c:byte())
+  end)
+  return text
+end
+
 --- Builds lines with highlights piece by piece, tracking byte columns (the
 --- marks ✓, ✗ and — take several bytes each).
 local Builder = {}
@@ -125,6 +142,8 @@ function M.builder()
 end
 
 function Builder:add(text, group)
+  -- What a view shows may quote an agent (a test name, a warning, a file).
+  text = M.visible(text)
   self.current = self.current or ''
   if group then
     table.insert(self.highlights, { #self.lines, #self.current, #self.current + #text, group })
@@ -661,7 +680,7 @@ function M.finished_notice(p)
   if #warnings > 0 then
     table.insert(parts, (denied and 'and warned: ' or 'warned: ') .. table.concat(warnings, '; '))
   end
-  return string.format('hydra: %s (race %s) %s', p.agentId, p.raceId, table.concat(parts, ' '))
+  return M.visible(string.format('hydra: %s (race %s) %s', p.agentId, p.raceId, table.concat(parts, ' ')))
 end
 
 --- Adds a ranking's breakdown to `b`, as the scoreboard shows it:

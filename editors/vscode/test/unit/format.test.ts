@@ -6,7 +6,7 @@ import {
   agentStateIcon, alreadyMergedAgent, mergedDetail, mergedText, agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
   escapeHtml, escapesMessage, finishedDetails, finishedNote, formatElapsed, formatPartScore, formatTotal, ineligibleLabel, mergeConcerns, messageFor, oneLine,
   outputText, protectedText, raceOutcome, rankOrder, refusedAgent, replaceAgent, scoreBand, tailLines, testCaseCounts,
-  countsOnlyText, testChangeLines, transcriptText, unconfinedNotice, usageText, winnerMergeNote,
+  countsOnlyText, testChangeLines, transcriptText, unconfinedNotice, usageText, visibleControls, winnerMergeNote,
 } from '../../src/format';
 import type { AgentEvent, AgentStateName, Ranking, ScoresResult } from '../../src/protocol';
 
@@ -476,4 +476,23 @@ test('every agent state docs/protocol.md names has its own icon, setupFailed inc
   const icons = states.map((s) => agentStateIcon(s as AgentStateName));
   for (const [i, icon] of icons.entries()) assert.ok(icon, `no icon for ${states[i]}`);
   assert.equal(new Set(icons).size, states.length, 'two states share an icon');
+});
+
+test('an agent\'s control sequences are shown as text, as the CLI shows them', () => {
+  assert.equal(visibleControls('a\x1b]52;c;aGk=\x07b'), 'a^[]52;c;aGk=^Gb');
+  assert.equal(visibleControls('\x1b]8;;https://x.example\x1b\\link\x1b]8;;\x1b\\'), '^[]8;;https://x.example^[\\link^[]8;;^[\\');
+  assert.equal(visibleControls('cr\r nul\0 del\x7f csi\u009b1m'), 'cr^M nul^@ del^? csi\\u009b1m');
+  assert.equal(visibleControls('tabs\tand\nlines stay, ünïcödé too'), 'tabs\tand\nlines stay, ünïcödé too');
+  assert.equal(escapeHtml('<b>\x1b[31m'), '&lt;b&gt;^[[31m');
+  assert.equal(describeServerError({ message: 'protected change to \x1b]0;owned\x07.py' }), 'protected change to ^[]0;owned^G.py');
+  const tooltip = agentTooltip({ error: 'exit 1 \x1b[2J', stderrTail: 'boom\x1b]52;c;eA==\x07\n' }, undefined);
+  assert.doesNotMatch(tooltip, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+  assert.match(tooltip, /exit 1 \^\[\[2J/);
+});
+
+test('notifications quoting an agent\'s warnings or paths show its control sequences as text', () => {
+  const notice = agentFinishedNotice({ raceId: 'r', agentId: 'a', status: 'completed', warnings: ['odd \x1b]0;title\x07'] });
+  assert.equal(notice, 'Hydra: a (race r) warned: odd ^[]0;title^G');
+  const escaped = escapesMessage({ raceId: 'r', agentId: 'a', escapes: ['wrote /home/u/\x1b[2Jx'] });
+  assert.equal(escaped, 'Hydra: a (race r) reached outside its worktree and cannot win: wrote /home/u/^[[2Jx');
 });

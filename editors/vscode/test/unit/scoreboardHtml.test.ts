@@ -45,6 +45,16 @@ test('raw check output is escaped inside expandable sections', () => {
   assert.doesNotMatch(html, /<now>/);
 });
 
+test('control sequences an agent printed show as text, never as the characters themselves', () => {
+  const hostile: ScoresResult = JSON.parse(JSON.stringify(scores));
+  const check = hostile.rankings[0].checks.tests;
+  assert.ok(check, 'the fixture has a test check');
+  check.output = 'ok\x1b]52;c;aGVsbG8=\x07 done\x1b[2J\u009b31m';
+  const html = renderScoreboard(hostile, page);
+  assert.match(html, /ok\^\[\]52;c;aGVsbG8=\^G done\^\[\[2J\\u009b31m/);
+  assert.doesNotMatch(html, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+});
+
 test('the content security policy allows only the nonce and the webview source', () => {
   const html = renderScoreboard(scores, page);
   const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
