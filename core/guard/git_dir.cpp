@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <memory>
 #include <set>
 
 #include "core/git/git.h"
@@ -111,6 +112,130 @@ std::string putBack(const fs::path& commonDir, const std::string& relative, cons
   }
 }
 
+// The pack files (".pack" and ".idx") under `commonDir`/objects/pack, by path
+// relative to `commonDir`. Links are not followed.
+std::map<std::string, PackFile> listPacks(const fs::path& commonDir) {
+  std::map<std::string, PackFile> packs;
+  std::error_code ec;
+  for (fs::directory_iterator it(commonDir / "objects" / "pack", ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const bool pack = name.size() > 5 && name.compare(name.size() - 5, 5, ".pack") == 0;
+    const bool idx = name.size() > 4 && name.compare(name.size() - 4, 4, ".idx") == 0;
+    if (!pack && !idx) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0) continue;
+    packs["objects/pack/" + name] = PackFile{static_cast<std::uint64_t>(st.st_ino), static_cast<std::uint64_t>(st.st_size),
+                                             static_cast<std::int64_t>(st.st_ctim.tv_sec),
+                                             static_cast<std::int64_t>(st.st_ctim.tv_nsec)};
+  }
+  return packs;
+}
+
+// "objects/pack/pack-1234.idx" -> "objects/pack/pack-1234".
+std::string packStem(const std::string& relative) { return relative.substr(0, relative.rfind('.')); }
+
+std::vector<git_oid> baseIds(const GitDirSnapshot& snapshot) {
+  std::vector<git_oid> ids;
+  for (const auto& relative : snapshot.objects) {
+    git_oid id;
+    const std::string hex = relative.substr(8, 2) + relative.substr(11);
+    if (git_oid_fromstr(&id, hex.c_str()) == 0) ids.push_back(id);
+  }
+  return ids;
+}
+
+struct OdbFree {
+  void operator()(git_odb* odb) const { git_odb_free(odb); }
+};
+using OdbPtr = std::unique_ptr<git_odb, OdbFree>;
+
+// The base objects that `odb` holds and cannot give back whole: read again,
+// each one's content must hash to its id. Objects over kMaxVerified are
+// left out (memory stays bounded).
+std::vector<std::string> damagedIn(git_odb* odb, const std::vector<git_oid>& ids) {
+  std::vector<std::string> damaged;
+  for (const auto& id : ids) {
+    if (git_odb_exists(odb, &id) != 1) continue;
+    std::size_t size = 0;
+    git_object_t type = GIT_OBJECT_INVALID;
+    if (git_odb_read_header(&size, &type, odb, &id) == 0 && size > kMaxVerified) continue;
+    git_odb_object* object = nullptr;
+    if (git_odb_read(&object, odb, &id) != 0) {
+      damaged.push_back(git::toHex(id));  // libgit2 verifies the id of what it read
+      continue;
+    }
+    git_odb_object_free(object);
+  }
+  return damaged;
+}
+
+std::string listed(const std::vector<std::string>& ids) {
+  constexpr std::size_t kNamed = 3;
+  std::string out;
+  for (std::size_t i = 0; i < ids.size() && i < kNamed; ++i) out += (i ? ", " : "") + ids[i];
+  if (ids.size() > kNamed) out += " and " + std::to_string(ids.size() - kNamed) + " more";
+  return out;
+}
+
+// What changed among the packs since `before`, for people: only what damaged
+// or lost an object of the base. `before.packs` becomes the packs now.
+std::vector<std::string> comparePacks(GitDirSnapshot& before) {
+  std::map<std::string, PackFile> now = listPacks(before.commonDir);
+  if (now == before.packs) return {};
+  std::set<std::string> touched, removed;
+  for (const auto& [path, file] : now) {
+    auto was = before.packs.find(path);
+    if (was == before.packs.end() || !(was->second == file)) touched.insert(packStem(path));
+  }
+  for (const auto& [path, file] : before.packs) {
+    if (!now.count(path)) removed.insert(packStem(path));
+  }
+  before.packs = std::move(now);
+  const std::vector<git_oid> ids = baseIds(before);
+  std::vector<std::string> said;
+  for (const auto& stem : touched) {
+    // A pack git is still writing has no index yet: git does not read it either.
+    if (!before.packs.count(stem + ".idx") || !before.packs.count(stem + ".pack")) continue;
+    git_odb* raw = nullptr;
+    git_odb_backend* backend = nullptr;
+    std::vector<std::string> damaged;
+    if (git_odb_new(&raw) != 0) continue;
+    OdbPtr odb(raw);
+    if (git_odb_backend_one_pack(&backend, (before.commonDir / (stem + ".idx")).c_str()) != 0 ||
+        git_odb_add_backend(odb.get(), backend, 1) != 0) {
+      said.push_back(".git/" + stem + ".pack was written and cannot be read (could not be put back)");
+      continue;
+    }
+    damaged = damagedIn(odb.get(), ids);
+    // git may touch a damaged pack again (freshening it): what was told is not told again.
+    std::erase_if(damaged, [&](const std::string& id) { return !before.toldDamaged.insert(id).second; });
+    if (!damaged.empty()) {
+      said.push_back(".git/" + stem + ".pack was written: " + std::to_string(damaged.size()) +
+                     " object(s) of the base commit in it are damaged (" + listed(damaged) +
+                     "; could not be put back)");
+    }
+  }
+  if (!removed.empty()) {
+    git_odb* raw = nullptr;
+    if (git_odb_open(&raw, (before.commonDir / "objects").c_str()) == 0) {
+      OdbPtr odb(raw);
+      std::vector<std::string> lost;
+      for (const auto& id : ids) {
+        if (git_odb_exists(odb.get(), &id) == 1) continue;
+        if (std::string hex = git::toHex(id); before.toldDamaged.insert(hex).second) lost.push_back(hex);
+      }
+      if (!lost.empty()) {
+        std::string packs;
+        for (const auto& stem : removed) packs += (packs.empty() ? ".git/" : ", .git/") + stem + ".pack";
+        said.push_back(packs + " removed: " + std::to_string(lost.size()) + " object(s) of the base commit are gone (" +
+                       listed(lost) + "; could not be put back)");
+      }
+    }
+  }
+  return said;
+}
+
 }  // namespace
 
 GitDirSnapshot snapshotBaseObjects(const fs::path& repository, const std::string& baseCommit) {
@@ -135,6 +260,7 @@ GitDirSnapshot snapshotBaseObjects(const fs::path& repository, const std::string
   git::check(rc, "walk the base commit's tree");
   for (const auto& id : ids) snapshot.objects.push_back("objects/" + id.substr(0, 2) + "/" + id.substr(2));
   readInto(snapshot);
+  snapshot.packs = listPacks(snapshot.commonDir);
   return snapshot;
 }
 
@@ -198,6 +324,10 @@ std::vector<std::string> restoreGitDir(GitDirSnapshot& before) {
         before.files.erase(path);
       }
     }
+  }
+  if (!before.settings) {
+    auto packs = comparePacks(before);
+    said.insert(said.end(), packs.begin(), packs.end());
   }
   return said;
 }

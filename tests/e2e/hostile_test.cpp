@@ -416,6 +416,53 @@ TEST_P(BaseObjectTest, AnOverwrittenObjectOfTheBaseIsPutBackAndTheSiblingScores)
 INSTANTIATE_TEST_SUITE_P(Sandbox, BaseObjectTest, ::testing::Values("off", "bubblewrap"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
+// The base's objects packed (git gc ran): an unconfined agent that writes
+// into the pack damages the base's blob, which hydra cannot put back (packs
+// are not kept). It is named with the object it damaged and cannot win.
+// Confined, the packs are read-only: the attempt fails and nothing is said.
+class PackWriteTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PackWriteTest, BytesWrittenIntoThePackOfTheBaseAreNamedWithTheDamagedObject) {
+  TestRepo repo;
+  commitConfig(repo, "[general]\nsandbox = \"" + GetParam() + "\"\nmax_concurrent_agents = 1\n\n[agents.evil]\n"
+                     "adapter = \"command\"\nbinary = \"" +
+                         (kHostile / "write_into_pack.sh").string() + "\"\n\n" +
+                         TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) + TestRepo::scoring());
+  repo.git("gc -q --prune=now");
+  const std::string blob = repo.git("rev-parse HEAD:calc.py");
+  RpcClient client(repo.root());
+  client.initialize(repo.uri());
+  const std::string id = raceToTheEnd(client, {"evil", "honest"});
+
+  const json::object evil = lastParams(client, "hydra/agentFinished", "evil");
+  EXPECT_FALSE(lastParams(client, "hydra/agentFinished", "honest").contains("escapes"));
+  if (GetParam() == "bubblewrap") {
+    EXPECT_FALSE(evil.contains("escapes")) << json::serialize(evil);
+    EXPECT_THAT(json::serialize(evil.at("finalMessage")), HasSubstr("blocked: write into the pack"));
+    EXPECT_NO_THROW(repo.git("fsck --full --no-progress"));
+    return;
+  }
+  ASSERT_TRUE(evil.contains("escapes")) << json::serialize(evil);
+  const std::string escapes = json::serialize(evil.at("escapes"));
+  EXPECT_THAT(escapes, HasSubstr(".pack was written: 1 object(s) of the base commit in it are damaged (" + blob))
+      << escapes;
+  EXPECT_THAT(escapes, HasSubstr("could not be put back")) << escapes;
+  // The base's blob is damaged for good, and told as such: hydra cannot
+  // commit or check the honest sibling's work on it either, and nobody wins.
+  const json::object finished = lastParams(client, "hydra/raceFinished");
+  EXPECT_TRUE(finished.at("winner").is_null()) << json::serialize(finished);
+  for (const auto& r : finished.at("rankings").as_array()) {
+    if (r.at("agentId") == json::value("evil")) {
+      EXPECT_EQ(r.at("ineligible"), json::value("escaped")) << json::serialize(r);
+    }
+  }
+  EXPECT_ANY_THROW(repo.git("fsck --full --no-progress"));
+  EXPECT_EQ(repo.git("rev-parse HEAD"), repo.git("rev-parse main"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sandbox, PackWriteTest, ::testing::Values("off", "bubblewrap"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
 // Unconfined, an agent can change a file of the git directory that is too
 // large for hydra to keep a copy of: it cannot be put back. The agent cannot
 // win, and no agent of the race is merged, the honest winner included,

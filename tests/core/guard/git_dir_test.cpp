@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "core/git/git.h"
 #include "tests/core/git/temp_repo.h"
@@ -118,6 +120,79 @@ TEST_F(GitDirTest, TheBasesLooseObjectsArePutBack) {
   repo.git("gc -q --prune=now");
   ASSERT_FALSE(fs::exists(blobFile));
   EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+}
+
+// The base's objects in packs. Packs cannot be kept, so hydra watches their
+// files and, when one was touched, reads the base's objects again: git's own
+// repack and freshening say nothing; bytes written into a pack, or a pack
+// removed with what only it held, are told, as not put back.
+class PackedBaseTest : public GitDirTest {
+ protected:
+  void SetUp() override {
+    repo.git("gc -q --prune=now");
+    head = repo.git("rev-parse HEAD");
+    blob = repo.git("rev-parse HEAD:src/a.txt");
+    ASSERT_FALSE(fs::exists(git() / "objects" / blob.substr(0, 2) / blob.substr(2)));
+  }
+  // The one pack gc made, without its extension.
+  fs::path pack() const {
+    for (const auto& entry : fs::directory_iterator(git() / "objects" / "pack")) {
+      if (entry.path().extension() == ".pack") return entry.path().parent_path() / entry.path().stem();
+    }
+    ADD_FAILURE() << "no pack";
+    return {};
+  }
+  std::string head, blob;
+};
+
+TEST_F(PackedBaseTest, GitsOwnRepackAndFresheningSayNothing) {
+  GitDirSnapshot snapshot = snapshotBaseObjects(repo.root(), head);
+  ASSERT_EQ(snapshot.packs.size(), 2u);
+  EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+  // Freshening: git touches a pack that holds an object it would have written.
+  fs::last_write_time(pack().string() + ".pack", fs::file_time_type::clock::now());
+  EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+  repo.git("repack -q -a -d -f");
+  EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+  EXPECT_NO_THROW(repo.git("fsck --full --no-progress"));
+}
+
+TEST_F(PackedBaseTest, BytesWrittenIntoAPackAreToldAsNotPutBack) {
+  GitDirSnapshot snapshot = snapshotBaseObjects(repo.root(), head);
+  // Where the blob's compressed data starts in the pack (verify-pack: id type size packed-size offset).
+  std::istringstream listing(repo.git("verify-pack -v " + pack().string() + ".idx"));
+  std::streamoff offset = -1;
+  for (std::string line; std::getline(listing, line);) {
+    if (line.rfind(blob, 0) == 0) offset = std::stoll(line.substr(line.find_last_of(' ') + 1));
+  }
+  ASSERT_GE(offset, 0);
+  const std::string packFile = pack().string() + ".pack";
+  fs::permissions(packFile, fs::perms::owner_write, fs::perm_options::add);
+  {
+    std::fstream file(packFile, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(offset + 3);
+    file.write("XXXX", 4);
+  }
+
+  const auto said = restoreGitDir(snapshot);
+  ASSERT_EQ(said.size(), 1u) << ::testing::PrintToString(said);
+  EXPECT_THAT(said[0], ::testing::StartsWith(".git/objects/pack/" + pack().filename().string() + ".pack was written: "));
+  EXPECT_THAT(said[0], ::testing::HasSubstr(blob));
+  EXPECT_THAT(said[0], ::testing::HasSubstr("could not be put back"));
+  // Told once.
+  EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+}
+
+TEST_F(PackedBaseTest, APackRemovedWithTheBasesObjectsIsTold) {
+  GitDirSnapshot snapshot = snapshotBaseObjects(repo.root(), head);
+  const fs::path stem = pack();
+  fs::remove(stem.string() + ".pack");
+  fs::remove(stem.string() + ".idx");
+  const auto said = restoreGitDir(snapshot);
+  ASSERT_EQ(said.size(), 1u) << ::testing::PrintToString(said);
+  EXPECT_THAT(said[0], ::testing::StartsWith(".git/objects/pack/" + stem.filename().string() + ".pack removed: "));
+  EXPECT_THAT(said[0], ::testing::HasSubstr("of the base commit are gone"));
+  EXPECT_THAT(said[0], ::testing::HasSubstr("could not be put back"));
 }
 
 }  // namespace
