@@ -118,6 +118,19 @@ WorkspaceError WorkspaceError::unknownRace(std::string_view raceId) {
                         json::object{{"raceId", raceId}});
 }
 
+WorkspaceError WorkspaceError::ambiguousRace(std::string_view prefix, const std::vector<std::string>& candidates) {
+  std::string named;
+  json::array ids;
+  for (const auto& id : candidates) {
+    named += (named.empty() ? "" : ", ") + id;
+    ids.emplace_back(id);
+  }
+  return WorkspaceError(Kind::UnknownRace,
+                        "'" + std::string(prefix) + "' is ambiguous: " + std::to_string(candidates.size()) +
+                            " races start with it (" + named + "); give more of the id",
+                        json::object{{"raceId", prefix}, {"candidates", std::move(ids)}});
+}
+
 WorkspaceError WorkspaceError::unknownAgent(const RaceRecord& race, std::string_view agentId) {
   std::vector<std::string> ids;
   for (const auto& a : race.agents) ids.push_back(a.agentId);

@@ -50,6 +50,8 @@ class WorkspaceError : public std::runtime_error {
   static WorkspaceError config(const ConfigError& e);
   static WorkspaceError invalidRequest(std::string message);
   static WorkspaceError unknownRace(std::string_view raceId);
+  // UnknownRace for a start of an id that several races have: data {raceId, candidates}.
+  static WorkspaceError ambiguousRace(std::string_view prefix, const std::vector<std::string>& candidates);
   static WorkspaceError unknownAgent(const RaceRecord& race, std::string_view agentId);
   static WorkspaceError unknownAgentName(std::string_view name, const std::vector<std::string>& known);
   static WorkspaceError agentUnavailable(std::string_view name, std::string_view problem);

@@ -84,6 +84,29 @@ RaceRecord Workspace::record(const std::string& raceId) {
   return *race;
 }
 
+std::string Workspace::resolveRaceId(const std::string& word) {
+  std::vector<RaceRecord> all = allRaces();  // newest first
+  for (const auto& race : all) {
+    if (race.id == word) return race.id;  // an evaluation's sample too, named whole
+  }
+  std::erase_if(all, [](const RaceRecord& race) { return race.kind == "sample"; });
+  if (word == "latest") {
+    if (all.empty()) {
+      throw WorkspaceError(WorkspaceError::Kind::UnknownRace,
+                           "no races yet in this repository: start one with hydra race \"TASK\" --agents NAME[,NAME...]",
+                           boost::json::object{{"raceId", word}});
+    }
+    return all.front().id;
+  }
+  std::vector<std::string> fits;
+  for (const auto& race : all) {
+    if (!word.empty() && race.id.compare(0, word.size(), word) == 0) fits.push_back(race.id);
+  }
+  if (fits.size() == 1) return fits.front();
+  if (fits.empty()) throw WorkspaceError::unknownRace(word);
+  throw WorkspaceError::ambiguousRace(word, fits);
+}
+
 void Workspace::requireCancellable(const std::string& raceId) {
   const RaceRecord race = record(raceId);
   if (live(raceId) || race.status != RaceStatus::Running) return;

@@ -174,6 +174,11 @@ class Workspace {
   std::vector<RaceSummary> status(const std::optional<std::string>& raceId, std::size_t newest = 20);
   RacePage races(std::size_t offset, std::size_t limit);
   RaceRecord record(const std::string& raceId);
+  // The race a person means by `word`, as git takes a commit: "latest" (the
+  // newest race), a whole id, or the start of exactly one race's id
+  // ("20261128-0915"). Throws UnknownRace when no race fits, or when several
+  // do (ambiguousRace names them).
+  std::string resolveRaceId(const std::string& word);
   // Throws UnknownRace for no such race, and RaceRunning (raceOwnedElsewhere)
   // for a race that another live hydra process runs: only its own hydra
   // cancels a race. A race of this workspace, or one that has ended, passes.

@@ -18,7 +18,9 @@ int runCleanup(const CleanupOptions& options) {
   core::Workspace workspace(io, std::filesystem::current_path());
   // A race whose hydra died is no longer running: mark it so it can be cleaned.
   workspace.recover();
-  auto report = workspace.cleanup(options.raceId, options.keepBranches, options.pool);
+  std::optional<std::string> raceId;
+  if (options.raceId) raceId = workspace.resolveRaceId(*options.raceId);
+  auto report = workspace.cleanup(raceId, options.keepBranches, options.pool);
   for (const auto& path : report.removed) {
     const bool pooled = std::find(report.pooled.begin(), report.pooled.end(), path) != report.pooled.end();
     std::cout << (pooled ? "pooled " : "removed ") << path

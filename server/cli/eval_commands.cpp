@@ -239,7 +239,7 @@ int runEvalInit(const EvalInitOptions& options) {
   std::optional<core::eval::RaceCase> fromRace;
   std::vector<std::pair<std::string, std::string>> hidden;  // path -> contents
   if (options.fromRace) {
-    const std::string raceId = *options.fromRace == "latest" ? latestRace(workspace) : *options.fromRace;
+    const std::string raceId = workspace.resolveRaceId(*options.fromRace);
     core::RaceRecord race;
     std::optional<std::string> winner;
     try {

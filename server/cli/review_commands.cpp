@@ -26,26 +26,25 @@ namespace hydra::cli {
 
 namespace {
 
-// Splits [RACE] REST...: the first word is the race when it is `latest` or
-// names a race here (an unknown id-shaped word is reported as an unknown
-// race); otherwise the race is the newest and every word is REST.
+// Splits [RACE] REST...: the first word is the race when it is `latest`,
+// names a race here or is the start of exactly one race's id (as git takes
+// the start of a commit id); when there are more words than REST takes, it
+// is the race whatever it is (an unknown or ambiguous one is reported).
+// Otherwise the race is the newest and every word is REST.
 std::pair<std::string, std::vector<std::string>> raceAndRest(core::Workspace& workspace,
                                                              const std::vector<std::string>& words,
                                                              std::size_t maxRest) {
   if (!words.empty()) {
     const std::string& first = words.front();
-    bool isRace = first == "latest";
-    if (!isRace && core::isValidId(first)) {
-      try {
-        workspace.record(first);
-        isRace = true;
-      } catch (const core::WorkspaceError&) {
-        // An agent id, or an unknown race if nothing else fits (below).
-      }
-    }
-    if (isRace || words.size() > maxRest) {
-      std::string race = first == "latest" ? latestRace(workspace) : first;
-      return {race, std::vector<std::string>(words.begin() + 1, words.end())};
+    const std::vector<std::string> rest(words.begin() + 1, words.end());
+    if (words.size() > maxRest) return {workspace.resolveRaceId(first), rest};
+    try {
+      // An agent's name is taken for a race only when it fits one race and no other.
+      return {workspace.resolveRaceId(first), rest};
+    } catch (const core::WorkspaceError& e) {
+      // The start of several races' ids is told as such; anything else is
+      // an agent of the newest race (below).
+      if (e.data().contains("candidates")) throw;
     }
   }
   return {latestRace(workspace), words};

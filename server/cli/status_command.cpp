@@ -115,7 +115,9 @@ int runStatus(const StatusOptions& options) {
   // Status only reads: a race whose hydra died shows as interrupted without
   // being written so (Workspace::status); the commands that start or clean
   // up work recover it.
-  auto races = workspace.status(options.raceId, options.raceId ? 1 : SIZE_MAX);
+  std::optional<std::string> raceId;
+  if (options.raceId) raceId = workspace.resolveRaceId(*options.raceId);
+  auto races = workspace.status(raceId, raceId ? 1 : SIZE_MAX);
   const std::optional<core::PoolStatus> pool = workspace.worktreePool();
   if (options.json) {
     boost::json::object result{{"races", boost::json::value_from(races)}};
@@ -127,7 +129,7 @@ int runStatus(const StatusOptions& options) {
   if (races.empty()) {
     std::cout << "No races yet. Start one with: hydra race \"TASK\" --agents NAME[,NAME...]\n";
   }
-  for (const auto& r : races) printRace(r, style, options.raceId.has_value());
+  for (const auto& r : races) printRace(r, style, raceId.has_value());
   if (pool && (pool->size > 0 || pool->worktrees > 0)) {
     std::cout << style.dim("Pool: " + std::to_string(pool->worktrees) + " of " + std::to_string(pool->size) +
                            " worktree(s) kept for reuse, " + formatBytes(pool->bytes) + " on disk" +

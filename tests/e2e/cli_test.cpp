@@ -893,6 +893,49 @@ TEST_F(CliTest, StatusListsRacesShowsOneAsJsonAndRejectsAnUnknownOne) {
   EXPECT_THAT(invalid.err, HasSubstr("'../escape' is not a race id"));
 }
 
+// A race is named as git names a commit: `latest`, its whole id, or the
+// start of exactly one race's id; a start that several races share is
+// refused with their ids, in every command that takes a race.
+TEST_F(CliTest, CommandsTakeLatestOrAUniqueStartOfARaceIdAndNameTheCandidatesOfAnAmbiguousOne) {
+  writeConfig(scriptedAgent("a", {"write", "a.txt", "a"}));
+  ASSERT_EQ(hydra({"race", "First task", "--agents", "a"}).code, 0);
+  ASSERT_EQ(hydra({"race", "Second task", "--agents", "a"}).code, 0);
+  const std::vector<std::string> ids = raceIds();
+  ASSERT_EQ(ids.size(), 2u);
+  // The shortest start of each id that the other does not share.
+  std::size_t common = 0;
+  while (common < ids[0].size() && ids[0][common] == ids[1][common]) ++common;
+  ASSERT_LT(common, ids[0].size());
+  const std::string unique0 = ids[0].substr(0, common + 1);
+  const std::string shared = ids[0].substr(0, common);
+
+  Outcome latest = hydra({"status", "latest", "--json"});
+  ASSERT_EQ(latest.code, 0) << latest;
+  EXPECT_EQ(json::parse(latest.out).at("races").at(0).at("raceId").as_string(), raceIdOf("Second task"));
+
+  Outcome status = hydra({"status", unique0, "--json"});
+  ASSERT_EQ(status.code, 0) << status;
+  EXPECT_EQ(json::parse(status.out).at("races").at(0).at("raceId").as_string(), ids[0]);
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"scores", unique0, "--json"}, {"diff", unique0, "a", "--stat"},
+        {"log", unique0, "a"}, {"merge", unique0, "a", "--dry-run"}}) {
+    Outcome r = hydra(command);
+    EXPECT_EQ(r.code, 0) << command.front() << ": " << r;
+    EXPECT_THAT(r.out + r.err, Not(HasSubstr(ids[1]))) << command.front() << ": " << r;
+  }
+
+  if (!shared.empty()) {
+    for (const std::vector<std::string>& command :
+         {std::vector<std::string>{"status", shared}, {"scores", shared}, {"diff", shared, "a"}, {"log", shared}}) {
+      Outcome r = hydra(command);
+      EXPECT_EQ(r.code, 2) << command.front() << ": " << r;
+      EXPECT_THAT(r.err, HasSubstr("'" + shared + "' is ambiguous: 2 races start with it")) << r;
+      EXPECT_THAT(r.err, HasSubstr(ids[0])) << r;
+      EXPECT_THAT(r.err, HasSubstr(ids[1])) << r;
+    }
+  }
+}
+
 TEST_F(CliTest, StatusOfARepositoryWithoutRacesSaysHowToStartOne) {
   Outcome r = hydra({"status"});
   EXPECT_EQ(r.code, 0) << r;
