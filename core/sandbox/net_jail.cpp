@@ -8,16 +8,19 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -144,23 +147,60 @@ class Forwarder : public std::enable_shared_from_this<Forwarder> {
   std::vector<std::weak_ptr<Closable>> live_;
 };
 
-[[noreturn]] void runForwarder(int listener, const fs::path& proxy, pid_t agent) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != agent) ::_exit(0);  // the agent is already gone
-  // Holds none of the agent's pipes: hydra sees its output end when it ends.
+// The forwarder, in the process hydra started, while `agent` (its child)
+// runs: signals hydra sends are passed on to the agent, and once the agent
+// ends this process ends the same way, so nothing of the forwarder outlives
+// it and hydra sees the agent's own exit status.
+[[noreturn]] void forwardWhileAgentRuns(int listener, const fs::path& proxy, pid_t agent) {
+  // The agent's stdin and stdout are its own (ACP agents speak over them).
   const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null >= 0) {
-    for (int fd : {0, 1, 2}) ::dup2(null, fd);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
   }
   ::signal(SIGPIPE, SIG_IGN);
+  int status = 0;
   try {
     asio::io_context io;
     auto forwarder = std::make_shared<Forwarder>(io, listener, proxy);
     forwarder->accept();
-    io.run();
+    asio::signal_set signals(io, SIGCHLD, SIGTERM, SIGINT);
+    signals.add(SIGHUP);
+    std::function<void(const boost::system::error_code&, int)> onSignal =
+        [&](const boost::system::error_code& ec, int signal) {
+          if (ec) return;
+          if (signal != SIGCHLD) {
+            ::kill(agent, signal);
+          } else if (::waitpid(agent, &status, WNOHANG) == agent) {
+            io.stop();
+            return;
+          }
+          signals.async_wait(onSignal);
+        };
+    signals.async_wait(onSignal);
+    sigset_t held;
+    sigemptyset(&held);
+    for (int signal : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&held, signal);
+    ::sigprocmask(SIG_UNBLOCK, &held, nullptr);
+    // It may have ended before the handler was in place.
+    if (::waitpid(agent, &status, WNOHANG) != agent) io.run();
   } catch (...) {
+    ::kill(agent, SIGKILL);
+    ::waitpid(agent, &status, 0);
   }
-  ::_exit(0);
+  if (WIFSIGNALED(status)) {
+    ::signal(WTERMSIG(status), SIG_DFL);
+    ::raise(WTERMSIG(status));
+  }
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+[[noreturn]] void execute(const std::vector<std::string>& command) {
+  std::vector<char*> argv;
+  for (const auto& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  ::_exit(fail("cannot run '" + command.front() + "': " + std::strerror(errno), 127));
 }
 
 }  // namespace
@@ -175,17 +215,25 @@ int runNetJail(const NetJailOptions& options) {
   if (options.proxySocket) {
     const int listener = listenForAgent(why);
     if (listener < 0) return fail("no forwarder to the proxy: " + why);
-    const pid_t agent = ::getpid();
-    const pid_t child = ::fork();
-    if (child < 0) return fail(std::string("no forwarder to the proxy: fork: ") + std::strerror(errno));
-    if (child == 0) runForwarder(listener, *options.proxySocket, agent);
-    ::close(listener);
+    // Signals that arrive before the forwarder listens for them are held.
+    sigset_t held;
+    sigemptyset(&held);
+    for (int signal : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&held, signal);
+    sigset_t previous;
+    ::sigprocmask(SIG_BLOCK, &held, &previous);
+    const pid_t parent = ::getpid();
+    const pid_t agent = ::fork();
+    if (agent < 0) return fail(std::string("no forwarder to the proxy: fork: ") + std::strerror(errno));
+    if (agent == 0) {
+      ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+      // No forwarder, no network: the agent ends with it.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(126);
+      execute(options.command);
+    }
+    forwardWhileAgentRuns(listener, *options.proxySocket, agent);
   }
-  std::vector<char*> argv;
-  for (const auto& arg : options.command) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  ::execvp(argv[0], argv.data());
-  return fail("cannot run '" + options.command.front() + "': " + std::strerror(errno), 127);
+  execute(options.command);
 }
 
 ProcessSpec inNetJail(ProcessSpec spec, const fs::path& hydra, bool unshare, const std::optional<fs::path>& proxySocket) {

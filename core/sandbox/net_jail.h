@@ -11,11 +11,14 @@
 //   --proxy SOCKET  network = "allowlist": a forwarder listens on
 //                   127.0.0.1:kProxyPort inside the namespace (before the
 //                   agent starts, so its first request finds it) and relays
-//                   each connection to the proxy's unix socket outside. It is
-//                   a child that dies with the agent (PR_SET_PDEATHSIG) and
-//                   holds none of the agent's output pipes.
+//                   each connection to the proxy's unix socket outside. This
+//                   process stays, as the forwarder, and runs PROGRAM as its
+//                   child: it passes on SIGTERM, SIGINT and SIGHUP, and ends
+//                   the way the agent ended, so nothing of it outlives the
+//                   agent and hydra sees the agent's own exit status; the
+//                   agent is killed if the forwarder dies (PR_SET_PDEATHSIG).
 //
-// Then PROGRAM is executed (looked up on PATH) in place of this process.
+// Without --proxy, PROGRAM (looked up on PATH) replaces this process.
 
 #include <filesystem>
 #include <optional>
