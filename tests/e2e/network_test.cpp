@@ -306,6 +306,32 @@ TEST_P(ForwarderLifetimeTest, TheAgentsExitStatusAndTimeoutPassThrough) {
 
 INSTANTIATE_TEST_SUITE_P(Sandbox, ForwarderLifetimeTest, ::testing::Values("bubblewrap", "off"));
 
+// Unconfined as a user other than root, hydra makes the namespace through a
+// user namespace of its own: net-jail run as such a user (nobody, when the
+// tests run as root) cannot reach a listener of the host that the same
+// command reaches without it.
+TEST(NetJail, AsAUserOtherThanRootTheNamespaceHoldsToo) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  socklen_t length = sizeof address;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  const std::string probe = shellQuote(
+      "import socket\ns = socket.socket()\ntry:\n    s.connect(('127.0.0.1', " + std::to_string(ntohs(address.sin_port)) +
+      "))\n    print('connected')\nexcept OSError as e:\n    print('refused', e.errno)\nimport os\nprint('uid', os.getuid())\n");
+  const std::string as = ::geteuid() == 0 ? "runuser -u nobody -- " : "";
+  const std::string plain = sh("cd / && " + as + "/usr/bin/python3 -c " + probe + " 2>&1");
+  EXPECT_THAT(plain, HasSubstr("connected")) << "the control: the host's listener is reachable";
+  const std::string jailed =
+      sh("cd / && " + as + "'" HYDRA_BINARY "' net-jail --unshare -- /usr/bin/python3 -c " + probe + " 2>&1");
+  EXPECT_THAT(jailed, HasSubstr("refused 111")) << jailed;
+  EXPECT_THAT(jailed, Not(HasSubstr("uid 0"))) << "it kept its own user id";
+  ::close(listener);
+}
+
 // hydra sandbox says what each agent reaches; bad settings are refused with
 // where they are.
 TEST(NetworkPolicyConfig, SandboxCommandNamesEachAgentsNetwork) {
