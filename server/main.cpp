@@ -10,6 +10,7 @@
 #include "core/executor/job_runner.h"
 #include "core/git/git.h"
 #include "core/process/reaper.h"
+#include "core/sandbox/net_jail.h"
 #include "core/util/terminal_text.h"
 #include "hydra/version.h"
 #include "server/cli/commands.h"
@@ -53,7 +54,33 @@ int main(int argc, char** argv) {
   return code;
 }
 
+// `hydra net-jail [--unshare] [--proxy SOCKET] -- PROGRAM ARGS...`: what an
+// agent with network = "none" or "allowlist" starts through (hidden; read
+// here, not by CLI11, so that the agent's own arguments are never options).
+int netJail(int argc, char** argv) {
+  hydra::core::sandbox::NetJailOptions options;
+  int i = 2;
+  for (; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg == "--unshare") {
+      options.unshare = true;
+    } else if (arg == "--proxy" && i + 1 < argc) {
+      options.proxySocket = std::filesystem::path(argv[++i]);
+    } else {
+      std::cerr << "hydra net-jail: unknown option " << hydra::core::terminalSafe(arg) << "\n";
+      return 126;
+    }
+  }
+  for (; i < argc; ++i) options.command.emplace_back(argv[i]);
+  return hydra::core::sandbox::runNetJail(options);
+}
+
 int runCommand(int argc, char** argv) {
+  if (argc >= 2 && std::string_view(argv[1]) == "net-jail") return netJail(argc, argv);
   CLI::App app{"hydra: race AI coding agents on the same task, score the results, merge the winner"};
   app.set_version_flag("--version", std::string(hydra::kName) + " " + hydra::kVersion);
   app.require_subcommand(0, 1);

@@ -537,6 +537,9 @@ class AcpAdapter final : public Adapter {
   void completeEnvironment(std::map<std::string, std::string>& env) const override {
     if (complete_) complete_(env);
   }
+  std::vector<std::string_view> defaultAllowedHosts() const override {
+    return cli_ ? cli_->defaultAllowedHosts() : std::vector<std::string_view>{};
+  }
 
  private:
   std::string_view name_;

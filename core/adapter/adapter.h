@@ -112,6 +112,10 @@ class Adapter {
   // path found on its PATH); `env` is what the agent gets on top of hydra's
   // own. Throws std::runtime_error, with what to do, when the run cannot start.
   virtual void completeEnvironment(std::map<std::string, std::string>& env) const { (void)env; }
+  // The hosts its CLI talks to with its usual settings (its model's API,
+  // login): what network = "allowlist" allows when allowed_hosts is not
+  // given. A base URL pointed elsewhere must be listed by the user.
+  virtual std::vector<std::string_view> defaultAllowedHosts() const { return {}; }
 };
 
 // `env[name]` when set and not empty, else `fallback`.

@@ -15,6 +15,8 @@ namespace {
 
 class AiderAdapter final : public Adapter {
  public:
+  // The two APIs its default models use.
+  std::vector<std::string_view> defaultAllowedHosts() const override { return {"api.openai.com", "api.anthropic.com"}; }
   std::string_view name() const override { return "aider"; }
   std::string_view defaultBinary() const override { return "aider"; }
   std::vector<std::filesystem::path> stateDirectories(const std::map<std::string, std::string>& env,

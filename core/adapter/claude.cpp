@@ -186,6 +186,8 @@ class ClaudeParser final : public JsonLinesParser {
 
 class ClaudeAdapter final : public Adapter {
  public:
+  // Claude Code's model API (API keys and sign-in alike).
+  std::vector<std::string_view> defaultAllowedHosts() const override { return {"api.anthropic.com"}; }
   std::string_view name() const override { return "claude"; }
   std::string_view defaultBinary() const override { return "claude"; }
   std::vector<std::filesystem::path> stateDirectories(const std::map<std::string, std::string>& env,

@@ -205,6 +205,8 @@ class CodexParser final : public JsonLinesParser {
 
 class CodexAdapter final : public Adapter {
  public:
+  // The OpenAI API; ChatGPT sign-in talks to chatgpt.com and refreshes its token at auth.openai.com.
+  std::vector<std::string_view> defaultAllowedHosts() const override { return {"api.openai.com", "chatgpt.com", "auth.openai.com"}; }
   std::string_view name() const override { return "codex"; }
   std::string_view defaultBinary() const override { return "codex"; }
   std::vector<std::filesystem::path> stateDirectories(const std::map<std::string, std::string>& env,

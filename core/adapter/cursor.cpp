@@ -156,6 +156,8 @@ class CursorParser final : public JsonLinesParser {
 
 class CursorAdapter final : public Adapter {
  public:
+  // Cursor's agent backend.
+  std::vector<std::string_view> defaultAllowedHosts() const override { return {"api2.cursor.sh"}; }
   std::string_view name() const override { return "cursor"; }
   // The CLI's binary is cursor-agent; `cursor` is the editor.
   std::string_view defaultBinary() const override { return "cursor-agent"; }

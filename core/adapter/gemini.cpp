@@ -152,6 +152,8 @@ class GeminiParser final : public JsonLinesParser {
 
 class GeminiAdapter final : public Adapter {
  public:
+  // The Generative Language API (API keys); Google sign-in uses Code Assist and refreshes its token.
+  std::vector<std::string_view> defaultAllowedHosts() const override { return {"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com"}; }
   std::string_view name() const override { return "gemini"; }
   std::string_view defaultBinary() const override { return "gemini"; }
   std::vector<std::filesystem::path> stateDirectories(const std::map<std::string, std::string>& env,

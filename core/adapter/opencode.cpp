@@ -156,6 +156,8 @@ class OpencodeParser final : public JsonLinesParser {
 
 class OpencodeAdapter final : public Adapter {
  public:
+  // The providers it is most often set up with, its own (opencode.ai) and its model list (models.dev).
+  std::vector<std::string_view> defaultAllowedHosts() const override { return {"api.anthropic.com", "api.openai.com", "opencode.ai", "models.dev"}; }
   std::string_view name() const override { return "opencode"; }
   std::string_view defaultBinary() const override { return "opencode"; }
   std::vector<std::filesystem::path> stateDirectories(const std::map<std::string, std::string>& env,

@@ -7,6 +7,7 @@
 #include "core/adapter/adapter.h"
 #include "core/checks/protected_paths.h"
 #include "core/executor/slurm_executor.h"
+#include "core/sandbox/network.h"
 #include "core/scoring/parsers.h"
 
 #include <algorithm>
@@ -250,6 +251,22 @@ std::vector<Field> agentFields(AgentConfig& out) {
          static constexpr std::string_view kPolicies[] = {"worktree", "allow", "reject"};
          out.acpPermissions = r.choice(key, node, kPolicies);
        }},
+      {"network",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         static const std::vector<std::string_view> kModes = sandbox::networkModeNames();
+         out.network = r.choice(key, node, kModes);
+       }},
+      {"allowed_hosts",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.allowedHosts = r.stringArray(key, node);
+         const auto& array = *node.as_array();
+         for (std::size_t i = 0; i < out.allowedHosts.size(); ++i) {
+           std::string why;
+           if (!sandbox::parseHostRule(out.allowedHosts[i], &why))
+             r.fail(array.get(i)->source(), "'" + std::string(key) + "' entry '" + out.allowedHosts[i] +
+                                                "' is not a host name or host:port: " + why);
+         }
+       }},
       {"writable_paths",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.writablePaths = r.stringArray(key, node);
@@ -419,6 +436,23 @@ void readAgent(const Reader& r, const toml::key& name, const toml::node& node, A
              "[agents." + out.name + "] uses the '" + out.adapter +
                  "' adapter, so it needs 'binary' (the program to run)");
     out.binary = *binary;
+  }
+  const toml::node* hosts = table->get("allowed_hosts");
+  if (hosts && out.network != "allowlist") {
+    r.fail(hosts->source(), "[agents." + out.name + "] 'allowed_hosts' only applies with network = \"allowlist\" (it is \"" +
+                                out.network + "\")");
+  }
+  if (out.network == "allowlist" && out.allowedHosts.empty()) {
+    const Adapter* adapter = findAdapter(out.adapter);
+    if (adapter) {
+      for (std::string_view host : adapter->defaultAllowedHosts()) out.allowedHosts.emplace_back(host);
+    }
+    if (out.allowedHosts.empty()) {
+      const toml::node* culprit = hosts ? hosts : table->get("network");
+      r.fail(culprit ? culprit->source() : node.source(),
+             "[agents." + out.name + "] network = \"allowlist\" needs 'allowed_hosts': the '" + out.adapter +
+                 "' adapter has no preset hosts (list the model's API, e.g. [\"api.example.com\"])");
+    }
   }
 }
 

@@ -67,6 +67,13 @@ struct AgentConfig {
   // ACP agents: how their permission requests are answered ("worktree":
   // allow what names only paths inside the worktree; "allow"; "reject").
   std::string acpPermissions = "worktree";
+  // What network it reaches (core/sandbox/network.h): "open" (the host's),
+  // "none" (a namespace of its own, loopback only) or "allowlist" (only
+  // allowedHosts, through hydra's proxy).
+  std::string network = "open";
+  // "host" or "host:port"; with "allowlist" and none given, the adapter's
+  // preset (Adapter::defaultAllowedHosts) is filled in when the table is read.
+  std::vector<std::string> allowedHosts;
 
   bool operator==(const AgentConfig&) const = default;
 };

@@ -429,6 +429,11 @@ void renderAgent(ConfigWriter& w, const std::string& name) {
   w.comment(
       "writable_paths: more places it may write inside the sandbox, absolute or \"~/...\" (default: "
       "none).");
+  w.comment("What network it reaches: open (the host's), none (nothing), or allowlist (only allowed_hosts,");
+  w.comment("through hydra's proxy; docs/security.md).");
+  w.defaultSetting("network", "\"open\"");
+  w.comment("allowed_hosts: with network = \"allowlist\", host names or host:port it may reach (default: its");
+  w.comment("CLI's model API, docs/agents.md).");
   if (name.ends_with("-acp") || name == "acp") {
     w.comment("How its permission requests are answered: worktree (allow what stays in its worktree),");
     w.comment("allow or reject.");

@@ -4,6 +4,8 @@
 
 #include "core/guard/worktree_link.h"
 #include "core/process/utf8.h"
+#include "core/sandbox/net_jail.h"
+#include "core/sandbox/network.h"
 #include "core/sandbox/sandboxed.h"
 
 #include <sys/stat.h>
@@ -140,7 +142,74 @@ ProcessSpec AgentRun::confined(ProcessSpec process) const {
   std::vector<fs::path> visible;
   if (!home.empty()) visible.push_back(home);
   if (process.program.find('/') != std::string::npos) visible.push_back(fs::path(process.program).parent_path());
-  return sandbox::sandboxed(std::move(process), ctx_.sandbox.get(), spec_.checkout.path, writable, visible);
+  if (proxy_) visible.push_back(proxy_->directory());
+  if (jailedProgram_) visible.push_back(jailedProgram_->parent_path());
+  return sandbox::sandboxed(std::move(process), ctx_.sandbox.get(), spec_.checkout.path, writable, visible,
+                            ownNetwork_);
+}
+
+bool AgentRun::networkOrEnd(ProcessSpec& process) {
+  const auto mode = sandbox::parseNetworkMode(spec_.agent.network).value_or(sandbox::NetworkMode::Open);
+  if (mode == sandbox::NetworkMode::Open) return true;
+  try {
+    if (!ctx_.executorOrLocal().local()) {
+      throw std::runtime_error("network = \"" + spec_.agent.network + "\" is only kept on this machine, not by the " +
+                               std::string(ctx_.executorOrLocal().kind()) + " executor");
+    }
+    // Under bubblewrap, bwrap makes the namespace; otherwise hydra does, in
+    // net-jail, which refuses to run the agent when it cannot.
+    const bool bwrapped = ctx_.sandbox && ctx_.sandbox->confined;
+    std::optional<fs::path> socket;
+    if (mode == sandbox::NetworkMode::Allowlist) {
+      std::vector<sandbox::HostRule> rules;
+      for (const auto& entry : spec_.agent.allowedHosts) {
+        std::string why;
+        auto rule = sandbox::parseHostRule(entry, &why);
+        if (!rule) throw std::runtime_error("allowed_hosts entry '" + entry + "': " + why);
+        rules.push_back(std::move(*rule));
+      }
+      std::weak_ptr<AgentRun> weak = weak_from_this();
+      proxy_ = sandbox::NetworkProxy::start(ctx_.io, std::move(rules), [weak](const std::string& reason) {
+        if (auto self = weak.lock()) self->onNetworkRefused(reason);
+      });
+      socket = proxy_->socketPath();
+      const std::string url = "http://127.0.0.1:" + std::to_string(sandbox::kProxyPort);
+      for (const char* name : {"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"}) {
+        process.env[name] = url;
+      }
+      for (const char* name : {"NO_PROXY", "no_proxy"}) process.env[name] = "";
+    }
+    if (!bwrapped || socket) {
+      process = sandbox::inNetJail(std::move(process), sandbox::hydraBinary(), !bwrapped, socket);
+      // What net-jail runs must be visible in the sandbox as the agent's program was.
+      auto end = std::find(process.args.begin(), process.args.end(), "--");
+      if (end != process.args.end() && std::next(end) != process.args.end()) jailedProgram_ = fs::path(*std::next(end));
+    }
+    ownNetwork_ = bwrapped;
+    return true;
+  } catch (const std::exception& e) {
+    if (proxy_) proxy_->close();
+    proxy_.reset();
+    releaseSlot();
+    reaper_.reset();
+    AgentFinished finished = newFinished();
+    finished.status = AgentStatus::Failed;
+    finished.error = "could not set up its network (network = \"" + spec_.agent.network + "\"): " + e.what();
+    finish(std::move(finished));
+    return false;
+  }
+}
+
+void AgentRun::onNetworkRefused(const std::string& reason) {
+  if (finished_) return;
+  ++networkRefusals_;
+  if (networkRefused_.size() < 5 &&
+      std::find(networkRefused_.begin(), networkRefused_.end(), reason) == networkRefused_.end()) {
+    networkRefused_.push_back(reason);
+  }
+  const std::string line = "[hydra] network: " + reason;
+  spdlog::info("race {}: {}: network: {}", spec_.raceId, spec_.agentId, reason);
+  ctx_.publish(AgentOutput{spec_.raceId, spec_.agentId, OutputStream::Stderr, line, {}});
 }
 
 void AgentRun::releaseSlot() {
@@ -225,6 +294,7 @@ void AgentRun::launch() {
 
   // Where the checkout's .git link points before the agent can touch it.
   gitMetadata_ = linkTarget(spec_.checkout.path);
+  if (!networkOrEnd(process)) return;
   if (!confineOrEnd(process, AgentStatus::Failed, "its sandbox")) return;
 
   if (auto session = adapter_->session(SessionSetup{spec_.checkout.path, spec_.prompt, spec_.agent.acpPermissions, {}})) {
@@ -441,6 +511,8 @@ void AgentRun::publishEvents(OutputStream stream, std::vector<AgentEvent> events
 }
 
 void AgentRun::onExit(const ProcessResult& result) {
+  // Nothing of the run stays listening once its agent is gone.
+  if (proxy_) proxy_->close();
   auto tail = parser_->finish();
   // A stream hydra cut off (a timeout, a cancel) ended in error, whatever
   // the adapter could make of what came before.
@@ -469,6 +541,10 @@ void AgentRun::onExit(const ProcessResult& result) {
     finished.usage = usage_;
   }
   finished.warnings = warnings_;
+  for (const auto& reason : networkRefused_) finished.warnings.push_back("network: " + reason);
+  if (networkRefusals_ > networkRefused_.size()) {
+    finished.warnings.push_back("network: " + std::to_string(networkRefusals_) + " requests refused in all");
+  }
   finished.stderrTail = joinLines(stderrTail_);
   finished.deniedToolCalls = deniedToolCalls_;
   finished.finalMessage = finalMessage_;
@@ -652,6 +728,8 @@ void AgentRun::finish(AgentFinished finished) {
   finished_ = true;
   parser_.reset();
   port_.reset();
+  if (proxy_) proxy_->close();
+  proxy_.reset();
   ctx_.publish(finished);
   spdlog::info("race {}: {} {}{}", finished.raceId, finished.agentId, toString(finished.status),
                finished.error ? " (" + *finished.error + ")" : "");

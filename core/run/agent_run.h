@@ -37,6 +37,7 @@
 #include "core/process/reaper.h"
 #include "core/run/agent_slots.h"
 #include "core/sandbox/mode.h"
+#include "core/sandbox/network_proxy.h"
 #include "core/util/ports.h"
 #include "core/util/redact.h"
 #include "core/util/safe_fs.h"
@@ -155,6 +156,11 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void releaseSlot();
   // `process` confined as the workspace's sandbox decision says.
   ProcessSpec confined(ProcessSpec process) const;
+  // The agent's [agents.NAME] network policy on `process` (its namespace,
+  // its proxy); false, with the run ended, when it cannot be had.
+  bool networkOrEnd(ProcessSpec& process);
+  // A request the proxy refused: in the agent's output and its warnings.
+  void onNetworkRefused(const std::string& reason);
   AgentFinished newFinished() const;
   void onLine(OutputStream stream, std::string line);
   void onExit(const ProcessResult& result);
@@ -187,6 +193,14 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::deque<std::string> setupTail_;  // the end of its output, for the error
   std::shared_ptr<RunReaper> reaper_;
   std::optional<PortLease> port_;  // HYDRA_PORT, from launch to finish
+  // network = "none" or "allowlist" under bubblewrap: bwrap --unshare-net.
+  bool ownNetwork_ = false;
+  // network = "allowlist": the proxy, from launch until the agent exits.
+  std::shared_ptr<sandbox::NetworkProxy> proxy_;
+  // The agent's own program, when net-jail starts it.
+  std::optional<std::filesystem::path> jailedProgram_;
+  std::size_t networkRefusals_ = 0;
+  std::vector<std::string> networkRefused_;  // the first few distinct reasons, for its warnings
   std::optional<std::filesystem::path> gitMetadata_;  // what the checkout's .git link named at launch
   // The checkout's directory, opened at launch: the link repair goes
   // through it, and the path must still lead to it after the run.

@@ -77,6 +77,7 @@ ProcessSpec confine(ProcessSpec spec, const SandboxPolicy& given, const fs::path
   // checks below compare paths component by component.
   SandboxPolicy policy;
   policy.privateTmp = given.privateTmp;
+  policy.ownNetwork = given.ownNetwork;
   policy.worktree = existingDirectory(given.worktree, "worktree");
   if (given.repository.empty()) throw SandboxError("no repository given");
   policy.repository = existingDirectory(given.repository, "repository");
@@ -181,6 +182,7 @@ ProcessSpec confine(ProcessSpec spec, const SandboxPolicy& given, const fs::path
   }
   for (const fs::path& path : policy.hidden)
     args.insert(args.end(), {"--remount-ro", path.string()});
+  if (policy.ownNetwork) args.push_back("--unshare-net");
   args.insert(args.end(), {"--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop",
                            "ALL", "--chdir", policy.worktree.string(), "--", program.string()});
   args.insert(args.end(), spec.args.begin(), spec.args.end());

@@ -18,7 +18,10 @@
 //   --cap-drop ALL        mandatory as root: otherwise `mount -o remount,rw /` undoes it all
 //   --chdir WORKTREE -- PROGRAM ARGS...
 //
-// The network stays shared (agents need their model, often on 127.0.0.1).
+//   --unshare-net         policy.ownNetwork: a network namespace of its own
+//
+// The network stays shared (agents need their model, often on 127.0.0.1)
+// unless policy.ownNetwork (network = "none" or "allowlist").
 // Not confined: CPU, memory, and whatever a reachable socket (/run/...) does
 // on the agent's behalf.
 //

@@ -36,6 +36,9 @@ struct SandboxPolicy {
   std::vector<std::filesystem::path> hidden;
   // A fresh, empty, private /tmp (mode 1777) instead of the host's.
   bool privateTmp = true;
+  // A network namespace of its own, loopback only (network = "none" or
+  // "allowlist", core/sandbox/network.h): bwrap --unshare-net.
+  bool ownNetwork = false;
 };
 
 // The policy of an agent working in `worktree`, a linked worktree made by

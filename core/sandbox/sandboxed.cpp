@@ -10,7 +10,7 @@ namespace hydra::core::sandbox {
 namespace fs = std::filesystem;
 
 ProcessSpec sandboxed(ProcessSpec spec, const SandboxDecision* decision, const fs::path& checkout,
-                      const std::vector<fs::path>& writable, const std::vector<fs::path>& visible) {
+                      const std::vector<fs::path>& writable, const std::vector<fs::path>& visible, bool ownNetwork) {
   if (!decision) return spec;
   SandboxPolicy policy = policyForWorktree(checkout);
   for (const auto& p : writable) {
@@ -20,6 +20,7 @@ ProcessSpec sandboxed(ProcessSpec spec, const SandboxDecision* decision, const f
     if (p.is_absolute()) policy.readOnly.push_back(p);
   }
   if (!decision->confined) return unconfined(std::move(spec), policy);
+  policy.ownNetwork = ownNetwork;
 
   // The temporary directory the run is told to use is its to write.
   const char* hydraTmp = std::getenv("TMPDIR");

@@ -18,11 +18,12 @@ namespace hydra::core::sandbox {
 // directories, [agents.NAME] writable_paths); `visible`: paths it must see
 // although they live under /tmp (its HOME, its binary's folder). Relative
 // paths in either are ignored. Confined, the TMPDIR the run gets (its own or
-// hydra's) is writable too. A program that cannot be found is left
+// hydra's) is writable too. `ownNetwork`: SandboxPolicy::ownNetwork, confined
+// only (unconfined, the caller runs it in net-jail, net_jail.h). A program that cannot be found is left
 // unconfined, so that Process reports it the usual way. Throws SandboxError
 // or git::GitError.
 ProcessSpec sandboxed(ProcessSpec spec, const SandboxDecision* decision, const std::filesystem::path& checkout,
                       const std::vector<std::filesystem::path>& writable = {},
-                      const std::vector<std::filesystem::path>& visible = {});
+                      const std::vector<std::filesystem::path>& visible = {}, bool ownNetwork = false);
 
 }  // namespace hydra::core::sandbox

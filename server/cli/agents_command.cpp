@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "core/checks/protected_paths.h"
+#include "core/sandbox/network.h"
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
@@ -67,8 +68,25 @@ int runSandbox(const SandboxOptions& options) {
   boost::asio::io_context io;
   core::Workspace workspace(io, std::filesystem::current_path());
   const core::SandboxStatus status = workspace.sandboxStatus();
+  // Each configured agent's network policy; none when hydra.toml cannot be
+  // read (printCheckProtection says why).
+  std::shared_ptr<const core::Config> config;
+  try {
+    config = workspace.config();
+  } catch (const std::exception&) {
+  }
   if (options.json) {
-    std::cout << jsonLine(boost::json::value_from(status)) << "\n";
+    boost::json::value out = boost::json::value_from(status);
+    boost::json::array agents;
+    if (config) {
+      for (const auto& [name, agent] : config->agents) {
+        boost::json::array hosts;
+        for (const auto& host : agent.allowedHosts) hosts.emplace_back(host);
+        agents.push_back(boost::json::object{{"name", name}, {"network", agent.network}, {"allowedHosts", hosts}});
+      }
+    }
+    out.as_object()["agents"] = std::move(agents);
+    std::cout << jsonLine(out) << "\n";
     return 0;
   }
   Style style{stdoutIsTerminal()};
@@ -76,6 +94,13 @@ int runSandbox(const SandboxOptions& options) {
   std::cout << (status.confined ? style.green(line) : status.refused ? style.red(line) : style.yellow(line)) << "\n";
   if (!status.confined && status.mode == "auto") {
     std::cout << "Install bubblewrap (apt install bubblewrap) to confine them; docs/security.md says what that covers.\n";
+  }
+  if (config && !config->agents.empty()) {
+    std::cout << "Network (docs/security.md):\n";
+    for (const auto& [name, agent] : config->agents) {
+      std::cout << "  " << name << ": " << agent.network << ", "
+                << core::sandbox::describeNetwork(agent.network, agent.allowedHosts, status.confined) << "\n";
+    }
   }
   printCheckProtection(workspace, style);
   return 0;

@@ -637,7 +637,8 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
                           "pool_size", "max_result_files", "max_result_bytes", "keep_ignored", "sparse_paths",
                           "setup_command"));
   EXPECT_THAT(keys.at("agents.*"), ElementsAre("adapter", "binary", "args", "extra_args", "env",
-                                               "timeout_seconds", "acp_permissions", "writable_paths"));
+                                               "timeout_seconds", "acp_permissions", "network", "allowed_hosts",
+                                               "writable_paths"));
   EXPECT_THAT(keys.at("scoring.weights"),
               ElementsAre("build", "tests", "lint", "diff_size", "speed"));
   EXPECT_THAT(keys.at("scoring.thresholds"), ElementsAre("auto_merge_minimum", "fail_maximum"));
@@ -660,6 +661,42 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
                                                   : "\"x.xml\"";
     EXPECT_NO_THROW(parseConfig("[scoring]\n" + key + " = " + value + "\n", kFile)) << key;
   }
+}
+
+}  // namespace
+}  // namespace hydra::core
+
+namespace hydra::core {
+namespace {
+
+// [agents.NAME] network and allowed_hosts (core/sandbox/network.h).
+TEST(ConfigNetworkTest, OpenByDefaultAndAnAllowlistTakesTheAdaptersPreset) {
+  Config config = parseConfig(
+      "[agents.claude]\n\n[agents.codex]\nnetwork = \"allowlist\"\n\n[agents.local]\nadapter = \"claude\"\n"
+      "network = \"allowlist\"\nallowed_hosts = [\"LocalHost:8080\"]\n\n[agents.off]\nnetwork = \"none\"\n"
+      "adapter = \"command\"\nbinary = \"x\"\n",
+      kFile);
+  EXPECT_EQ(config.agents.at("claude").network, "open");
+  EXPECT_TRUE(config.agents.at("claude").allowedHosts.empty());
+  EXPECT_EQ(config.agents.at("codex").allowedHosts,
+            (std::vector<std::string>{"api.openai.com", "chatgpt.com", "auth.openai.com"}));
+  EXPECT_EQ(config.agents.at("local").allowedHosts, std::vector<std::string>{"LocalHost:8080"});
+  EXPECT_EQ(config.agents.at("off").network, "none");
+}
+
+TEST(ConfigNetworkTest, BadSettingsAreRefusedWhereTheyAre) {
+  const ConfigError mode = errorFor("[agents.x]\nnetwork = \"closed\"\n");
+  EXPECT_EQ(mode.line(), 2);
+  EXPECT_EQ(mode.column(), 11);
+  EXPECT_THAT(mode.message(), ::testing::StartsWith("'network' must be one of open, none, allowlist, found 'closed'"));
+  expectError("[agents.x]\nadapter = \"command\"\nbinary = \"b\"\nnetwork = \"allowlist\"\n", 4, 11,
+              "[agents.x] network = \"allowlist\" needs 'allowed_hosts': the 'command' adapter has no preset hosts "
+              "(list the model's API, e.g. [\"api.example.com\"])");
+  expectError("[agents.claude]\nallowed_hosts = [\"api.anthropic.com\"]\n", 2, 17,
+              "[agents.claude] 'allowed_hosts' only applies with network = \"allowlist\" (it is \"open\")");
+  expectError("[agents.claude]\nnetwork = \"allowlist\"\nallowed_hosts = [\"a.example\", \"a.example:0\"]\n", 3, 31,
+              "'allowed_hosts' entry 'a.example:0' is not a host name or host:port: the port must be a number from 1 "
+              "to 65535");
 }
 
 }  // namespace
