@@ -77,6 +77,10 @@ int runSandbox(const SandboxOptions& options) {
   if (!status.confined && status.mode == "auto") {
     std::cout << "Install bubblewrap (apt install bubblewrap) to confine them; docs/security.md says what that covers.\n";
   }
+  std::cout << "Limits per agent: " << status.limits.summary << "\n";
+  for (const auto& [name, limits] : status.limits.agents) {
+    std::cout << "  " << name << ": " << core::describeLimits(limits) << "\n";
+  }
   printCheckProtection(workspace, style);
   return 0;
 }
