@@ -682,9 +682,10 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
   EXPECT_THAT(keys.at("general"),
               ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds", "sandbox", "copy_ignored",
                           "pool_size", "max_result_files", "max_result_bytes", "keep_ignored", "sparse_paths",
-                          "setup_command"));
-  EXPECT_THAT(keys.at("agents.*"), ElementsAre("adapter", "binary", "args", "extra_args", "env",
-                                               "timeout_seconds", "acp_permissions", "writable_paths"));
+                          "setup_command", "memory_limit_mib", "max_processes", "cpu_limit_seconds"));
+  EXPECT_THAT(keys.at("agents.*"),
+              ElementsAre("adapter", "binary", "args", "extra_args", "env", "timeout_seconds", "acp_permissions",
+                          "writable_paths", "memory_limit_mib", "max_processes", "cpu_limit_seconds"));
   EXPECT_THAT(keys.at("scoring.weights"),
               ElementsAre("build", "tests", "lint", "diff_size", "speed"));
   EXPECT_THAT(keys.at("scoring.thresholds"), ElementsAre("auto_merge_minimum", "fail_maximum"));
