@@ -141,7 +141,7 @@ int runCommand(int argc, char** argv) {
   agentsCmd->add_flag("--json", agents.json, "Print JSON");
 
   hydra::cli::SandboxOptions sandbox;
-  CLI::App* sandboxCmd = app.add_subcommand("sandbox", "Say whether agents run confined here (bubblewrap), and if not, why");
+  CLI::App* sandboxCmd = app.add_subcommand("sandbox", "Say whether agents run confined here (bubblewrap), and if not, why, and which limits hold them");
   sandboxCmd->add_flag("--json", sandbox.json, "Print JSON");
 
   hydra::cli::InitOptions init;

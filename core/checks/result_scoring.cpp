@@ -335,7 +335,7 @@ void ResultScoring::rank() {
         s.status = result.status;
         s.durationMs = result.durationMs;
         s.escaped = !result.escapes.empty();
-        s.tooLarge = result.tooLarge.value_or("");
+        s.overLimit = result.tooLarge.value_or(result.overLimit.value_or(""));
         s.deniedToolCalls = result.deniedToolCalls;
         s.diff = diffs.at(subject.id);
         for (const auto& job : self->jobs_) {

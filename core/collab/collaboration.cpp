@@ -160,6 +160,7 @@ void Collaboration::build(int iteration, const std::string& prompt, const std::s
   spec.prompt = prompt;
   spec.checkout = *builderWorktree_;
   spec.timeout = std::chrono::seconds(plan_.builder.timeoutSeconds.value_or(plan_.config->general.timeoutSeconds));
+  spec.limits = resourceLimitsFor(plan_.config->general.limits, plan_.builder.limits);
   spec.env = {{"HYDRA_TASK", prompt}, {"HYDRA_PHASE", phase}, {"HYDRA_ITERATION", std::to_string(iteration)}};
   spec.binaryBase = plan_.repoRoot;
   spec.commitMessage = commitMessage(iteration, phase);
@@ -303,6 +304,7 @@ void Collaboration::review() {
       spec.checkout = *wt;
       spec.timeout = std::chrono::seconds(
           self->plan_.reviewer.timeoutSeconds.value_or(self->plan_.config->general.timeoutSeconds));
+      spec.limits = resourceLimitsFor(self->plan_.config->general.limits, self->plan_.reviewer.limits);
       spec.env = {{"HYDRA_TASK", prompt}, {"HYDRA_PHASE", "review"}, {"HYDRA_ITERATION", std::to_string(it.iteration)}};
       spec.binaryBase = self->plan_.repoRoot;
       spec.phase = RunPhase{"review", it.iteration};

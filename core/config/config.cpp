@@ -84,8 +84,43 @@ std::vector<std::string> folderList(const Reader& r, std::string_view key, const
 // The tables of hydra.toml. Each list is the single record of the keys a table
 // accepts: the parser dispatches on it and acceptedConfigKeys() reports it.
 
-std::vector<Field> generalFields(GeneralConfig& out) {
+// memory_limit_mib, max_processes, cpu_limit_seconds: the same keys in
+// [general] and [agents.NAME]. 0 means no limit; anything else must be
+// enough for a CLI to start at all.
+std::vector<Field> limitFields(ResourceLimitSettings& out) {
+  auto noneOrAtLeast = [](const Reader& r, std::string_view key, const toml::node& node, std::int64_t least,
+                          std::int64_t most) {
+    const std::int64_t value = r.integer64(key, node, 0, most);
+    if (value != 0 && value < least) {
+      r.fail(node.source(), "'" + std::string(key) + "' must be 0 (no limit) or at least " + std::to_string(least) +
+                                ", found " + std::to_string(value));
+    }
+    return value;
+  };
   return {
+      {"memory_limit_mib",
+       [&out, noneOrAtLeast](const Reader& r, std::string_view key, const toml::node& node) {
+         out.memoryMiB = noneOrAtLeast(r, key, node, kMinMemoryLimitMiB, kMaxMemoryLimitMiB);
+       }},
+      {"max_processes",
+       [&out, noneOrAtLeast](const Reader& r, std::string_view key, const toml::node& node) {
+         out.processes = static_cast<int>(noneOrAtLeast(r, key, node, kMinProcessLimit, kMaxProcessLimit));
+       }},
+      {"cpu_limit_seconds",
+       [&out, noneOrAtLeast](const Reader& r, std::string_view key, const toml::node& node) {
+         out.cpuSeconds = static_cast<int>(noneOrAtLeast(r, key, node, 1, kMaxCpuLimitSeconds));
+       }},
+  };
+}
+
+// Appends `more` to `fields`.
+std::vector<Field> withFields(std::vector<Field> fields, std::vector<Field> more) {
+  fields.insert(fields.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  return fields;
+}
+
+std::vector<Field> generalFields(GeneralConfig& out) {
+  return withFields({
       {"workspace_dir",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.workspaceDir = r.relativePath(key, node, "repository");
@@ -139,7 +174,7 @@ std::vector<Field> generalFields(GeneralConfig& out) {
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.setupCommand = r.nonEmptyString(key, node);
        }},
-  };
+  }, limitFields(out.limits));
 }
 
 // A path outside the repository, as the machine names it: absolute, or
@@ -231,7 +266,7 @@ std::vector<Field> executorFields(ExecutorConfig& out) {
 }
 
 std::vector<Field> agentFields(AgentConfig& out) {
-  return {
+  return withFields({
       {"adapter", [&out](const Reader& r, std::string_view key,
                          const toml::node& node) { out.adapter = r.choice(key, node, adapterNameList()); }},
       {"binary", [&out](const Reader& r, std::string_view key,
@@ -280,7 +315,7 @@ std::vector<Field> agentFields(AgentConfig& out) {
                                                 p + "'");
          }
        }},
-  };
+  }, limitFields(out.limits));
 }
 
 std::vector<Field> weightFields(ScoringWeights& out) {

@@ -20,6 +20,25 @@ namespace hydra::core {
 // tools read exactly).
 inline constexpr std::int64_t kMaxResultBytesLimit = std::int64_t{1} << 40;
 
+// The ranges hydra.toml accepts for the per-agent limits (besides 0, none):
+// below the least, no CLI could start; the most are what the kernel takes.
+inline constexpr std::int64_t kMinMemoryLimitMiB = 64;
+inline constexpr std::int64_t kMaxMemoryLimitMiB = std::int64_t{1} << 30;  // 1 PiB
+inline constexpr std::int64_t kMinProcessLimit = 8;
+inline constexpr std::int64_t kMaxProcessLimit = 4'194'304;  // the kernel's largest pid_max
+inline constexpr std::int64_t kMaxCpuLimitSeconds = 31'536'000;  // a year
+
+// Per-agent limits as written in hydra.toml: unset takes the default (or, in
+// [agents.NAME], [general]'s), 0 means no limit. core/process/resource_limits.h
+// turns them into what a run enforces.
+struct ResourceLimitSettings {
+  std::optional<std::int64_t> memoryMiB;  // memory_limit_mib
+  std::optional<int> processes;           // max_processes
+  std::optional<int> cpuSeconds;          // cpu_limit_seconds
+
+  bool operator==(const ResourceLimitSettings&) const = default;
+};
+
 struct GeneralConfig {
   std::string workspaceDir = ".hydra-workspaces";
   int maxConcurrentAgents = 3;
@@ -47,6 +66,9 @@ struct GeneralConfig {
   // committed (docs/reliability.md, Heavy agents).
   int maxResultFiles = 100'000;
   std::int64_t maxResultBytes = std::int64_t{2} << 30;  // 2 GiB
+  // What each agent's processes may take together (memory_limit_mib,
+  // max_processes, cpu_limit_seconds); [agents.NAME] may override each.
+  ResourceLimitSettings limits;
 
   bool operator==(const GeneralConfig&) const = default;
 };
@@ -74,6 +96,9 @@ struct AgentConfig {
   // "host" or "host:port"; with "allowlist" and none given, the adapter's
   // preset (Adapter::defaultAllowedHosts) is filled in when the table is read.
   std::vector<std::string> allowedHosts;
+  // Its own memory_limit_mib, max_processes, cpu_limit_seconds: each one set
+  // here replaces [general]'s.
+  ResourceLimitSettings limits;
 
   bool operator==(const AgentConfig&) const = default;
 };

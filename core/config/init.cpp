@@ -23,6 +23,7 @@
 
 #include "core/checks/protected_paths.h"
 #include "core/config/config.h"
+#include "core/process/resource_limits.h"
 
 namespace hydra::core {
 
@@ -393,6 +394,10 @@ void renderGeneral(ConfigWriter& w) {
   w.comment("An agent over either ends \"result too large\" and nothing of it is committed.");
   w.defaultSetting("max_result_files", std::to_string(defaults.maxResultFiles));
   w.defaultSetting("max_result_bytes", std::to_string(defaults.maxResultBytes), "2 GiB");
+  w.comment("What one agent's processes may take together; over one it is killed and cannot win (0: no limit).");
+  w.comment("memory_limit_mib: e.g. 4096 (default: half the machine's memory).");
+  w.comment("max_processes: e.g. 500 (default: " + std::to_string(kDefaultProcessLimit) + ").");
+  w.comment("cpu_limit_seconds: e.g. 1800 (default: none).");
   w.comment("Ignored folders a pooled worktree keeps, so installs stay warm; all else an agent left is removed.");
   w.defaultSetting("keep_ignored", "[]", "e.g. [\"node_modules\", \".venv\", \"target\"]");
   w.comment("Very large repositories: only these folders (and the files at the root) in each worktree.");
@@ -426,6 +431,9 @@ void renderAgent(ConfigWriter& w, const std::string& name) {
   w.defaultSetting("env", "{}");
   w.comment(
       "timeout_seconds: overrides [general] timeout_seconds for this agent (default: that value).");
+  for (std::string_view key : {"memory_limit_mib", "max_processes", "cpu_limit_seconds"}) {
+    w.comment(std::string(key) + ": overrides [general] " + std::string(key) + " for this agent (0: no limit).");
+  }
   w.comment(
       "writable_paths: more places it may write inside the sandbox, absolute or \"~/...\" (default: "
       "none).");

@@ -135,6 +135,9 @@ struct AgentFinished {
   // not committed: ResultSize::describe() ("result too large: ..."). It can
   // never win or be merged.
   std::optional<std::string> tooLarge;
+  // Its run went over a per-agent limit and hydra ended it: "killed: over its
+  // 4 GiB memory limit" (also its `error`). It can never win or be merged.
+  std::optional<std::string> overLimit;
 };
 
 // Every agent has finished; their results are being built, tested, linted and scored.

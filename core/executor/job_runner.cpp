@@ -110,7 +110,7 @@ int runJob(const fs::path& dir) {
         ended = r;
         stop.cancel();
         // Nothing the command started outlives it, here as on hydra's machine.
-        if (reaper) ended->leftRunningEnded = static_cast<int>(reaper->kill(spec.killGrace).killed.size());
+        if (reaper) ended->leftRunningEnded += static_cast<int>(reaper->kill(spec.killGrace).killed.size());
         // All its output is in: the reaper's watch timer need not come round again.
         io.stop();
       });

@@ -1,11 +1,14 @@
 #include "core/process/process.h"
+#include "core/process/process_table.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -84,7 +87,24 @@ struct ChildLaunch {
   int stderrFd;
   int errorPipe;    // close-on-exec: gets errno when the child cannot exec
   int fdLimit;      // computed in the parent: sysconf is not async-signal-safe
+  const int* cgroups;  // cgroup.procs files to join
+  std::size_t cgroupCount;
+  const ChildRlimits* rlimits;
+  int leftoversFd;  // becomes descriptor 3; -1: none
 };
+
+// Joins the run's cgroups and sets its rlimits, before anything of it runs.
+bool limitChild(const ChildLaunch& launch) {
+  for (std::size_t i = 0; i < launch.cgroupCount; ++i) {
+    if (::write(launch.cgroups[i], "0", 1) != 1) return false;
+  }
+  for (int i = 0; i < launch.rlimits->count; ++i) {
+    const ChildRlimits::One& one = launch.rlimits->limits[i];
+    const struct rlimit value {one.soft, one.hard};
+    if (::setrlimit(one.resource, &value) != 0) return false;
+  }
+  return true;
+}
 
 // The child, from fork to exec. (Boost.Process's launchers call
 // notify_fork() on an Asio context in the child, which allocates: in a
@@ -92,11 +112,19 @@ struct ChildLaunch {
 // held at the fork.)
 [[noreturn]] void execChild(const ChildLaunch& launch) {
   // Its own group, so that timeouts and cancellation reach everything it starts.
-  if (::setpgid(0, 0) == 0) {
+  if (::setpgid(0, 0) == 0 && limitChild(launch)) {
     resetSignals();
     if (::dup2(launch.stdinFd, STDIN_FILENO) >= 0 && ::dup2(launch.stdoutFd, STDOUT_FILENO) >= 0 &&
         ::dup2(launch.stderrFd, STDERR_FILENO) >= 0 && (launch.cwd == nullptr || ::chdir(launch.cwd) == 0)) {
       markInheritedFdsCloseOnExec(launch.fdLimit);
+      if (launch.leftoversFd >= 0) {
+        // dup2 leaves close-on-exec off on the copy; a descriptor already 3 keeps it on.
+        if (launch.leftoversFd == 3) {
+          ::fcntl(3, F_SETFD, 0);
+        } else if (::dup2(launch.leftoversFd, 3) < 0) {
+          ::_exit(127);
+        }
+      }
       // execve never writes through its arrays; its signature predates const.
       ::execve(launch.executable, launch.argv, const_cast<char* const*>(launch.envp));
     }
@@ -218,6 +246,28 @@ int openPidfd(pid_t pid) {
 
 // Sends SIGTERM (with a SIGCONT: a stopped member would keep SIGTERM pending
 // forever) or SIGKILL to a whole group.
+// The processes of group `pgid` other than its leader that still run.
+int livingGroupMembers(pid_t pgid) {
+  int count = 0;
+  for (const ProcessInfo& process : readProcessTable()) {
+    if (process.pgid == pgid && process.pid != pgid && !process.gone()) ++count;
+  }
+  return count;
+}
+
+// The processes below a sandbox's root `pid` that run its command's work:
+// all its living descendants but the sandbox's own (bubblewrap's init in the
+// namespace and the shell that reports leftovers) and the command itself.
+int sandboxedMembers(pid_t pid) {
+  const ProcessTree tree(readProcessTable());
+  int count = 0;
+  for (pid_t member : tree.descendantsOf(pid)) {
+    const ProcessInfo* info = tree.find(member);
+    if (info && !info->gone()) ++count;
+  }
+  return std::max(0, count - 3);
+}
+
 void signalGroupOf(pid_t pgid, int sig) {
   ::kill(-pgid, sig);
   if (sig == SIGTERM) ::kill(-pgid, SIGCONT);
@@ -331,7 +381,8 @@ void Process::spawn() {
   }
   const ChildLaunch launch{executable.c_str(), argv.data(), env.pointers.data(),
                            cwd.empty() ? nullptr : cwd.c_str(), spec_.stdinPipe ? in[0] : devNull,
-                           out[1], err[1], report[1], childFdLimit()};
+                           out[1], err[1], report[1], childFdLimit(), spec_.joinCgroups.data(),
+                           spec_.joinCgroups.size(), &spec_.rlimits, spec_.leftoversFd};
   // Until add() below, the child is one of hydra's children that no registry
   // knows: the reaper must not take it for a stray.
   auto spawning = ProcessRegistry::instance().holdSpawns();
@@ -537,6 +588,14 @@ void Process::onCancel() {
 // SIGTERM now; advance() sends SIGKILL once killGrace has passed.
 void Process::beginTermination() {
   if (termSentAt_ || finished_) return;
+  // What the group's signal ends besides the child is named in the result
+  // (ProcessResult::leftRunningEnded): the child's leftovers once it has
+  // exited, what it still ran when timed out or cancelled.
+  if (pid_ > 0 && !reaped_) {
+    result_.leftRunningEnded += spec_.leftoversFd < 0 ? livingGroupMembers(pid_)
+                                : childExited_      ? 0  // the sandbox said, on leftoversFd
+                                                    : sandboxedMembers(pid_);
+  }
   signalGroup(SIGTERM);
   termSentAt_ = steady_clock::now();
   scheduleTick();

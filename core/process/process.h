@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "core/process/child_rlimits.h"
 #include "core/process/execution.h"
 #include "core/process/line_splitter.h"
 #include "core/process/output_stream.h"
@@ -54,6 +55,17 @@ struct ProcessSpec {
   // Stdin is a pipe that Process::write() feeds, instead of /dev/null. (Makes
   // hydra ignore SIGPIPE, so that a child that stops reading cannot kill it.)
   bool stdinPipe = false;
+  // Joined by the child before exec, so that everything it starts is born
+  // inside: descriptors of cgroup.procs files (RunCgroup::joinFds(), owned by
+  // the caller and open until the child has started).
+  std::vector<int> joinCgroups;
+  // Set by the child on itself before exec (resource_limits.h).
+  ChildRlimits rlimits;
+  // Confined runs (core/sandbox/bubblewrap.h): the write end of a pipe the
+  // child gets as descriptor 3, on which the sandbox says how many processes
+  // its command left running when it exited (the sandbox's end takes them
+  // down unseen). Owned by the caller. -1: none.
+  int leftoversFd = -1;
 };
 
 

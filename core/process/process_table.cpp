@@ -62,6 +62,8 @@ std::optional<ProcessInfo> parseStat(pid_t pid, std::string_view stat) {
   }
   // fields[0] is the state (field 3 of the file); starttime is field 22.
   constexpr std::size_t kStartTime = 22 - 3;
+  constexpr std::size_t kUserTime = 14 - 3;  // utime, stime, cutime, cstime follow one another
+  constexpr std::size_t kResident = 24 - 3;
   if (fields.size() <= kStartTime || fields[0].size() != 1) return std::nullopt;
   ProcessInfo info;
   info.pid = pid;
@@ -69,6 +71,14 @@ std::optional<ProcessInfo> parseStat(pid_t pid, std::string_view stat) {
   if (!parseNumber(fields[1], info.ppid) || !parseNumber(fields[2], info.pgid) ||
       !parseNumber(fields[3], info.sid) || !parseNumber(fields[kStartTime], info.startTime)) {
     return std::nullopt;
+  }
+  for (std::size_t i = kUserTime; i < kUserTime + 4; ++i) {
+    std::uint64_t ticks = 0;
+    if (parseNumber(fields[i], ticks)) info.cpuTicks += ticks;
+  }
+  if (fields.size() > kResident) {
+    std::int64_t pages = 0;
+    if (parseNumber(fields[kResident], pages) && pages > 0) info.residentPages = static_cast<std::uint64_t>(pages);
   }
   return info;
 }

@@ -26,10 +26,18 @@ struct ProcessInfo {
   // Clock ticks after boot at which the process started. Together with the pid
   // it names one process: a reused pid has a later start time.
   std::uint64_t startTime = 0;
+  // What it takes, for per-run limits: clock ticks of CPU it and its waited-for
+  // children used (utime + stime + cutime + cstime), and its resident pages.
+  std::uint64_t cpuTicks = 0;
+  std::uint64_t residentPages = 0;
 
   // Exited but not reaped yet (or being torn down): it runs nothing any more.
   bool gone() const { return state == 'Z' || state == 'X'; }
-  bool operator==(const ProcessInfo&) const = default;
+  // The same process in the same state; what it takes is no part of that.
+  bool operator==(const ProcessInfo& o) const {
+    return pid == o.pid && ppid == o.ppid && pgid == o.pgid && sid == o.sid && state == o.state &&
+           startTime == o.startTime;
+  }
 };
 
 // One process, from /proc/PID/stat; nullopt when there is no such process.

@@ -258,12 +258,45 @@ std::vector<ProcessInfo> RunReaper::attributeLocked(const ProcessTree& tree) {
 }
 
 void RunReaper::scan() {
-  std::lock_guard lock(ReaperRegistry::instance().mutex);
-  auto spawning = ProcessRegistry::instance().holdSpawns();
-  const ProcessTree tree(readProcessTable());
-  for (const ProcessInfo& process : attributeLocked(tree)) {
-    if (process.pid != rootPid_) reapIfAdopted(process);
+  std::function<void(std::string)> call;
+  std::string words;
+  {
+    std::lock_guard lock(ReaperRegistry::instance().mutex);
+    auto spawning = ProcessRegistry::instance().holdSpawns();
+    const ProcessTree tree(readProcessTable());
+    const std::vector<ProcessInfo> run = attributeLocked(tree);
+    if (over_ && !ended_) {
+      if (auto over = overLimitLocked(run)) {
+        call = std::exchange(over_, nullptr);
+        words = std::move(*over);
+      }
+    }
+    for (const ProcessInfo& process : run) {
+      if (process.pid != rootPid_) reapIfAdopted(process);
+    }
   }
+  // Outside the lock: the caller ends the run, which takes it again.
+  if (call) call(std::move(words));
+}
+
+std::optional<std::string> RunReaper::overLimitLocked(const std::vector<ProcessInfo>& run) const {
+  ResourceLimits watched = limits_;
+  if (cgroup_) {
+    if (auto kind = cgroup_->over()) return overLimitWords(*kind, limits_);
+    // The kernel holds memory and processes for the cgroup; only CPU may be left.
+    watched.memoryMiB.reset();
+    watched.processes.reset();
+    if (cgroup_->measuresCpu()) watched.cpuSeconds.reset();
+  }
+  return overLimit(watched, usageOf(run));
+}
+
+void RunReaper::limit(ResourceLimits limits, std::shared_ptr<const RunCgroup> cgroup,
+                      std::function<void(std::string)> over) {
+  std::lock_guard lock(ReaperRegistry::instance().mutex);
+  limits_ = limits;
+  cgroup_ = std::move(cgroup);
+  over_ = limits.any() ? std::move(over) : nullptr;
 }
 
 void RunReaper::watch(const boost::asio::any_io_executor& executor,

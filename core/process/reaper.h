@@ -33,6 +33,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -43,6 +44,8 @@
 
 #include "core/process/process.h"
 #include "core/process/process_table.h"
+#include "core/process/resource_limits.h"
+#include "core/process/run_cgroup.h"
 
 namespace hydra::core {
 
@@ -86,6 +89,14 @@ class RunReaper : public std::enable_shared_from_this<RunReaper> {
   // io_context.
   void watch(const boost::asio::any_io_executor& executor, std::chrono::milliseconds interval);
 
+  // From now on every scan() also checks the run against `limits`: through
+  // `cgroup`'s counters when the run is in one (null: none), and by what the
+  // run's processes take together for what no cgroup counts. The first time
+  // it is over one, calls `over` with the words ("over its 256 MiB memory
+  // limit"), once, on the thread that scanned; the caller ends the run. Set
+  // before watch().
+  void limit(ResourceLimits limits, std::shared_ptr<const RunCgroup> cgroup, std::function<void(std::string)> over);
+
   // The run's processes that are still running (not the root once it has
   // exited), by pid. Thread-safe.
   std::vector<pid_t> members();
@@ -115,6 +126,12 @@ class RunReaper : public std::enable_shared_from_this<RunReaper> {
   std::set<std::pair<pid_t, std::uint64_t>> seen_;  // (pid, start time) of every member seen
   bool ended_ = false;  // kill() was called: it claims nothing for rule 5 any more
   std::atomic<bool> watching_{false};
+  // The words when the run is over one of its limits (see limit()).
+  std::optional<std::string> overLimitLocked(const std::vector<ProcessInfo>& run) const;
+
+  ResourceLimits limits_;
+  std::shared_ptr<const RunCgroup> cgroup_;
+  std::function<void(std::string)> over_;  // cleared once called
 };
 
 // Every descendant of hydra, at hydra's exit: SIGTERM, SIGKILL after `grace`,

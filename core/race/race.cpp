@@ -147,6 +147,7 @@ void Race::worktreesCreated(std::vector<Worktree> created, std::string error) {
     spec.prompt = plan_.prompt;
     spec.checkout = *wt;
     spec.timeout = std::chrono::seconds(config.timeoutSeconds.value_or(plan_.config->general.timeoutSeconds));
+    spec.limits = resourceLimitsFor(plan_.config->general.limits, config.limits);
     spec.env = plan_.env;
     spec.env["HYDRA_TASK"] = plan_.prompt;
     spec.binaryBase = plan_.repoRoot;

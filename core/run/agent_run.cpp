@@ -8,13 +8,17 @@
 #include "core/sandbox/network.h"
 #include "core/sandbox/sandboxed.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <boost/asio/post.hpp>
 #include <cctype>
+#include <charconv>
 #include <fstream>
 
 extern char** environ;
@@ -58,6 +62,13 @@ std::string joinLines(const std::deque<std::string>& lines) {
   return out;
 }
 
+// Closes the descriptors given that are open (>= 0).
+void closeFds(std::initializer_list<int> fds) {
+  for (int fd : fds) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
 }  // namespace
 
 std::optional<fs::path> linkTarget(const fs::path& worktree) {
@@ -85,7 +96,10 @@ AgentRun::AgentRun(RunContext context, AgentRunSpec spec, Done done)
   adapter_ = findAdapter(spec_.agent.adapter);
 }
 
-AgentRun::~AgentRun() { *alive_ = false; }
+AgentRun::~AgentRun() {
+  *alive_ = false;
+  closeFds({leftoversRead_});
+}
 
 std::shared_ptr<AgentRun> AgentRun::start(RunContext context, AgentRunSpec spec, Done done) {
   std::shared_ptr<AgentRun> run(new AgentRun(std::move(context), std::move(spec), std::move(done)));
@@ -295,7 +309,22 @@ void AgentRun::launch() {
   // Where the checkout's .git link points before the agent can touch it.
   gitMetadata_ = linkTarget(spec_.checkout.path);
   if (!networkOrEnd(process)) return;
-  if (!confineOrEnd(process, AgentStatus::Failed, "its sandbox")) return;
+  // Confined, the sandbox counts what its command leaves running (ProcessSpec::leftoversFd).
+  int leftovers[2] = {-1, -1};
+  if (ctx_.executorOrLocal().local() && ::pipe2(leftovers, O_CLOEXEC | O_NONBLOCK) == 0) {
+    process.leftoversFd = leftovers[1];
+  }
+  const std::string unconfinedProgram = process.program;
+  if (!confineOrEnd(process, AgentStatus::Failed, "its sandbox")) {
+    closeFds({leftovers[0], leftovers[1]});
+    return;
+  }
+  if (process.program == unconfinedProgram) {  // not confined: its process group says
+    closeFds({leftovers[0], leftovers[1]});
+    process.leftoversFd = leftovers[0] = leftovers[1] = -1;
+  }
+  leftoversRead_ = leftovers[0];
+  limit(process);
 
   if (auto session = adapter_->session(SessionSetup{spec_.checkout.path, spec_.prompt, spec_.agent.acpPermissions, {}})) {
     session_ = session.get();
@@ -311,6 +340,7 @@ void AgentRun::launch() {
       ctx_.io, std::move(process),
       [self](OutputStream stream, std::string line) { self->onLine(stream, std::move(line)); },
       [self](const ProcessResult& result) { self->onExit(result); }, JobLabel{spec_.raceId, spec_.agentId, "agent"});
+  closeFds({leftovers[1]});  // the child's now
 
   if (session_) {
     for (auto& message : session_->start()) process_->write(std::move(message));
@@ -327,6 +357,14 @@ void AgentRun::launch() {
   started.resumed = resumed_;
   if (reaper_ && process_->pid() > 0) {
     reaper_->attach(process_->pid());
+    // Over a limit, the agent is ended as a cancel would end it, with its own words.
+    reaper_->limit(spec_.limits, cgroup_, [weak = weak_from_this()](std::string words) {
+      auto self = weak.lock();
+      if (!self || !self->process_) return;
+      spdlog::warn("race {}: {}: killed: {}", self->spec_.raceId, self->spec_.agentId, words);
+      self->overLimit_ = std::move(words);
+      self->process_->cancel();
+    });
     reaper_->watch(ctx_.io.get_executor(), kReaperScan);
   }
   if (process_->pid() > 0) {
@@ -355,6 +393,32 @@ void AgentRun::supervise(ProcessSpec& process, std::string_view who) {
                  e.what());
     reaper_.reset();
   }
+}
+
+int AgentRun::sandboxLeftovers() {
+  if (leftoversRead_ < 0) return 0;
+  char buffer[32] = {};
+  const ssize_t got = ::read(leftoversRead_, buffer, sizeof buffer - 1);
+  closeFds({leftoversRead_});
+  leftoversRead_ = -1;
+  int count = 0;
+  if (got > 0) std::from_chars(buffer, buffer + got, count);
+  return std::max(0, count);
+}
+
+void AgentRun::limit(ProcessSpec& process) {
+  // Elsewhere, limits are the cluster's business (docs/scaling.md).
+  if (!ctx_.executorOrLocal().local() || !spec_.limits.any()) return;
+  if (limitSupport().mechanism != LimitMechanism::Rlimits) {
+    try {
+      cgroup_ = RunCgroup::create(spec_.limits);
+      process.joinCgroups = cgroup_->joinFds();
+    } catch (const std::exception& e) {
+      spdlog::warn("race {}: {}: its limits are held by rlimits instead of a cgroup: {}", spec_.raceId,
+                   spec_.agentId, e.what());
+    }
+  }
+  process.rlimits = childRlimitsFor(spec_.limits, cgroup_ != nullptr);
 }
 
 bool AgentRun::confineOrEnd(ProcessSpec& process, AgentStatus failure, std::string_view sandbox) {
@@ -520,15 +584,23 @@ void AgentRun::onExit(const ProcessResult& result) {
     for (auto& e : tail) {
       if (e.kind != EventKind::Summary) continue;
       e.isError = true;
-      e.warnings.push_back(result.timedOut ? "cut off by hydra: timed out after " +
-                                                 std::to_string(spec_.timeout.count()) + " s"
-                                           : std::string("cut off by hydra: cancelled"));
+      e.warnings.push_back(overLimit_         ? "cut off by hydra: " + *overLimit_
+                           : result.timedOut ? "cut off by hydra: timed out after " +
+                                                   std::to_string(spec_.timeout.count()) + " s"
+                                             : std::string("cut off by hydra: cancelled"));
     }
   }
   for (const auto& e : tail) note(e);
   publishEvents(OutputStream::Stdout, std::move(tail));
+  // Over a limit since the last scan (an OOM kill that ended it at once):
+  // the last look decides its state.
+  if (reaper_ && !overLimit_) reaper_->scan();
+  // Its first process stopped by RLIMIT_CPU before a scan saw it over.
+  if (!overLimit_ && spec_.limits.cpuSeconds && result.signal == SIGXCPU) {
+    overLimit_ = overLimitWords(LimitKind::Cpu, spec_.limits);
+  }
   process_.reset();
-  leftRunningEnded_ = result.leftRunningEnded;
+  leftRunningEnded_ = result.leftRunningEnded + sandboxLeftovers();
   // The slot is held until everything the agent started has ended (reapThenCommit).
 
   AgentFinished finished = newFinished();
@@ -561,6 +633,10 @@ void AgentRun::onExit(const ProcessResult& result) {
   if (!result.spawnError.empty()) {
     finished.status = AgentStatus::Failed;
     finished.error = result.spawnError;
+  } else if (overLimit_) {
+    finished.status = AgentStatus::Failed;
+    finished.error = "killed: " + *overLimit_;
+    finished.overLimit = finished.error;
   } else if (result.cancelled) {
     finished.status = AgentStatus::Cancelled;
   } else if (result.timedOut) {
@@ -600,6 +676,9 @@ void AgentRun::reapThenCommit(AgentFinished finished) {
   asio::post(ctx_.pool, [self, finished = std::move(finished)]() mutable {
     ReapReport report;
     if (self->reaper_) report = self->reaper_->kill(self->spec_.killGrace);
+    // Nothing of the run is left in its cgroup: it goes (blocking, briefly).
+    if (self->reaper_) self->reaper_->limit({}, nullptr, nullptr);
+    self->cgroup_.reset();
     // With nothing of it left running, what it did outside its worktree is final.
     if (self->ctx_.escapesOf) {
       RunContext::Findings found = self->ctx_.escapesOf(finished.agentId);

@@ -35,6 +35,8 @@
 #include "core/process/proc_stat.h"
 #include "core/process/process.h"
 #include "core/process/reaper.h"
+#include "core/process/resource_limits.h"
+#include "core/process/run_cgroup.h"
 #include "core/run/agent_slots.h"
 #include "core/sandbox/mode.h"
 #include "core/sandbox/network_proxy.h"
@@ -51,6 +53,8 @@ struct AgentRunSpec {
   std::string prompt;
   Worktree checkout;
   std::chrono::seconds timeout{600};
+  // What its processes may take together (resourceLimitsFor()); over one, it is ended and fails.
+  ResourceLimits limits;
   // Set for the agent on top of its adapter's and its configuration's
   // variables (HYDRA_TASK, HYDRA_RACE_ID, ... and whatever the mode adds).
   std::map<std::string, std::string> env;
@@ -153,6 +157,11 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void supervise(ProcessSpec& process, std::string_view who);
   // `process` confined; false, with the run ended as `failure`, when `sandbox` cannot be set up.
   bool confineOrEnd(ProcessSpec& process, AgentStatus failure, std::string_view sandbox);
+  // Puts the run under its limits: a cgroup of its own where hydra can make
+  // one, else rlimits (core/process/resource_limits.h).
+  void limit(ProcessSpec& process);
+  // How many processes its sandbox said its command left running (0 unconfined).
+  int sandboxLeftovers();
   void releaseSlot();
   // `process` confined as the workspace's sandbox decision says.
   ProcessSpec confined(ProcessSpec process) const;
@@ -188,6 +197,9 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   bool holdsSlot_ = false;
   std::shared_ptr<Execution> process_;
   std::shared_ptr<Execution> setup_;  // the setup command, while it runs
+  std::shared_ptr<RunCgroup> cgroup_;  // the run's, while it runs
+  int leftoversRead_ = -1;              // the read end of ProcessSpec::leftoversFd
+  std::optional<std::string> overLimit_;  // "over its 256 MiB memory limit": ended for it
   int leftRunningEnded_ = 0;  // ended beside it where it ran (a cluster job's runner)
   bool setupDone_ = false;
   std::deque<std::string> setupTail_;  // the end of its output, for the error

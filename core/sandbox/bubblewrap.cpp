@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <set>
+#include <string_view>
 #include <system_error>
 #include <tuple>
 
@@ -70,6 +71,16 @@ fs::path resolveProgram(const ProcessSpec& spec) {
 }
 
 }  // namespace
+
+// Between bubblewrap and the command when the caller asks how many
+// processes the command left running (ProcessSpec::leftoversFd): when the
+// command exits, the namespace's end would take them down unseen, so the
+// shell counts them first (every process in the namespace but its init and
+// itself), says so on descriptor 3, and ends as the command did. The
+// command does not get descriptor 3.
+constexpr std::string_view kLeftoversShim =
+    "\"$@\" 3>&-; s=$?; n=0; for p in /proc/[0-9]*; do n=$((n + 1)); done; echo $((n - 2)) >&3; exec 3>&-; "
+    "if [ \"$s\" -gt 128 ]; then trap - $((s - 128)); kill -$((s - 128)) $$; fi; exit \"$s\"";
 
 ProcessSpec confine(ProcessSpec spec, const SandboxPolicy& given, const fs::path& bwrap) {
   requireAbsolute(bwrap, "bubblewrap binary");
@@ -184,7 +195,9 @@ ProcessSpec confine(ProcessSpec spec, const SandboxPolicy& given, const fs::path
     args.insert(args.end(), {"--remount-ro", path.string()});
   if (policy.ownNetwork) args.push_back("--unshare-net");
   args.insert(args.end(), {"--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop",
-                           "ALL", "--chdir", policy.worktree.string(), "--", program.string()});
+                           "ALL", "--chdir", policy.worktree.string(), "--"});
+  if (spec.leftoversFd >= 0) args.insert(args.end(), {"/bin/sh", "-c", std::string(kLeftoversShim), "hydra-sandbox"});
+  args.push_back(program.string());
   args.insert(args.end(), spec.args.begin(), spec.args.end());
 
   spec.program = bwrap.string();

@@ -291,9 +291,9 @@ void keep(std::optional<double>& score) {
 
 }  // namespace
 
-std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escaped, const std::string& tooLarge) {
+std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escaped, const std::string& overLimit) {
   if (escaped) return "escaped";
-  if (!tooLarge.empty()) return tooLarge;
+  if (!overLimit.empty()) return overLimit;
   switch (status) {
     case AgentStatus::Completed:
       break;
@@ -426,7 +426,7 @@ void rankFlaggedBelowTheirEquals(std::vector<AgentScore>& agents, const ScoringW
 
 RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseline baseline,
                       const ScoringConfig& config) {
-  for (auto& a : agents) a.ineligible = ineligibility(a.status, a.diff, a.escaped, a.tooLarge);
+  for (auto& a : agents) a.ineligible = ineligibility(a.status, a.diff, a.escaped, a.overLimit);
   std::optional<double> fastest;
   for (const auto& a : agents) {
     if (!comparedOnSpeed(a)) continue;

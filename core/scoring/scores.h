@@ -95,9 +95,10 @@ struct AgentScore {
   // It changed something outside its worktree (AgentFinished::escapes).
   bool escaped = false;
   // Its work was over a result limit and not committed
-  // (AgentFinished::tooLarge); rankAgents() makes it `ineligible`, which is
-  // what the record keeps.
-  std::string tooLarge;
+  // (AgentFinished::tooLarge), or its run over a resource limit
+  // (AgentFinished::overLimit): the words. rankAgents() makes them
+  // `ineligible`, which is what the record keeps.
+  std::string overLimit;
   // Set by rankAgents() when the tests could be compared by name.
   std::optional<TestChanges> testChanges;
   // Set by rankAgents() when both runs had tests but one of them did not name
@@ -125,9 +126,9 @@ struct AgentScore {
 };
 
 // Why an agent with this status and diff can never win; empty when it can.
-// `tooLarge` (AgentFinished::tooLarge) is the reason itself when set.
+// `overLimit` (AgentScore::overLimit) is the reason itself when set.
 std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escaped = false,
-                          const std::string& tooLarge = {});
+                          const std::string& overLimit = {});
 
 struct RaceScores {
   std::string raceId;

@@ -52,8 +52,55 @@ AgentInfo tag_invoke(json::value_to_tag<AgentInfo>, const json::value& in) {
   return x;
 }
 
+namespace {
+
+// {"memoryMiB": 4096, "processes": 4096}: a limit that is off is absent.
+json::object limitsObject(const ResourceLimits& limits) {
+  json::object o;
+  if (limits.memoryMiB) o["memoryMiB"] = *limits.memoryMiB;
+  if (limits.processes) o["processes"] = *limits.processes;
+  if (limits.cpuSeconds) o["cpuSeconds"] = *limits.cpuSeconds;
+  return o;
+}
+
+ResourceLimits limitsFrom(const json::value& in) {
+  JsonFields r(in);
+  ResourceLimits limits;
+  limits.memoryMiB = r.optionalNumber<std::uint64_t>("memoryMiB");
+  limits.processes = r.optionalNumber<int>("processes");
+  limits.cpuSeconds = r.optionalNumber<int>("cpuSeconds");
+  return limits;
+}
+
+}  // namespace
+
+void tag_invoke(json::value_from_tag, json::value& out, const LimitsStatus& x) {
+  json::object agents;
+  for (const auto& [name, limits] : x.agents) agents[name] = limitsObject(limits);
+  out = json::object{{"mechanism", x.mechanism},
+                     {"detail", x.detail},
+                     {"defaults", limitsObject(x.defaults)},
+                     {"agents", std::move(agents)},
+                     {"summary", x.summary}};
+}
+
+LimitsStatus tag_invoke(json::value_to_tag<LimitsStatus>, const json::value& in) {
+  JsonFields r(in);
+  LimitsStatus x;
+  x.mechanism = r.string("mechanism");
+  x.detail = r.string("detail");
+  x.summary = r.string("summary");
+  if (const auto* defaults = in.as_object().if_contains("defaults")) x.defaults = limitsFrom(*defaults);
+  if (const auto* agents = in.as_object().if_contains("agents"); agents && agents->is_object()) {
+    for (const auto& [name, limits] : agents->as_object()) x.agents[std::string(name)] = limitsFrom(limits);
+  }
+  return x;
+}
+
 void tag_invoke(json::value_from_tag, json::value& out, const SandboxStatus& x) {
-  out = json::object{{"mode", x.mode}, {"confined", x.confined}, {"refused", x.refused}, {"summary", x.summary}};
+  out = json::object{{"mode", x.mode},         {"confined", x.confined},
+                     {"refused", x.refused},   {"summary", x.summary},
+                     {"limits", json::value_from(x.limits)}};
 }
 
 SandboxStatus tag_invoke(json::value_to_tag<SandboxStatus>, const json::value& in) {
@@ -63,6 +110,7 @@ SandboxStatus tag_invoke(json::value_to_tag<SandboxStatus>, const json::value& i
   x.confined = r.boolean("confined", false);
   x.refused = r.boolean("refused", false);
   x.summary = r.string("summary");
+  if (const auto* limits = in.as_object().if_contains("limits")) x.limits = json::value_to<LimitsStatus>(*limits);
   return x;
 }
 

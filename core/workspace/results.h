@@ -8,6 +8,7 @@
 #include <boost/json/conversion.hpp>
 #include <boost/json/value.hpp>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "core/adapter/event.h"
 #include "core/merge/diff.h"
 #include "core/merge/merge.h"
+#include "core/process/resource_limits.h"
 #include "core/race/record.h"
 #include "core/scoring/scores.h"
 
@@ -34,11 +36,22 @@ struct AgentInfo {
 
 // How agents run here now (`hydra sandbox`): with hydra.toml's [general]
 // sandbox and what the probe found.
+// The per-agent limits races here would run under (docs/configuration.md,
+// Per-agent limits), and how they are held.
+struct LimitsStatus {
+  std::string mechanism;  // "cgroup v2", "cgroup v1" or "rlimits"
+  std::string detail;     // a cgroup: where; rlimits: why no cgroup
+  ResourceLimits defaults;                        // [general]'s, defaults applied
+  std::map<std::string, ResourceLimits> agents;   // each configured agent's, where it differs
+  std::string summary;    // for people: "memory 4 GiB, 4096 processes, CPU unlimited; held by a cgroup v1 per run"
+};
+
 struct SandboxStatus {
   std::string mode;       // as asked: "auto", "bubblewrap" or "off"
   bool confined = false;  // races run under bubblewrap
   bool refused = false;   // races are refused: bubblewrap was asked for and does not work
   std::string summary;    // for people: "confined by bubblewrap (/usr/bin/bwrap)", ...
+  LimitsStatus limits;
 };
 
 // One agent of a race as a person wants to see it.
@@ -164,6 +177,7 @@ struct PoolStatus {
   T tag_invoke(boost::json::value_to_tag<T>, const boost::json::value& in)
 
 HYDRA_RESULT_TYPE(AgentInfo);
+HYDRA_RESULT_TYPE(LimitsStatus);
 HYDRA_RESULT_TYPE(SandboxStatus);
 HYDRA_RESULT_TYPE(AgentState);
 HYDRA_RESULT_TYPE(RaceSummary);

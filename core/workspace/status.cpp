@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "core/process/resource_limits.h"
 #include "core/sandbox/mode.h"
 #include "core/sandbox/probe.h"
 #include "core/workspace/agent_probe.h"
@@ -46,10 +47,32 @@ std::vector<AgentInfo> Workspace::agents() {
   return probeAgents(*config, knownAgentNames(*config), root_);
 }
 
+namespace {
+
+LimitsStatus limitsStatus(const Config& config) {
+  LimitsStatus status;
+  const LimitSupport& support = limitSupport();
+  status.mechanism = toString(support.mechanism);
+  status.detail = support.mechanism == LimitMechanism::Rlimits ? support.reason : support.where;
+  status.defaults = resourceLimitsFor(config.general.limits, {});
+  for (const auto& [name, agent] : config.agents) {
+    const ResourceLimits own = resourceLimitsFor(config.general.limits, agent.limits);
+    if (own != status.defaults) status.agents[name] = own;
+  }
+  status.summary = describeLimits(status.defaults) + "; held by " +
+                   (support.mechanism == LimitMechanism::Rlimits
+                        ? "rlimits and hydra's watch of each agent's processes (no cgroup: " + support.reason + ")"
+                        : "a " + status.mechanism + " cgroup per agent run (in " + support.where + ")");
+  return status;
+}
+
+}  // namespace
+
 SandboxStatus Workspace::sandboxStatus() {
   auto config = this->config();
   auto mode = sandbox::parseSandboxMode(config->general.sandbox).value_or(sandbox::SandboxMode::Auto);
   SandboxStatus status;
+  status.limits = limitsStatus(*config);
   status.mode = mode == sandbox::SandboxMode::Off          ? "off"
                 : mode == sandbox::SandboxMode::Bubblewrap ? "bubblewrap"
                                                            : "auto";

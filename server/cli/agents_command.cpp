@@ -102,6 +102,10 @@ int runSandbox(const SandboxOptions& options) {
                 << core::sandbox::describeNetwork(agent.network, agent.allowedHosts, status.confined) << "\n";
     }
   }
+  std::cout << "Limits per agent: " << status.limits.summary << "\n";
+  for (const auto& [name, limits] : status.limits.agents) {
+    std::cout << "  " << name << ": " << core::describeLimits(limits) << "\n";
+  }
   printCheckProtection(workspace, style);
   return 0;
 }

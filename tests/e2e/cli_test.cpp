@@ -1037,6 +1037,38 @@ TEST_F(CliTest, SandboxSaysHowAgentsRunHereAndWhy) {
               HasSubstr("Protected paths (hydra.toml, protected_mode = \"flag\"): tests/\n"));
 }
 
+// `hydra sandbox` says which per-agent limits are in force and what holds
+// them: a cgroup per run where hydra can make one, else rlimits (forced
+// here with HYDRA_RESOURCE_LIMITS), and each agent's own where it differs.
+TEST_F(CliTest, SandboxSaysWhichLimitsHoldAndHow) {
+  writeConfig("[general]\nmax_processes = 300\ncpu_limit_seconds = 600\n\n" +
+              scriptedAgent("small", {"write", "a.txt", "a"}) + "memory_limit_mib = 512\n");
+  auto limits = [&](std::vector<std::string> env) {
+    Outcome r = hydra({"sandbox", "--json"}, std::nullopt, std::move(env));
+    EXPECT_EQ(r.code, 0) << r;
+    json::value doc;
+    EXPECT_NO_THROW(doc = json::parse(r.out)) << r;
+    return doc.is_object() && doc.as_object().contains("limits") ? doc.at("limits").as_object() : json::object{};
+  };
+  json::object forced = limits({"HYDRA_RESOURCE_LIMITS=rlimits"});
+  EXPECT_EQ(forced.at("mechanism"), json::value("rlimits")) << json::serialize(forced);
+  EXPECT_EQ(forced.at("detail"), json::value("HYDRA_RESOURCE_LIMITS=rlimits"));
+  EXPECT_EQ(forced.at("defaults").at("processes"), json::value(300));
+  EXPECT_EQ(forced.at("defaults").at("cpuSeconds"), json::value(600));
+  EXPECT_TRUE(forced.at("defaults").as_object().contains("memoryMiB")) << "half the machine's memory";
+  EXPECT_EQ(forced.at("agents").at("small").at("memoryMiB"), json::value(512)) << json::serialize(forced);
+
+  // This machine (and CI's) lets root make cgroup v1 memory and pids groups.
+  json::object found = limits({});
+  EXPECT_THAT(std::string(found.at("mechanism").as_string()), HasSubstr("cgroup")) << json::serialize(found);
+  EXPECT_THAT(std::string(found.at("summary").as_string()), HasSubstr("cgroup per agent run"));
+
+  Outcome text = hydra({"sandbox"}, std::nullopt, {"HYDRA_RESOURCE_LIMITS=rlimits"});
+  EXPECT_THAT(text.out, HasSubstr("Limits per agent: memory "));
+  EXPECT_THAT(text.out, HasSubstr(", 300 processes, CPU 600 s; held by rlimits and hydra's watch"));
+  EXPECT_THAT(text.out, HasSubstr("  small: memory 512 MiB, 300 processes, CPU 600 s\n"));
+}
+
 TEST_F(CliTest, ARaceThatCannotBeConfinedSaysSoAndRecordsWhy) {
   writeConfig("[general]\nsandbox = \"auto\"\n\n" + scriptedAgent("a", {"write", "a.txt", "a"}));
   Outcome r = hydra({"race", "add a", "--agents", "a"}, std::nullopt, {pathWithBrokenBubblewrap(dir_)});

@@ -38,12 +38,18 @@ const fs::path kHostile = fs::path(HYDRA_SOURCE_DIR) / "tests" / "fixtures" / "h
 struct Case {
   std::string script;
   std::string sandbox;  // "bubblewrap" or "off"
+  // How per-agent limits are held: "" as hydra finds (a cgroup where it can
+  // make one), "rlimits" forced (HYDRA_RESOURCE_LIMITS).
+  std::string limits = "";
 };
 
-void PrintTo(const Case& c, std::ostream* out) { *out << c.script << " with sandbox = " << c.sandbox; }
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.script << " with sandbox = " << c.sandbox << (c.limits.empty() ? "" : ", limits by " + c.limits);
+}
 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
-  std::string name = info.param.script.substr(0, info.param.script.find('.')) + "_" + info.param.sandbox;
+  std::string name = info.param.script.substr(0, info.param.script.find('.')) + "_" + info.param.sandbox +
+                     (info.param.limits.empty() ? "" : "_" + info.param.limits);
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
@@ -119,20 +125,24 @@ class HostileAgentTest : public ::testing::TestWithParam<Case> {
     std::ofstream(repo_.root() / ".git" / "info" / "exclude", std::ios::app) << ".hydra/\n";
   }
 
-  // Races the hostile agent and a well-behaved sibling to the end, then ends hydra.
-  json::object race() {
+  // Races the hostile agent and a well-behaved sibling to the end, then ends
+  // hydra. `general` and `evil` are more lines for those tables.
+  json::object race(const std::string& general = "", const std::string& evil = "") {
     const Case& c = GetParam();
     // (stubborn_grandchild.sh waits for ever: its 10 s are up first.)
-    repo_.writeConfig("[general]\nsandbox = \"" + c.sandbox + "\"\ntimeout_seconds = 60\n\n" +
+    repo_.writeConfig("[general]\nsandbox = \"" + c.sandbox + "\"\ntimeout_seconds = 60\n" + general + "\n" +
                       "[agents.evil]\nadapter = \"command\"\nbinary = \"" + (kHostile / c.script).string() +
-                      "\"\ntimeout_seconds = 10\n\n" + TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) +
-                      TestRepo::scoring());
+                      "\"\ntimeout_seconds = 10\n" + evil + "\n" +
+                      TestRepo::agent("honest", {"write", "calc.py", TestRepo::fixedCalc()}) + TestRepo::scoring());
     repo_.git("add hydra.toml");
     repo_.git("commit -q -m config");
     before_ = checkoutSnapshot(repo_);
     earlierRecord_ = repo_.read(".hydra/earlier.json");
 
-    RpcClient client(repo_.root());
+    std::vector<std::string> env;
+    if (!c.limits.empty()) env.push_back("HYDRA_RESOURCE_LIMITS=" + c.limits);
+    RpcClient client(repo_.root(), env);
+    hydraPid_ = client.process().pid();
     client.initialize(repo_.uri());
     std::string id(client.call("hydra/race", json::object{{"task", "fix add"}, {"agents", json::array{"evil", "honest"}}})
                        .at("raceId")
@@ -180,6 +190,7 @@ class HostileAgentTest : public ::testing::TestWithParam<Case> {
   std::string earlierRecord_;
   std::map<std::string, json::object> agentFinished_;
   std::string stderr_;
+  pid_t hydraPid_ = 0;
 };
 
 class ConfinedHostileAgentTest : public HostileAgentTest {};
@@ -715,6 +726,101 @@ TEST(UnconfinedLeftovers, TheAgentsResultSaysWhatWasEnded) {
   ASSERT_TRUE(p.contains("warnings")) << json::serialize(p);
   EXPECT_THAT(json::serialize(p.at("warnings")), HasSubstr("it left running ended with it")) << json::serialize(p);
 }
+
+// Per-agent limits ([general] and [agents.NAME] memory_limit_mib,
+// max_processes, cpu_limit_seconds): an agent over one is ended with its
+// own words, cannot win, leaves nothing running, and its sibling scores as
+// if it had raced alone. Held by a cgroup where hydra can make one, and by
+// rlimits with hydra's watch of the tree when forced
+// (HYDRA_RESOURCE_LIMITS=rlimits), as on a machine without cgroups.
+struct LimitFor {
+  std::string general;  // lines for [general]
+  std::string evil;     // lines for [agents.evil]
+  std::string words;    // its error
+};
+
+LimitFor limitFor(const std::string& script) {
+  if (script == "memory_hog.sh") return {"", "memory_limit_mib = 256\n", "killed: over its 256 MiB memory limit"};
+  if (script == "fork_bomb.sh") return {"max_processes = 100\n", "", "killed: over its 100-process limit"};
+  return {"", "cpu_limit_seconds = 2\n", "killed: over its 2 s CPU limit"};
+}
+
+// The cgroups hydra `pid` made (hydra.<pid>.<start> directories) that are
+// still there.
+std::vector<std::string> cgroupsOf(pid_t pid) {
+  std::vector<std::string> left;
+  const std::string prefix = "hydra." + std::to_string(pid) + ".";
+  std::error_code ec;
+  fs::recursive_directory_iterator it("/sys/fs/cgroup", fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() >= 4 || !it->is_directory(ec)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().filename().string().rfind(prefix, 0) == 0) left.push_back(it->path().string());
+  }
+  return left;
+}
+
+class LimitedHostileAgentTest : public HostileAgentTest {};
+
+TEST_P(LimitedHostileAgentTest, ItIsEndedOverItsLimitAloneAndTheHonestAgentWins) {
+  const LimitFor limit = limitFor(GetParam().script);
+  json::object finished = race(limit.general, limit.evil);
+  expectNothingLeft();
+  EXPECT_EQ(checkoutSnapshot(repo_), before_) << stderr_;
+  expectSiblingUntouched(finished);
+  ASSERT_TRUE(agentFinished_.count("evil"));
+  const json::object& evil = agentFinished_["evil"];
+  EXPECT_EQ(evil.at("status"), json::value("failed")) << json::serialize(evil) << "\n" << stderr_;
+  EXPECT_EQ(evil.at("error"), json::value(limit.words)) << json::serialize(evil) << "\n" << stderr_;
+  // Ended for its limit, long before its 10 s timeout.
+  EXPECT_LT(evil.at("durationMs").to_number<std::int64_t>(), 9000) << json::serialize(evil);
+  EXPECT_EQ(finished.at("winner"), json::value("honest")) << json::serialize(finished);
+  for (const auto& r : finished.at("rankings").as_array()) {
+    if (r.at("agentId") != json::value("evil")) continue;
+    EXPECT_EQ(r.at("eligible"), json::value(false)) << json::serialize(r);
+    EXPECT_EQ(r.at("ineligible"), json::value(limit.words)) << json::serialize(r);
+  }
+  EXPECT_THAT(cgroupsOf(hydraPid_), ::testing::IsEmpty()) << "its cgroups outlived hydra";
+  if (GetParam().script == "fork_bomb.sh") {
+    // Its sleeps, ended with it and named.
+    ASSERT_TRUE(evil.contains("warnings")) << json::serialize(evil);
+    EXPECT_THAT(json::serialize(evil.at("warnings")), HasSubstr("it left running ended with it")) << json::serialize(evil);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Limits, LimitedHostileAgentTest,
+                         ::testing::Values(Case{"memory_hog.sh", "bubblewrap"}, Case{"memory_hog.sh", "off"},
+                                           Case{"memory_hog.sh", "bubblewrap", "rlimits"},
+                                           Case{"memory_hog.sh", "off", "rlimits"},
+                                           Case{"fork_bomb.sh", "bubblewrap"}, Case{"fork_bomb.sh", "off"},
+                                           Case{"fork_bomb.sh", "bubblewrap", "rlimits"},
+                                           Case{"fork_bomb.sh", "off", "rlimits"},
+                                           Case{"cpu_burner.sh", "bubblewrap"}, Case{"cpu_burner.sh", "off"},
+                                           Case{"cpu_burner.sh", "bubblewrap", "rlimits"},
+                                           Case{"cpu_burner.sh", "off", "rlimits"}),
+                         caseName);
+
+// What an agent left running when it exited is ended and named in its
+// result, confined or not (bubblewrap's namespace would otherwise take it
+// down unseen, and unconfined its process group ended it unnamed).
+class LeftRunningTest : public HostileAgentTest {};
+
+TEST_P(LeftRunningTest, WhatItLeftRunningIsEndedAndNamed) {
+  json::object finished = race();
+  expectNothingLeft();
+  expectSiblingUntouched(finished);
+  ASSERT_TRUE(agentFinished_.count("evil"));
+  const json::object& evil = agentFinished_["evil"];
+  ASSERT_TRUE(evil.contains("warnings")) << json::serialize(evil) << "\n" << stderr_;
+  EXPECT_THAT(json::serialize(evil.at("warnings")), HasSubstr("20 processes it left running ended with it"))
+      << json::serialize(evil);
+}
+
+INSTANTIATE_TEST_SUITE_P(Leftovers, LeftRunningTest,
+                         ::testing::Values(Case{"leave_sleepers.sh", "bubblewrap"}, Case{"leave_sleepers.sh", "off"}),
+                         caseName);
 
 }  // namespace
 }  // namespace hydra::test

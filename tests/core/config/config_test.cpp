@@ -1,4 +1,5 @@
 #include "core/config/config.h"
+#include "core/process/resource_limits.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -323,6 +324,52 @@ TEST(ConfigTest, ResultLimitsHaveDefaultsAndAcceptBytesBeyondAnInt) {
   expectError("[general]\nmax_result_bytes = \"2G\"\n", 2, 20, "'max_result_bytes' must be an integer, found string");
 }
 
+TEST(ConfigTest, PerAgentLimitsComeFromTheAgentElseGeneralElseTheDefaults) {
+  const Config config = parseConfig(
+      "[general]\nmemory_limit_mib = 4096\nmax_processes = 200\n\n"
+      "[agents.a]\nadapter = \"command\"\nbinary = \"a\"\nmax_processes = 50\ncpu_limit_seconds = 60\n\n"
+      "[agents.b]\nadapter = \"command\"\nbinary = \"b\"\nmemory_limit_mib = 0\n",
+      "hydra.toml");
+  EXPECT_EQ(config.general.limits.memoryMiB, 4096);
+  EXPECT_EQ(config.general.limits.processes, 200);
+  EXPECT_FALSE(config.general.limits.cpuSeconds);
+
+  const ResourceLimits a = resourceLimitsFor(config.general.limits, config.agents.at("a").limits);
+  EXPECT_EQ(a.memoryMiB, 4096u);
+  EXPECT_EQ(a.processes, 50);
+  EXPECT_EQ(a.cpuSeconds, 60);
+  EXPECT_EQ(overLimitWords(LimitKind::Memory, a), "over its 4 GiB memory limit");
+  EXPECT_EQ(overLimitWords(LimitKind::Processes, a), "over its 50-process limit");
+  EXPECT_EQ(overLimitWords(LimitKind::Cpu, a), "over its 60 s CPU limit");
+  EXPECT_EQ(describeLimits(a), "memory 4 GiB, 50 processes, CPU 60 s");
+
+  // 0 turns a limit off for that agent alone.
+  const ResourceLimits b = resourceLimitsFor(config.general.limits, config.agents.at("b").limits);
+  EXPECT_FALSE(b.memoryMiB);
+  EXPECT_EQ(b.processes, 200);
+  EXPECT_EQ(describeLimits(b), "memory unlimited, 200 processes, CPU unlimited");
+
+  // Nothing set: half the machine's memory, 4096 processes, no CPU limit.
+  const ResourceLimits defaults = resourceLimitsFor({}, {});
+  EXPECT_EQ(defaults.memoryMiB, defaultMemoryLimitMiB());
+  EXPECT_GE(*defaults.memoryMiB, 64u);
+  EXPECT_EQ(defaults.processes, kDefaultProcessLimit);
+  EXPECT_FALSE(defaults.cpuSeconds);
+  EXPECT_EQ(overLimitWords(LimitKind::Memory, ResourceLimits{1536, {}, {}}), "over its 1536 MiB memory limit");
+}
+
+TEST(ConfigErrorTest, PerAgentLimitsAreNoneOrEnoughToStartACli) {
+  expectError("[general]\nmemory_limit_mib = 16\n", 2, 20,
+              "'memory_limit_mib' must be 0 (no limit) or at least 64, found 16");
+  expectError("[general]\nmax_processes = -1\n", 2, 17, "'max_processes' must be at least 0, found -1");
+  expectError("[general]\nmax_processes = 2\n", 2, 17, "'max_processes' must be 0 (no limit) or at least 8, found 2");
+  expectError("[general]\ncpu_limit_seconds = 1.5\n", 2, 21, "'cpu_limit_seconds' must be an integer, found float");
+  expectError("[agents.a]\nbinary = \"a\"\ncpu_limit_seconds = 40000000\n", 3, 21,
+              "'cpu_limit_seconds' must be at most 31536000, found 40000000");
+  expectError("[agents.a]\nbinary = \"a\"\nmemory_limit_mib = \"4G\"\n", 3, 20,
+              "'memory_limit_mib' must be an integer, found string");
+}
+
 TEST(ConfigTest, PoolKeepsIgnoredFoldersAndSetupRunsACommand) {
   Config config = parseConfig(
       "[general]\npool_size = 8\nkeep_ignored = [\"node_modules\", \"web/./.venv\"]\nsetup_command = \"npm ci\"\n",
@@ -635,10 +682,11 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
   EXPECT_THAT(keys.at("general"),
               ElementsAre("workspace_dir", "max_concurrent_agents", "timeout_seconds", "sandbox", "copy_ignored",
                           "pool_size", "max_result_files", "max_result_bytes", "keep_ignored", "sparse_paths",
-                          "setup_command"));
-  EXPECT_THAT(keys.at("agents.*"), ElementsAre("adapter", "binary", "args", "extra_args", "env",
-                                               "timeout_seconds", "acp_permissions", "network", "allowed_hosts",
-                                               "writable_paths"));
+                          "setup_command", "memory_limit_mib", "max_processes", "cpu_limit_seconds"));
+  EXPECT_THAT(keys.at("agents.*"),
+              ElementsAre("adapter", "binary", "args", "extra_args", "env", "timeout_seconds", "acp_permissions",
+                          "network", "allowed_hosts", "writable_paths", "memory_limit_mib", "max_processes",
+                          "cpu_limit_seconds"));
   EXPECT_THAT(keys.at("scoring.weights"),
               ElementsAre("build", "tests", "lint", "diff_size", "speed"));
   EXPECT_THAT(keys.at("scoring.thresholds"), ElementsAre("auto_merge_minimum", "fail_maximum"));

@@ -16,6 +16,7 @@
 
 #include "core/checks/protected_paths.h"
 #include "core/config/config.h"
+#include "core/process/resource_limits.h"
 
 namespace hydra::core {
 namespace {
@@ -120,6 +121,9 @@ json::object defaultsAsToml() {
         {"pool_size", defaults.general.poolSize},
         {"max_result_files", defaults.general.maxResultFiles},
         {"max_result_bytes", defaults.general.maxResultBytes},
+        // Unset in Config; what resourceLimitsFor() makes of that.
+        {"max_processes", kDefaultProcessLimit},
+        {"cpu_limit_seconds", 0},
         {"keep_ignored", json::value_from(defaults.general.keepIgnored)},
         {"sparse_paths", json::value_from(defaults.general.sparsePaths)}}},
       {"scoring",
@@ -177,7 +181,7 @@ int checkDefaults(const json::object& schema, const json::object& defaults,
 
 TEST(SchemaTest, DefaultsMatchTheConfigStructs) {
   int checked = checkDefaults(loadSchema(), defaultsAsToml(), "");
-  EXPECT_EQ(checked, 28);  // general 10, weights 5, scoring 7, thresholds 2, collaboration 4
+  EXPECT_EQ(checked, 30);  // general 12, weights 5, scoring 7, thresholds 2, collaboration 4
 
   // Agents: extra_args and env default to empty.
   const json::object& agent = schemaFor("agents.*").at("properties").as_object();
