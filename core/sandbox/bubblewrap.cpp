@@ -76,10 +76,14 @@ fs::path resolveProgram(const ProcessSpec& spec) {
 // processes the command left running (ProcessSpec::leftoversFd): when the
 // command exits, the namespace's end would take them down unseen, so the
 // shell counts them first (every process in the namespace but its init and
-// itself), says so on descriptor 3, and ends as the command did. The
-// command does not get descriptor 3.
+// itself; a zombie, already ended and waiting for init to reap it, and one
+// gone meanwhile do not count), says so on descriptor 3, and ends as the
+// command did. Only builtins run while it counts: nothing it starts is
+// counted. The command does not get descriptor 3.
 constexpr std::string_view kLeftoversShim =
-    "\"$@\" 3>&-; s=$?; n=0; for p in /proc/[0-9]*; do n=$((n + 1)); done; echo $((n - 2)) >&3; exec 3>&-; "
+    "\"$@\" 3>&-; s=$?; n=0; for p in /proc/[0-9]*; do z=gone; "
+    "while read -r k v _; do if [ \"$k\" = State: ]; then [ \"$v\" = Z ] || z=live; break; fi; "
+    "done 2>/dev/null < \"$p/status\"; [ $z = live ] && n=$((n + 1)); done; echo $((n - 2)) >&3; exec 3>&-; "
     "if [ \"$s\" -gt 128 ]; then trap - $((s - 128)); kill -$((s - 128)) $$; fi; exit \"$s\"";
 
 ProcessSpec confine(ProcessSpec spec, const SandboxPolicy& given, const fs::path& bwrap) {
