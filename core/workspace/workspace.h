@@ -174,6 +174,12 @@ class Workspace {
   std::vector<RaceSummary> status(const std::optional<std::string>& raceId, std::size_t newest = 20);
   RacePage races(std::size_t offset, std::size_t limit);
   RaceRecord record(const std::string& raceId);
+  // The first write of the race's record, logs or scores that failed (a full
+  // disk, a read-only .hydra): "recording <what> failed: cannot write <path>:
+  // <reason>". nullopt when everything of it is on disk. A race whose record
+  // could not be written in full stays live in this process (record(),
+  // scores()) so that its results can still be shown.
+  std::optional<std::string> recordFailure(const std::string& raceId) const;
   // Throws UnknownRace for no such race, and RaceRunning (raceOwnedElsewhere)
   // for a race that another live hydra process runs: only its own hydra
   // cancels a race. A race of this workspace, or one that has ended, passes.
