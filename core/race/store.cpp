@@ -223,7 +223,10 @@ std::string RaceStore::newRaceId() {
                   static_cast<int>(clock.hours().count()),
                   static_cast<int>(clock.minutes().count()),
                   static_cast<int>(clock.seconds().count()), entropy() & 0xffffu);
-    // Never over an existing folder: another race took that id.
+    // Never over an existing folder: another race took that id. The owner
+    // file appears among hydra's records under that name: the escape guard
+    // must know it as hydra's own write, not an agent's.
+    guard::OwnRecordWrite own({racesDir_ / id / kOwnerFile});
     if (::renameat2(AT_FDCWD, claim.c_str(), AT_FDCWD, (racesDir_ / id).c_str(), RENAME_NOREPLACE) == 0) return id;
     if (errno == EEXIST) continue;
     const int error = errno;
@@ -238,6 +241,7 @@ void RaceStore::abandon(std::string_view raceId) {
   const fs::path dir = raceDir(raceId);
   std::error_code ec;
   if (fs::exists(dir / "race.json", ec)) return;
+  guard::OwnRecordWrite own(guard::filesUnder(dir));
   fs::remove_all(dir, ec);
 }
 
@@ -261,6 +265,7 @@ int RaceStore::removeAbandoned() {
     // before its owner was written (a claim is renamed only once it has one).
     if (owner && ownerLife(*owner) != OwnerLife::Dead) continue;
     std::error_code removeError;
+    guard::OwnRecordWrite own(guard::filesUnder(entry.path()));
     fs::remove_all(entry.path(), removeError);
     if (removeError) {
       spdlog::warn("could not remove {}, left by a hydra that stopped: {}", entry.path().string(), removeError.message());
