@@ -207,6 +207,7 @@ std::string RaceStore::newRaceId() {
                             "cannot create the race folder " + claim.string());
   }
   try {
+    guard::OwnRecordWrite own({claim / kOwnerFile});
     writeFileAtomic(claim / kOwnerFile, owner + "\n");
   } catch (...) {
     fs::remove_all(claim, ec);
@@ -226,7 +227,7 @@ std::string RaceStore::newRaceId() {
     // Never over an existing folder: another race took that id. The owner
     // file appears among hydra's records under that name: the escape guard
     // must know it as hydra's own write, not an agent's.
-    guard::OwnRecordWrite own({racesDir_ / id / kOwnerFile});
+    guard::OwnRecordWrite own({claim / kOwnerFile, racesDir_ / id / kOwnerFile});
     if (::renameat2(AT_FDCWD, claim.c_str(), AT_FDCWD, (racesDir_ / id).c_str(), RENAME_NOREPLACE) == 0) return id;
     if (errno == EEXIST) continue;
     const int error = errno;
