@@ -194,8 +194,20 @@ void writeBlob(git_repository* repo, const Entry& e, int fd) {
            static_cast<std::size_t>(git_blob_rawsize(blob.get())), e.path);
 }
 
-// Writes one entry below `dir` (an open directory of the worktree) and stats it.
-void writeEntry(git_repository* repo, int dir, Entry& e) {
+void writeEntryIn(git_repository* repo, int dir, Entry& e);
+
+// Writes one entry below `dir` (the open directory `worktree`) and stats it.
+// Errors name the worktree as well as the file in it: a full disk is the
+// disk of that path.
+void writeEntry(git_repository* repo, const fs::path& worktree, int dir, Entry& e) {
+  try {
+    writeEntryIn(repo, dir, e);
+  } catch (const GitError& error) {
+    throw GitError(error.code(), error.klass(), worktree.string() + ": " + error.what());
+  }
+}
+
+void writeEntryIn(git_repository* repo, int dir, Entry& e) {
   const char* path = e.path.c_str();
   if (e.mode == GIT_FILEMODE_COMMIT) {  // a submodule: git leaves an empty directory
     if (::mkdirat(dir, path, 0777) < 0 && errno != EEXIST) throw osError("create " + e.path);
@@ -505,7 +517,7 @@ bool writeTree(const fs::path& worktree, const std::string& commit, std::size_t 
   auto writer = [&] {
     try {
       RepositoryPtr own = openRepository(worktree);
-      for (std::size_t i = next++; i < walk.entries.size(); i = next++) writeEntry(own.get(), dir, walk.entries[i]);
+      for (std::size_t i = next++; i < walk.entries.size(); i = next++) writeEntry(own.get(), worktree, dir, walk.entries[i]);
     } catch (...) {
       std::lock_guard lock(errorMutex);
       if (!error) error = std::current_exception();
@@ -578,7 +590,7 @@ std::optional<std::uintmax_t> resetTree(const fs::path& worktree, const std::str
     if (::mkdirat(dir, d.c_str(), 0777) < 0 && errno != EEXIST) throw osError("create " + d);
   }
   for (std::size_t i = 0; i < walk.entries.size(); ++i) {
-    if (!reset.intact[i]) writeEntry(repo.get(), dir, walk.entries[i]);
+    if (!reset.intact[i]) writeEntry(repo.get(), worktree, dir, walk.entries[i]);
   }
 
   // Now that every .gitignore is the tree's own: a kept folder must be one git ignores.
@@ -661,7 +673,7 @@ bool moveTree(const fs::path& worktree, const std::string& from, const std::stri
     }
     struct stat st {};
     if (::fstatat(dir, e.path.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) removeAny(worktree / e.path);
-    writeEntry(repo.get(), dir, e);
+    writeEntry(repo.get(), worktree, dir, e);
   }
 
   // The few entries that changed, the others copied as they are; libgit2's

@@ -71,6 +71,9 @@ std::map<std::string, FileStamp> watchedFiles(const fs::path& root, std::set<std
       continue;
     }
     if (underWay.count(id) > 0) continue;
+    // A race folder being claimed (RaceStore::newRaceId): hydra's, and
+    // renamed to its race's id a moment later.
+    if (id.rfind(".claim-", 0) == 0) continue;
     const bool known = finishedBefore.count(id) > 0;
     if (!known && looksLikeRaceId(id) && !finished(id)) {
       underWay.insert(id);

@@ -42,28 +42,41 @@ void RaceRecorder::afterWritten(std::function<void()> fn) {
   });
 }
 
+std::optional<std::string> RaceRecorder::failure(const std::string& raceId) const {
+  std::lock_guard lock(failuresMutex_);
+  auto it = failures_.find(raceId);
+  if (it == failures_.end()) return std::nullopt;
+  return it->second;
+}
+
+template <class Fn>
+void RaceRecorder::attempt(const std::string& raceId, std::string_view what, Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    const std::string message = "recording " + std::string(what) + " failed: " + e.what();
+    // An agent that floods its log on a full disk fails once per line: the
+    // same message over and over says nothing new.
+    if (logged_.insert(e.what()).second) spdlog::error("race {}: {}", raceId, message);
+    std::lock_guard lock(failuresMutex_);
+    failures_.try_emplace(raceId, message);
+  }
+}
+
 void RaceRecorder::drain() {
   for (const RaceEvent& event : subscription_->drain()) {
-    try {
-      write(event);
-    } catch (const std::exception& e) {
-      spdlog::error("race {}: recording {} failed: {}", raceIdOf(event.body), typeOf(event.body), e.what());
-    }
+    attempt(raceIdOf(event.body), typeOf(event.body), [&] { write(event); });
   }
 }
 
 void RaceRecorder::appendEvent(const RaceEvent& event) {
   json::object line{{"type", typeOf(event.body)}, {"time", formatTimestamp(event.time)}, {"seq", event.seq}};
   for (auto& member : toJson(event.body)) line.insert(std::move(member));
-  store_.appendEvent(raceIdOf(event.body), line);
+  attempt(raceIdOf(event.body), typeOf(event.body), [&] { store_.appendEvent(raceIdOf(event.body), line); });
 }
 
 void RaceRecorder::save(const RaceRecord& record) {
-  try {
-    store_.save(record);
-  } catch (const std::exception& e) {
-    spdlog::error("race {}: saving its record failed: {}", record.id, e.what());
-  }
+  attempt(record.id, "its record", [&] { store_.save(record); });
 }
 
 AgentLog* RaceRecorder::agentLog(OpenRace& race, const std::string& agentId) {
@@ -101,13 +114,14 @@ void RaceRecorder::write(const RaceEvent& event) {
           log->write(e.stream, e.line);
         } else if constexpr (std::is_same_v<E, AgentStarted>) {
           race.record.apply(event.body);
-          agentLog(race, e.agentId);  // the log exists from the start, so a viewer can page it at once
+          // The log exists from the start, so a viewer can page it at once.
+          attempt(raceId, "the log of " + e.agentId, [&] { agentLog(race, e.agentId); });
           save(race.record);
           appendEvent(event);
         } else if constexpr (std::is_same_v<E, AgentFinished>) {
           race.record.apply(event.body);
           if (auto log = race.logs.find(e.agentId); log != race.logs.end()) {
-            log->second->sync();
+            attempt(raceId, "the log of " + e.agentId, [&] { log->second->sync(); });
             race.logs.erase(log);
           }
           save(race.record);
@@ -117,20 +131,14 @@ void RaceRecorder::write(const RaceEvent& event) {
         } else if constexpr (std::is_same_v<E, IterationFinished> || std::is_same_v<E, IterationScored>) {
           // A collaboration's iteration is history once published: on disk at once.
           race.record.apply(event.body);
-          for (auto& [key, log] : race.checkLogs) log->sync();
+          for (auto& [key, log] : race.checkLogs) attempt(raceId, "a check's log", [&] { log->sync(); });
           save(race.record);
           appendEvent(event);
         } else if constexpr (std::is_same_v<E, RaceFinished>) {
           race.record.apply(event.body);
-          for (auto& [key, log] : race.checkLogs) log->sync();
-          for (auto& [id, log] : race.logs) log->sync();
-          if (e.scores) {
-            try {
-              store_.saveScores(raceId, *e.scores);
-            } catch (const std::exception& error) {
-              spdlog::error("race {}: saving its scores failed: {}", raceId, error.what());
-            }
-          }
+          for (auto& [key, log] : race.checkLogs) attempt(raceId, "a check's log", [&] { log->sync(); });
+          for (auto& [id, log] : race.logs) attempt(raceId, "the log of " + id, [&] { log->sync(); });
+          if (e.scores) attempt(raceId, "its scores", [&] { store_.saveScores(raceId, *e.scores); });
           save(race.record);
           appendEvent(event);
           races_.erase(it);

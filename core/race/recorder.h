@@ -13,12 +13,20 @@
 //   RaceFinished with scores                                scores.json
 //
 // A write that fails is logged and the recorder goes on: a full disk must not
-// stop a race.
+// stop a race. Each distinct failure (its message names the file and says
+// why) is logged once, not once per line of an agent that floods its log, and
+// the first one of each race is kept for failure(), so that whoever ran the
+// race can say its record is incomplete. The record itself is always written
+// whole (writeFileAtomic): a failed save leaves the previous one in place, and
+// the next save writes everything again.
 
 #include <boost/asio/any_io_executor.hpp>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -50,6 +58,11 @@ class RaceRecorder {
   // the call is on disk.
   void afterWritten(std::function<void()> fn);
 
+  // The first write of race `raceId` that failed, as "recording <what> failed:
+  // cannot write <path>: <reason>", or nullopt when all of it so far is on
+  // disk. Thread-safe; kept after the race ends.
+  std::optional<std::string> failure(const std::string& raceId) const;
+
  private:
   struct OpenRace {
     RaceRecord record;
@@ -62,11 +75,17 @@ class RaceRecorder {
   void appendEvent(const RaceEvent& event);
   void save(const RaceRecord& record);
   AgentLog* agentLog(OpenRace& race, const std::string& agentId);
+  // Runs `fn`; a failure is logged (once per distinct message) and remembered for failure().
+  template <class Fn>
+  void attempt(const std::string& raceId, std::string_view what, Fn&& fn);
 
   RaceStore& store_;
   boost::asio::any_io_executor executor_;
   std::shared_ptr<Subscription> subscription_;
   std::map<std::string, OpenRace> races_;
+  std::set<std::string> logged_;  // failure messages already logged (recorder's executor only)
+  mutable std::mutex failuresMutex_;
+  std::map<std::string, std::string> failures_;  // the first failure, by race id
 };
 
 }  // namespace hydra::core

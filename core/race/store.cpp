@@ -1,6 +1,8 @@
 #include "core/race/store.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -175,9 +177,42 @@ fs::path RaceStore::logPath(std::string_view raceId, std::string_view agentId,
   return raceDir(raceId) / name;
 }
 
+namespace {
+
+constexpr std::string_view kClaimPrefix = ".claim-";
+constexpr const char* kOwnerFile = "owner";
+
+// The owner a claim's name carries: `.claim-<hex>-<owner word>`.
+std::optional<ProcessOwner> claimOwner(std::string_view name) {
+  if (!name.starts_with(kClaimPrefix)) return std::nullopt;
+  name.remove_prefix(kClaimPrefix.size());
+  const auto dash = name.find('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  return parseOwnerWord(name.substr(dash + 1));
+}
+
+}  // namespace
+
 std::string RaceStore::newRaceId() {
-  fs::create_directories(racesDir_);
+  std::error_code ec;
+  fs::create_directories(racesDir_, ec);
+  if (ec) throw std::system_error(ec, "cannot create " + racesDir_.string());
   std::random_device entropy;
+  const std::string owner = toWord(ProcessOwner::self());
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%08x", entropy());
+  const fs::path claim = racesDir_ / (std::string(kClaimPrefix) + hex + "-" + owner);
+  if (!fs::create_directory(claim, ec) || ec) {
+    throw std::system_error(ec ? ec : std::make_error_code(std::errc::file_exists),
+                            "cannot create the race folder " + claim.string());
+  }
+  try {
+    guard::OwnRecordWrite own({claim / kOwnerFile});
+    writeFileAtomic(claim / kOwnerFile, owner + "\n");
+  } catch (...) {
+    fs::remove_all(claim, ec);
+    throw;
+  }
   for (int attempt = 0; attempt < 64; ++attempt) {
     auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
     auto day = std::chrono::floor<std::chrono::days>(now);
@@ -189,10 +224,58 @@ std::string RaceStore::newRaceId() {
                   static_cast<int>(clock.hours().count()),
                   static_cast<int>(clock.minutes().count()),
                   static_cast<int>(clock.seconds().count()), entropy() & 0xffffu);
-    // create_directory is false when it exists: another race took that id.
-    if (fs::create_directory(racesDir_ / id)) return id;
+    // Never over an existing folder: another race took that id. The owner
+    // file appears among hydra's records under that name: the escape guard
+    // must know it as hydra's own write, not an agent's.
+    guard::OwnRecordWrite own({claim / kOwnerFile, racesDir_ / id / kOwnerFile});
+    if (::renameat2(AT_FDCWD, claim.c_str(), AT_FDCWD, (racesDir_ / id).c_str(), RENAME_NOREPLACE) == 0) return id;
+    if (errno == EEXIST) continue;
+    const int error = errno;
+    fs::remove_all(claim, ec);
+    throw std::system_error(error, std::generic_category(), "cannot create the race folder " + (racesDir_ / id).string());
   }
+  fs::remove_all(claim, ec);
   throw std::runtime_error("cannot find a free race id in " + racesDir_.string());
+}
+
+void RaceStore::abandon(std::string_view raceId) {
+  const fs::path dir = raceDir(raceId);
+  std::error_code ec;
+  if (fs::exists(dir / "race.json", ec)) return;
+  guard::OwnRecordWrite own(guard::filesUnder(dir));
+  fs::remove_all(dir, ec);
+}
+
+int RaceStore::removeAbandoned() {
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(racesDir_, ec)) {
+    const std::string name = entry.path().filename().string();
+    std::optional<ProcessOwner> owner;
+    if (name.starts_with(kClaimPrefix)) {
+      owner = claimOwner(name);
+    } else if (isValidId(name) && entry.is_directory(ec) && !fs::exists(entry.path() / "race.json", ec)) {
+      std::ifstream file(entry.path() / kOwnerFile);
+      std::string word;
+      file >> word;
+      owner = parseOwnerWord(word);
+    } else {
+      continue;
+    }
+    // No owner: made by a hydra from before owners were kept, or cut short
+    // before its owner was written (a claim is renamed only once it has one).
+    if (owner && ownerLife(*owner) != OwnerLife::Dead) continue;
+    std::error_code removeError;
+    guard::OwnRecordWrite own(guard::filesUnder(entry.path()));
+    fs::remove_all(entry.path(), removeError);
+    if (removeError) {
+      spdlog::warn("could not remove {}, left by a hydra that stopped: {}", entry.path().string(), removeError.message());
+      continue;
+    }
+    spdlog::info("removed {}, left by a hydra that stopped before its race was recorded", entry.path().string());
+    ++removed;
+  }
+  return removed;
 }
 
 void RaceStore::save(const RaceRecord& race) {

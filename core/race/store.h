@@ -3,6 +3,7 @@
 // Where races live on disk, and how they survive a crash of hydra:
 //
 //   <repoRoot>/.hydra/races/<raceId>/
+//     owner                    the hydra that made the folder ("<pid>:<start>:<host>"), there from the start
 //     race.json                the RaceRecord, replaced atomically on every save
 //     scores.json              the race's scores, once it has been scored
 //     events.jsonl             one JSON object per line, appended
@@ -106,8 +107,21 @@ class RaceStore {
   std::filesystem::path raceDir(std::string_view raceId) const;
 
   // A fresh id, `YYYYMMDD-HHMMSS-xxxx` (UTC, then 4 random hex digits), so ids
-  // sort by creation time. Its directory is created here, which reserves it.
+  // sort by creation time. Its directory is created here, which reserves it,
+  // and it holds a file `owner` (this process, as ProcessOwner's word) from
+  // the moment it appears: it is made as `.claim-<hex>-<owner>` and renamed
+  // into place (never over another race's), so that a hydra killed before
+  // its race's first record leaves a folder recovery can tell is dead.
+  // Throws std::system_error naming the folder it could not make.
   std::string newRaceId();
+  // Removes the folder of a race that never started (its plan was refused):
+  // only while it holds no record.
+  void abandon(std::string_view raceId);
+  // Removes what a dead hydra left before its race had a record: race
+  // folders without race.json whose owner is dead (or unknown), and claims
+  // (`.claim-*`) of dead owners. A live hydra's are left alone. Returns how
+  // many it removed.
+  int removeAbandoned();
 
   // Writes race.json atomically (creating the race's directory if needed).
   // String values are redacted. Throws std::system_error.

@@ -189,7 +189,16 @@ void AppendFile::append(std::string_view text) {
   int count = 0;
   if (!text.empty()) parts[count++] = {const_cast<char*>(text.data()), text.size()};
   if (text.empty() || text.back() != '\n') parts[count++] = {&newline, 1};
-  if (int error = writeAll(fd_, parts, count)) throwErrno(error, "cannot append to", path_);
+  struct stat before {};
+  const bool sized = ::fstat(fd_, &before) == 0;
+  if (int error = writeAll(fd_, parts, count)) {
+    // A full disk can take part of a line: cut it off again, so that the file
+    // still holds whole lines only (a JSON Lines file stays readable).
+    if (sized && ::ftruncate(fd_, before.st_size) != 0) {
+      // Nothing more to do: the error below is what the caller learns.
+    }
+    throwErrno(error, "cannot append to", path_);
+  }
 }
 
 void AppendFile::sync() {

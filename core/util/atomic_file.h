@@ -47,7 +47,9 @@ class AppendFile {
   AppendFile& operator=(const AppendFile&) = delete;
 
   // Appends `text` as whole lines: a newline is added when it does not end with
-  // one. Partial writes are continued until everything is written.
+  // one. Partial writes are continued until everything is written; when the
+  // write fails (a full disk), what it wrote of the line is cut off again, so
+  // the file never ends in part of a line.
   void append(std::string_view text);
   // Forces the appended data to stable storage (fdatasync).
   void sync();

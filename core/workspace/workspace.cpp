@@ -138,6 +138,7 @@ std::vector<std::string> Workspace::knownAgentNames(const Config& config) const 
 
 std::vector<RaceRecord> Workspace::recover() {
   auto marked = store_.recoverInterrupted([](pid_t pgid) { killProcessGroup(pgid, std::chrono::seconds(2)); });
+  store_.removeAbandoned();
   for (const auto& race : marked) {
     spdlog::warn("race {} was left running by a hydra that is gone; marked interrupted", race.id);
     if (race.executor != "slurm") continue;
@@ -182,6 +183,10 @@ std::vector<RaceRecord> Workspace::recover() {
 }
 
 void Workspace::flush() { recorder_->flush(); }
+
+std::optional<std::string> Workspace::recordFailure(const std::string& raceId) const {
+  return recorder_->failure(raceId);
+}
 
 void Workspace::whenRecorded(std::function<void()> fn) {
   recorder_->afterWritten([&io = io_, fn = std::move(fn)]() mutable { asio::post(io, std::move(fn)); });
@@ -262,6 +267,16 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
   plan.redactor = redactor;
   RaceStarted& started = plan.race.started;
   started.raceId = store_.newRaceId();
+  // Until the race launches its folder holds only its claim: a plan refused
+  // from here on gives the folder back rather than leave it empty.
+  struct Unclaim {
+    RaceStore& store;
+    std::string raceId;
+    bool launched = false;
+    ~Unclaim() {
+      if (!launched) store.abandon(raceId);
+    }
+  } unclaim{store_, started.raceId};
   // What is recorded and shown is masked; the agents get the task as it was given.
   started.task = redactor->redact(request.task);
   plan.race.prompt = request.task;
@@ -318,6 +333,7 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
   plan.race.config = config;
   plan.race.agents = std::move(resolved);
   plan.race.repoRoot = root_;
+  unclaim.launched = true;
   return plan;
 }
 
@@ -445,6 +461,8 @@ void Workspace::emit(RaceEventBody event) {
   if (finished) {
     // Once its end is on disk, the record there is the truth.
     recorder_->afterWritten([this, raceId] {
+      // Not on disk in full: what this process holds is the only whole copy.
+      if (recorder_->failure(raceId)) return;
       std::lock_guard lock(liveMutex_);
       live_.erase(raceId);
     });

@@ -179,6 +179,12 @@ class Workspace {
   // ("20261128-0915"). Throws UnknownRace when no race fits, or when several
   // do (ambiguousRace names them).
   std::string resolveRaceId(const std::string& word);
+  // The first write of the race's record, logs or scores that failed (a full
+  // disk, a read-only .hydra): "recording <what> failed: cannot write <path>:
+  // <reason>". nullopt when everything of it is on disk. A race whose record
+  // could not be written in full stays live in this process (record(),
+  // scores()) so that its results can still be shown.
+  std::optional<std::string> recordFailure(const std::string& raceId) const;
   // Throws UnknownRace for no such race, and RaceRunning (raceOwnedElsewhere)
   // for a race that another live hydra process runs: only its own hydra
   // cancels a race. A race of this workspace, or one that has ended, passes.

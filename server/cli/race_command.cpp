@@ -260,6 +260,13 @@ int runRace(const RaceOptions& options) {
   } else {
     printSummary(record, style);
   }
+  if (auto failure = workspace.recordFailure(race->raceId)) {
+    // The results above are whole; what is on disk is not (a full disk, a
+    // read-only .hydra): say so, naming the file, and fail.
+    std::cerr << "hydra: race " << race->raceId << " could not be recorded in full: " << *failure
+              << "\n  its agents' work is on their branches; the record on disk is the last one written whole\n";
+    return 1;
+  }
   if (scores) return scores->allFailed ? 1 : 0;
   return 1;
 }

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/e2e/cli_run.h"
 #include "tests/e2e/hydra_process.h"
 #include "tests/e2e/rpc_client.h"
 #include "tests/e2e/test_repo.h"
@@ -42,44 +43,6 @@ using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kRaceRunning = -32018;
 // What a check printed when another hydra had removed its worktree under it.
 constexpr const char* kMissingWorktree = "open repository";
-
-struct CommandRun {
-  int code = -1;
-  std::string out;  // stdout and stderr
-};
-
-// A shell command's exit code and output (stdout and stderr together).
-CommandRun runShell(const std::string& command) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("popen failed: " + command);
-  CommandRun r;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  return r;
-}
-
-CommandRun hydraIn(const fs::path& dir, const std::string& args) {
-  return runShell("cd " + shellQuote(dir.string()) + " && PYTHONDONTWRITEBYTECODE=1 " + shellQuote(HYDRA_BINARY) + " " + args);
-}
-
-// The JSON document a `--json` command printed (after any progress lines).
-json::object jsonOf(const CommandRun& r) {
-  const auto brace = r.out.find('{');
-  if (brace == std::string::npos) throw std::runtime_error("no JSON in:\n" + r.out);
-  return json::parse(r.out.substr(brace)).as_object();
-}
-
-template <class Pred>
-bool eventually(Pred pred, std::chrono::seconds limit = 60s) {
-  const auto deadline = Clock::now() + limit;
-  while (!pred()) {
-    if (Clock::now() > deadline) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
 
 // What must not differ between a race run alone and the same race run beside
 // other front ends: everything but how fast the agents were (the `speed`

@@ -69,9 +69,9 @@ bool processGone(int pid) {
   return close == std::string::npos || (close + 2 < stat.size() && stat[close + 2] == 'Z');
 }
 
-TestRepo::TestRepo() {
-  char pattern[] = "/tmp/hydra-methods-XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+TestRepo::TestRepo(const fs::path& parent) {
+  std::string pattern = (parent / "hydra-methods-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed under " + parent.string());
   dir_ = fs::canonical(pattern);
   root_ = dir_ / "my repo";
   scratch_ = dir_ / "scratch";

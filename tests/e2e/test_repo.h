@@ -15,7 +15,8 @@ namespace hydra::test {
 
 class TestRepo {
  public:
-  TestRepo();
+  // In a fresh folder under `parent`.
+  explicit TestRepo(const std::filesystem::path& parent = "/tmp");
   ~TestRepo();
   TestRepo(const TestRepo&) = delete;
   TestRepo& operator=(const TestRepo&) = delete;

@@ -174,6 +174,41 @@ TEST_F(RaceStoreTest, NewRaceIdsSortByTimeAreUniqueAndReserveTheirDirectory) {
   EXPECT_TRUE(id.starts_with(today) || id.starts_with(tomorrowOrToday)) << id;
 }
 
+// A hydra killed between reserving its race's folder and writing the first
+// record leaves a folder that only its `owner` file explains: recovery
+// removes it (and a dead owner's claim) once that owner is dead, never while
+// it lives.
+TEST_F(RaceStoreTest, RemoveAbandonedTakesOnlyWhatADeadHydraLeftWithoutARecord) {
+  const std::string live = store.newRaceId();
+  EXPECT_EQ(readFile(store.raceDir(live) / "owner"), toWord(ProcessOwner::self()) + "\n");
+  const std::string recorded = store.newRaceId();
+  store.save(makeRace(recorded, recordNow()));
+
+  const ProcessOwner dead{deadPid(), 1, ProcessOwner::self().host};
+  const fs::path deadFolder = store.racesDir() / "20260101-000000-dead";
+  fs::create_directories(deadFolder);
+  std::ofstream(deadFolder / "owner") << toWord(dead) << "\n";
+  const fs::path ownerless = store.racesDir() / "20260101-000000-0000";
+  fs::create_directories(ownerless);
+  const fs::path deadClaim = store.racesDir() / (".claim-0badcafe-" + toWord(dead));
+  const fs::path liveClaim = store.racesDir() / (".claim-0badcafe-" + toWord(ProcessOwner::self()));
+  fs::create_directories(deadClaim);
+  fs::create_directories(liveClaim);
+
+  EXPECT_EQ(store.removeAbandoned(), 3);
+  EXPECT_FALSE(fs::exists(deadFolder));
+  EXPECT_FALSE(fs::exists(ownerless));
+  EXPECT_FALSE(fs::exists(deadClaim));
+  EXPECT_TRUE(fs::exists(liveClaim));
+  EXPECT_TRUE(fs::exists(store.raceDir(live))) << "this process is alive";
+  EXPECT_TRUE(store.load(recorded).has_value());
+
+  store.abandon(live);
+  EXPECT_FALSE(fs::exists(store.raceDir(live)));
+  store.abandon(recorded);
+  EXPECT_TRUE(store.load(recorded).has_value()) << "a race with a record is never abandoned";
+}
+
 TEST_F(RaceStoreTest, ListIsNewestFirstAndSkipsWhatIsNotARace) {
   Timestamp base = recordNow();
   store.save(makeRace("older", base - 2h));

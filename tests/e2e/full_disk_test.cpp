@@ -1,0 +1,265 @@
+// A full disk and a read-only .hydra, with the real binary, as root: a small
+// tmpfs mounted where hydra writes (docs/reliability.md, "Full disks and a
+// read-only .hydra"). hydra says which file it could not write and why, never
+// leaves part of a record or of a line behind, keeps the previous records
+// whole, and once space is freed the next command recovers and leaks nothing.
+//
+// The repositories live under the build tree, not /tmp, so that the mounts
+// never sit under a directory that other tests or a sandbox replace.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "tests/e2e/cli_run.h"
+#include "tests/e2e/test_repo.h"
+
+namespace hydra::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A file system mounted for one test, unmounted when the test ends however it
+// ends (lazily when something still holds it), so that none is left behind.
+class Mount {
+ public:
+  // `mount ARGS TARGET`; throws when mount fails.
+  Mount(const std::string& args, fs::path target) : target_(std::move(target)) {
+    const CommandRun r = runShell("mount " + args + " " + shellQuote(target_.string()));
+    if (r.code != 0) throw std::runtime_error("mount " + args + " " + target_.string() + " failed: " + r.out);
+  }
+  ~Mount() {
+    const std::string quoted = shellQuote(target_.string());
+    if (runShell("umount " + quoted).code != 0) runShell("umount -l " + quoted);
+  }
+  Mount(const Mount&) = delete;
+  Mount& operator=(const Mount&) = delete;
+
+  static std::unique_ptr<Mount> tmpfs(const fs::path& target, const std::string& size) {
+    fs::create_directories(target);
+    return std::make_unique<Mount>("-t tmpfs -o size=" + size + " tmpfs", target);
+  }
+  // `dir` seen read-only at itself (root ignores permission bits, not a read-only mount).
+  static std::unique_ptr<Mount> readOnly(const fs::path& dir) {
+    auto bind = std::make_unique<Mount>("--bind " + shellQuote(dir.string()), dir);
+    const CommandRun r = runShell("mount -o remount,ro,bind " + shellQuote(dir.string()));
+    if (r.code != 0) throw std::runtime_error("remount read-only failed: " + r.out);
+    return bind;
+  }
+
+ private:
+  fs::path target_;
+};
+
+// A `--json` command with its stdout and stderr apart.
+struct SplitRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+SplitRun hydraSplit(const TestRepo& repo, const std::string& args) {
+  const fs::path out = repo.scratch() / "out.txt";
+  const fs::path err = repo.scratch() / "err.txt";
+  // In braces: runShell's own 2>&1 then applies to the group, not to hydra.
+  const CommandRun r = runShell("{ cd " + shellQuote(repo.root().string()) + " && " + shellQuote(HYDRA_BINARY) + " " + args +
+                                " >" + shellQuote(out.string()) + " 2>" + shellQuote(err.string()) + "; }");
+  return {r.code, readFile(out), readFile(err)};
+}
+
+// Every record hydra left under .hydra parses: each .json file whole, each
+// line of each .jsonl file; no temporary file of a write is left over.
+void expectEveryRecordParses(const fs::path& hydraDir) {
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(hydraDir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string name = e.path().filename().string();
+    // writeFileAtomic's temporary files are named .<target>.tmp-*.
+    EXPECT_FALSE(name.starts_with(".") && name.find(".tmp-") != std::string::npos) << "left over: " << e.path();
+    const std::string text = readFile(e.path());
+    if (e.path().extension() == ".json") {
+      ++files;
+      EXPECT_NO_THROW(json::parse(text)) << e.path() << ":\n" << text.substr(0, 500);
+    } else if (e.path().extension() == ".jsonl") {
+      ++files;
+      EXPECT_TRUE(text.empty() || text.back() == '\n') << e.path() << " ends in part of a line";
+      std::istringstream lines(text);
+      int n = 0;
+      for (std::string line; std::getline(lines, line);) {
+        ++n;
+        EXPECT_NO_THROW(json::parse(line)) << e.path() << " line " << n << ": " << line.substr(0, 300);
+      }
+    }
+  }
+  EXPECT_GT(files, 0);
+}
+
+// Nothing of any race is left in git: no worktree but the user's, no branch of hydra's.
+void expectNothingLeaked(const TestRepo& repo) {
+  EXPECT_THAT(repo.git("worktree list --porcelain"), Not(HasSubstr(".hydra-workspaces")));
+  EXPECT_EQ(repo.git("branch --list 'hydra/*'"), "");
+  std::error_code ec;
+  EXPECT_TRUE(fs::is_empty(repo.root() / ".git" / "worktrees", ec) || ec) << "worktree metadata left";
+}
+
+std::string onlyNewRace(const TestRepo& repo, const std::string& other) {
+  std::string id;
+  for (const auto& e : fs::directory_iterator(repo.root() / ".hydra" / "races")) {
+    if (e.path().filename() != other) id = e.path().filename().string();
+  }
+  return id;
+}
+
+class FullDiskTest : public ::testing::Test {
+ protected:
+  FullDiskTest() : repo_(HYDRA_TEST_WORK_DIR) {}
+
+  void SetUp() override {
+    fixer_ = TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()});
+  }
+
+  // The race that finishes before the disk fills: its record must survive.
+  std::string firstRace() {
+    const CommandRun first = hydraIn(repo_.root(), "race 'Fix add() in calc.py' --agents fixer --json");
+    EXPECT_EQ(first.code, 0) << first.out;
+    return std::string(jsonOf(first).at("race").at("id").as_string());
+  }
+
+  std::string recordFiles(const std::string& id) const {
+    const fs::path dir = repo_.root() / ".hydra" / "races" / id;
+    return readFile(dir / "race.json") + readFile(dir / "scores.json");
+  }
+
+  TestRepo repo_;
+  std::string fixer_;
+};
+
+// An agent floods its log until the tmpfs that holds .hydra is full: its log,
+// then the race's record, events and scores fail to be written.
+TEST_F(FullDiskTest, ALogThatFillsHydraSaysWhichFileAndLeavesEveryRecordWhole) {
+  const fs::path flooder = repo_.script(
+      "flooder.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
+                        " > calc.py\nyes 'flooding the log with one line after another, until the disk is full' | head -c 3000000\n");
+  repo_.writeConfig(TestRepo::scoring() + fixer_ + TestRepo::commandAgent("flooder", flooder));
+  const fs::path hydraDir = repo_.root() / ".hydra";
+  auto disk = Mount::tmpfs(hydraDir, "512k");
+
+  const std::string before = firstRace();
+  const std::string beforeFiles = recordFiles(before);
+
+  const SplitRun full = hydraSplit(repo_, "race 'Fix add() in calc.py' --agents fixer,flooder --json");
+  const std::string id = onlyNewRace(repo_, before);
+  ASSERT_FALSE(id.empty());
+  const std::string raceDir = (hydraDir / "races" / id).string();
+  // A clear error naming the file, and a failure (not a crash, not success).
+  EXPECT_EQ(full.code, 1) << full.err;
+  EXPECT_THAT(full.err, HasSubstr("hydra: race " + id + " could not be recorded in full: "));
+  EXPECT_THAT(full.err, HasSubstr("cannot append to " + raceDir + "/flooder.log: No space left on device"));
+  EXPECT_THAT(full.err, HasSubstr("cannot write " + raceDir + "/race.json: No space left on device"));
+  // Each failure once, not once per line of the flood.
+  std::size_t errorLines = 0;
+  for (std::size_t at = 0; (at = full.err.find("[error]", at)) != std::string::npos; ++at) ++errorLines;
+  EXPECT_LT(errorLines, 20u) << full.err.substr(0, 3000);
+  std::cout << "[ measured ] .hydra full: " << errorLines << " error line(s) logged\n";
+
+  // The finished result is not lost: it was printed whole.
+  const json::object printed = json::parse(full.out).as_object();
+  EXPECT_EQ(printed.at("race").at("status"), "completed") << full.out.substr(0, 2000);
+  ASSERT_TRUE(printed.at("scores").is_object());
+  EXPECT_EQ(printed.at("scores").at("rankings").as_array().size(), 2u);
+
+  // Nothing half written, and the race before is as it was.
+  expectEveryRecordParses(hydraDir);
+  EXPECT_EQ(recordFiles(before), beforeFiles);
+
+  // Space freed, the next commands work: a read-only one, then a race that
+  // recovers the one the full disk cut short, then a cleanup that leaves nothing.
+  fs::remove(raceDir + "/flooder.log");
+  const CommandRun status = hydraIn(repo_.root(), "status");
+  EXPECT_EQ(status.code, 0) << status.out;
+  const CommandRun next = hydraIn(repo_.root(), "race 'Fix add() in calc.py' --agents fixer --json");
+  EXPECT_EQ(next.code, 0) << next.out;
+  expectEveryRecordParses(hydraDir);
+  EXPECT_NE(repo_.raceRecord(id).at("status"), "running") << "recovered: " << json::serialize(repo_.raceRecord(id));
+  EXPECT_EQ(recordFiles(before), beforeFiles);
+  const CommandRun cleanup = hydraIn(repo_.root(), "cleanup");
+  EXPECT_EQ(cleanup.code, 0) << cleanup.out;
+  expectNothingLeaked(repo_);
+}
+
+// The workspace, where worktrees are checked out, is too small for a checkout.
+TEST_F(FullDiskTest, ACheckoutThatFillsTheWorkspaceFailsTheAgentNamingThePath) {
+  // A base commit bigger than the workspace's file system.
+  sh("head -c 1500000 /dev/urandom > " + shellQuote((repo_.root() / "data.bin").string()));
+  repo_.git("add data.bin");
+  repo_.git("commit -qm data");
+  repo_.writeConfig(TestRepo::scoring() + fixer_);
+  auto disk = Mount::tmpfs(repo_.root() / ".hydra-workspaces", "1m");
+
+  const SplitRun full = hydraSplit(repo_, "race 'Fix add() in calc.py' --agents fixer --json");
+  EXPECT_NE(full.code, 0) << full.out << full.err;
+  EXPECT_LT(full.code, 128) << "hydra crashed\n" << full.err;
+  const std::string id = onlyNewRace(repo_, "");
+  ASSERT_FALSE(id.empty()) << full.err;
+  const json::object record = repo_.raceRecord(id);
+  const json::object& agent = record.at("agents").at(0).as_object();
+  EXPECT_EQ(agent.at("status"), "failed") << json::serialize(record);
+  ASSERT_TRUE(agent.contains("error")) << json::serialize(record);
+  const std::string error(agent.at("error").as_string());
+  EXPECT_THAT(error, HasSubstr("No space left on device"));
+  EXPECT_THAT(error, HasSubstr((repo_.root() / ".hydra-workspaces").string()));
+  EXPECT_NE(record.at("status"), "running");
+  expectEveryRecordParses(repo_.root() / ".hydra");
+
+  // Nothing of the failed checkout is left on the full disk or in git, and
+  // once the race is cleaned up no branch either.
+  const CommandRun cleanup = hydraIn(repo_.root(), "cleanup");
+  EXPECT_EQ(cleanup.code, 0) << cleanup.out;
+  expectNothingLeaked(repo_);
+  EXPECT_TRUE(fs::is_empty(repo_.root() / ".hydra-workspaces"));
+}
+
+// .hydra mounted read-only: a race refuses at once, naming the path; the
+// commands that only read work as ever.
+TEST_F(FullDiskTest, AReadOnlyHydraRefusesARaceAndStillAnswersStatusAndScores) {
+  repo_.writeConfig(TestRepo::scoring() + fixer_);
+  const std::string before = firstRace();
+  const CommandRun tidy = hydraIn(repo_.root(), "cleanup");
+  ASSERT_EQ(tidy.code, 0) << tidy.out;
+  const std::string worktrees = repo_.git("worktree list --porcelain");
+  const std::string branches = repo_.git("branch --list");
+  const std::string beforeFiles = recordFiles(before);
+
+  auto readOnly = Mount::readOnly(repo_.root() / ".hydra");
+  const CommandRun race = hydraIn(repo_.root(), "race 'Fix add() in calc.py' --agents fixer");
+  EXPECT_EQ(race.code, 1) << race.out;
+  EXPECT_THAT(race.out, HasSubstr("the race could not start: cannot create the race folder " +
+                                  (repo_.root() / ".hydra" / "races").string()));
+  EXPECT_THAT(race.out, HasSubstr("Read-only file system"));
+  EXPECT_EQ(repo_.git("worktree list --porcelain"), worktrees) << "nothing was checked out";
+  EXPECT_EQ(repo_.git("branch --list"), branches);
+
+  const CommandRun status = hydraIn(repo_.root(), "status");
+  EXPECT_EQ(status.code, 0) << status.out;
+  EXPECT_THAT(status.out, HasSubstr(before));
+  const CommandRun statusJson = hydraIn(repo_.root(), "status --json");
+  EXPECT_EQ(statusJson.code, 0) << statusJson.out;
+  EXPECT_EQ(jsonOf(statusJson).at("races").at(0).at("raceId"), before.c_str());
+  const CommandRun scores = hydraIn(repo_.root(), "scores " + before);
+  EXPECT_EQ(scores.code, 0) << scores.out;
+  EXPECT_THAT(scores.out, HasSubstr("fixer"));
+  EXPECT_EQ(recordFiles(before), beforeFiles);
+}
+
+}  // namespace
+}  // namespace hydra::test
