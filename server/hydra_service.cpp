@@ -164,29 +164,50 @@ void HydraService::reportConfig(bool quietly) {
   // hydra.toml is read on the pool; what to tell the user is decided back here.
   asio::post(workspace().pool(), [this, alive = alive_, ws = &workspace(), quietly] {
     auto state = ws->configState();
-    asio::post(ctx_.io, [this, alive, error = std::move(state.error), quietly] {
-      if (*alive) tellConfigProblem(error, quietly);
+    std::vector<core::ConfigWarning> warnings = state.config ? state.config->warnings : std::vector<core::ConfigWarning>{};
+    asio::post(ctx_.io, [this, alive, error = std::move(state.error), warnings = std::move(warnings), quietly] {
+      if (*alive) tellConfigProblem(error, quietly, warnings);
     });
   });
 }
 
-void HydraService::tellConfigProblem(const std::optional<core::ConfigError>& error, bool quietly) {
-  // The diagnostic: on the file and position the error names, once per change.
+namespace {
+
+// One LSP diagnostic at a 1-based line and column (0: unknown, the file's start).
+json::object diagnosticAt(int oneBasedLine, int oneBasedColumn, int severity, std::string message) {
+  // LSP positions are 0-based.
+  const int line = std::max(0, oneBasedLine - 1);
+  const int column = std::max(0, oneBasedColumn - 1);
+  json::object position{{"line", line}, {"character", column}};
+  json::object end{{"line", line}, {"character", oneBasedColumn > 0 ? column + 1 : 0}};
+  return json::object{{"range", json::object{{"start", position}, {"end", end}}},
+                      {"severity", severity},
+                      {"source", "hydra"},
+                      {"message", std::move(message)}};
+}
+
+constexpr int kSeverityError = 1;
+constexpr int kSeverityWarning = 2;
+
+}  // namespace
+
+void HydraService::tellConfigProblem(const std::optional<core::ConfigError>& error, bool quietly,
+                                     const std::vector<core::ConfigWarning>& warnings) {
+  // The diagnostics: on the file and position the error names, once per
+  // change; a file that loaded may still carry warnings (tests compared by
+  // counts only), on the key they concern.
   std::string uri;
   json::array diagnostics;
   if (error) {
     fs::path file = error->file();
     if (file.is_relative()) file = workspace().root() / file;
     uri = fileUriFromPath(file.lexically_normal());
-    // LSP positions are 0-based; an unknown line or column is the file's start.
-    const int line = std::max(0, error->line() - 1);
-    const int column = std::max(0, error->column() - 1);
-    json::object position{{"line", line}, {"character", column}};
-    json::object end{{"line", line}, {"character", error->column() > 0 ? column + 1 : 0}};
-    diagnostics.push_back(json::object{{"range", json::object{{"start", position}, {"end", end}}},
-                                       {"severity", 1},
-                                       {"source", "hydra"},
-                                       {"message", error->message() + " (races cannot start until it is fixed)"}});
+    diagnostics.push_back(diagnosticAt(error->line(), error->column(), kSeverityError,
+                                       error->message() + " (races cannot start until it is fixed)"));
+  } else if (!warnings.empty()) {
+    uri = fileUriFromPath((workspace().root() / "hydra.toml").lexically_normal());
+    for (const core::ConfigWarning& warning : warnings)
+      diagnostics.push_back(diagnosticAt(warning.line, warning.column, kSeverityWarning, warning.message));
   }
   const std::string shown = uri + "\n" + json::serialize(diagnostics);
   if (shown != diagnosticsShown_) {

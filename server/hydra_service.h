@@ -116,8 +116,10 @@ class HydraService {
   // (window/showMessage unless `quietly`), and publishes it as a diagnostic.
   void reportConfig(bool quietly = false);
   // `error` as hydra.toml's diagnostic, and (unless `quietly`) shown once per
-  // distinct problem; nullopt: the file is fine, and its diagnostic cleared.
-  void tellConfigProblem(const std::optional<core::ConfigError>& error, bool quietly = false);
+  // distinct problem; nullopt: the file is fine, and its diagnostic cleared
+  // unless it has `warnings` (published as warnings, never shown as a message).
+  void tellConfigProblem(const std::optional<core::ConfigError>& error, bool quietly = false,
+                         const std::vector<core::ConfigWarning>& warnings = {});
   void tellConfigProblemOf(const core::WorkspaceError& error);
   // hydra.toml is read again every few seconds while the session lasts, so
   // its diagnostics follow the file as the user edits it.

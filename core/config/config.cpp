@@ -9,6 +9,7 @@
 #include "core/executor/slurm_executor.h"
 #include "core/sandbox/network.h"
 #include "core/scoring/parsers.h"
+#include "core/scoring/test_naming.h"
 
 #include <algorithm>
 #include <array>
@@ -532,6 +533,26 @@ std::vector<std::string> fieldNames(const std::vector<Field>& fields) {
 
 // ---------------------------------------------------------------------------
 
+namespace {
+
+// A test command whose output will not name its tests: said on its key, so an
+// editor shows it where the command is written (the same decision as
+// `hydra init`'s warning).
+void warnOfCountsOnlyTests(const toml::table& document, Config& config) {
+  const ScoringConfig& scoring = config.scoring;
+  if (!scoring.testCommand) return;
+  auto reason = scoring::testsByCountsOnlyReason(*scoring.testCommand, scoring.testFormat,
+                                                 scoring.junitReport.has_value());
+  if (!reason) return;
+  toml::source_position at{};
+  if (const toml::table* table = document["scoring"].as_table()) {
+    if (const auto entry = table->find("test_command"); entry != table->end()) at = entry->first.source().begin;
+  }
+  config.warnings.push_back({static_cast<int>(at.line), static_cast<int>(at.column), std::move(*reason)});
+}
+
+}  // namespace
+
 Config parseConfig(std::string_view text, const fs::path& file) {
   toml::table document;
   try {
@@ -551,6 +572,7 @@ Config parseConfig(std::string_view text, const fs::path& file) {
         "[collaboration] and [executor]");
   });
   reader.readTable(document, "", topLevelFields(config));
+  warnOfCountsOnlyTests(document, config);
   return config;
 }
 

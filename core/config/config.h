@@ -189,6 +189,17 @@ struct ExecutorConfig {
   bool operator==(const ExecutorConfig&) const = default;
 };
 
+// Something in hydra.toml that works but will not do what the user likely
+// wants (tests compared by counts only), at the key it concerns. Not an
+// error: races run. 1-based line and column, 0 when unknown.
+struct ConfigWarning {
+  int line = 0;
+  int column = 0;
+  std::string message;
+
+  bool operator==(const ConfigWarning&) const = default;
+};
+
 struct Config {
   std::filesystem::path source;  // the file it came from; empty when defaults only
   GeneralConfig general;
@@ -196,6 +207,8 @@ struct Config {
   ScoringConfig scoring;
   CollaborationConfig collaboration;
   ExecutorConfig executor;
+  // In file order; hydra.toml's diagnostics show them (severity warning).
+  std::vector<ConfigWarning> warnings;
 
   bool operator==(const Config&) const = default;
 };

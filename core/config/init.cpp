@@ -24,6 +24,7 @@
 #include "core/checks/protected_paths.h"
 #include "core/config/config.h"
 #include "core/process/resource_limits.h"
+#include "core/scoring/test_naming.h"
 
 namespace hydra::core {
 
@@ -706,13 +707,11 @@ DetectedCommands detectCommands(const fs::path& repoRoot, std::string_view searc
     found.test = p->test;
     found.testFormat = p->testFormat;
     record("test", *p->test, *p);
-    // Their default reporters print counts and failures only: a deleted test
-    // would read as a passing one (docs/scoring.md, Tests by name).
-    if (found.testFormat == "jest" || found.testFormat == "mocha") {
-      found.warnings.push_back(*found.testFormat +
-                               " names no passing tests in its output, so tests will be compared by counts only; "
-                               "have it write a JUnit report and set junit_report to compare them by name");
-    }
+    // A runner that names no passing test lets a deleted test read as a
+    // passing one (docs/scoring.md, Tests by name); the diagnostics of
+    // hydra.toml say the same from the same decision.
+    if (auto reason = scoring::testsByCountsOnlyReason(*found.test, found.testFormat, false))
+      found.warnings.push_back(std::move(*reason));
   }
   if (const Proposal* p = firstOffering(&Proposal::lint)) {
     found.lint = p->lint;

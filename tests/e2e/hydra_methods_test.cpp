@@ -839,6 +839,37 @@ TEST_F(HydraMethodsTest, HydraTomlProblemsAreDiagnosticsThatFollowTheFile) {
   EXPECT_EQ(published, 3u);
 }
 
+// A test command whose output names no tests is a warning on its key (the
+// file works; races run), so an editor shows it where the command is written;
+// a JUnit report clears it.
+TEST_F(HydraMethodsTest, ATestCommandComparedByCountsOnlyIsAWarningDiagnostic) {
+  repo_.writeConfig(TestRepo::agent("a", {"say", "a"}) + "[scoring]\ntest_command = \"npx jest --ci\"\n");
+  start();
+  const std::string uri = repo_.uri() + "/hydra.toml";
+  auto isDiagnostics = [](const json::object& m) { return m.at("method") == "textDocument/publishDiagnostics"; };
+  std::size_t first = client().waitFor(isDiagnostics);
+  const json::object& params = client().notifications().at(first).at("params").as_object();
+  EXPECT_EQ(params.at("uri"), json::value(uri));
+  const json::array& warned = params.at("diagnostics").as_array();
+  ASSERT_EQ(warned.size(), 1u) << json::serialize(warned);
+  EXPECT_EQ(warned[0].at("severity"), json::value(2));
+  EXPECT_EQ(warned[0].at("source"), json::value("hydra"));
+  EXPECT_THAT(str(warned[0].at("message")), HasSubstr("tests will be compared by counts only"));
+  // On the key: the line after the agent's table and "[scoring]", column 0.
+  const std::string written = repo_.read("hydra.toml");
+  const auto keyLine = static_cast<std::int64_t>(
+      std::count(written.begin(), written.begin() + static_cast<std::ptrdiff_t>(written.find("test_command")), '\n'));
+  EXPECT_EQ(warned[0].at("range").at("start"),
+            (json::value{{"line", keyLine}, {"character", 0}}));
+  // A warning is no broken file: no message pops up, and races still start.
+  EXPECT_THAT(client().notifications("window/showMessage"), IsEmpty());
+
+  repo_.writeConfig(TestRepo::agent("a", {"say", "a"}) +
+                    "[scoring]\ntest_command = \"npx jest --ci\"\njunit_report = \"junit.xml\"\n");
+  std::size_t cleared = client().waitFor(isDiagnostics, first + 1, 20s);
+  EXPECT_THAT(client().notifications().at(cleared).at("params").at("diagnostics").as_array(), IsEmpty());
+}
+
 // --- a client that reads slowly, or goes away -------------------------------------
 
 TEST_F(HydraMethodsTest, SlowClientNeverStallsAnAgentAndLearnsWhatItMissed) {

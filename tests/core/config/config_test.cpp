@@ -60,6 +60,27 @@ TEST(ConfigTest, MissingFileGivesDefaults) {
   EXPECT_EQ(config.collaboration.maxIterations, 3);
 }
 
+// A test command whose output names no tests is a warning on its key, the
+// same decision `hydra init` warns from (core/scoring/test_naming.h); the
+// file still loads.
+TEST(ConfigTest, ATestCommandComparedByCountsOnlyIsAWarningOnItsKey) {
+  const Config jest = parseConfig("[scoring]\nbuild_command = \"make\"\n  test_command = \"npx jest --ci\"\n", kFile);
+  ASSERT_EQ(jest.warnings.size(), 1u);
+  EXPECT_EQ(jest.warnings[0].line, 3);
+  EXPECT_EQ(jest.warnings[0].column, 3);
+  EXPECT_THAT(jest.warnings[0].message, HasSubstr("tests will be compared by counts only"));
+  EXPECT_EQ(jest.scoring.testCommand, "npx jest --ci");
+
+  // test_format names the runner; a JUnit report names the tests.
+  EXPECT_THAT(parseConfig("[scoring]\ntest_command = \"npm test\"\ntest_format = \"mocha\"\n", kFile).warnings,
+              ElementsAre(::testing::Field(&ConfigWarning::line, 2)));
+  EXPECT_THAT(parseConfig("[scoring]\ntest_command = \"npx jest --ci\"\njunit_report = \"junit.xml\"\n", kFile)
+                  .warnings,
+              IsEmpty());
+  EXPECT_THAT(parseConfig("[scoring]\ntest_command = \"python3 -m pytest -q\"\n", kFile).warnings, IsEmpty());
+  EXPECT_THAT(parseConfig("", kFile).warnings, IsEmpty());
+}
+
 TEST(ConfigTest, EmptyFileAndEmptyTablesGiveDefaults) {
   Config empty = parseConfig("", kFile);
   Config tables =

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/scoring/parsers.h"
+#include "core/scoring/scores.h"
 
 namespace hydra::core::scoring {
 
@@ -113,6 +114,10 @@ const std::vector<Capture>& captures() {
       // One ctest test per executable: the framework's own names count.
       {"ctest/verbose_gtest.txt", "ctest", {5, 1, 1}, Naming::kEvery},
       {"ctest/verbose_unity.txt", "ctest", {25, 1, 1}, Naming::kEvery},
+      // Catch2 v2 and doctest name only their failing cases by default: the
+      // executables stay named and counted whole, as ctest has them.
+      {"ctest/verbose_catch2_doctest.txt", "ctest", {0, 2, 0}, Naming::kEvery},
+      {"ctest/verbose_catch2_doctest_case_deleted.txt", "ctest", {2, 0, 0}, Naming::kEvery},
       {"gtest/default.txt", "gtest", {8, 2, 2}, Naming::kEvery},
       {"gtest/brief.txt", "gtest", {8, 2, 2}, Naming::kSome},
       {"gtest/colour_all_pass.txt", "gtest", {6, 0, 0}, Naming::kEvery},
@@ -321,6 +326,8 @@ const std::map<std::string, Tests>& exactNames() {
       {"ctest/output_on_failure.txt", ctest},
       {"ctest/verbose_gtest.txt", ctestVerboseGtest},
       {"ctest/verbose_unity.txt", ctestVerboseUnity},
+      {"ctest/verbose_catch2_doctest.txt", {{"shelf_catch2", kFailed}, {"shelf_doctest", kFailed}}},
+      {"ctest/verbose_catch2_doctest_case_deleted.txt", {{"shelf_catch2", kPassed}, {"shelf_doctest", kPassed}}},
       {"gtest/default.txt", gtestDefault},
       {"gtest/brief.txt", gtestFailures},
       {"gtest/colour_all_pass.txt", gtestAllPass},
@@ -678,6 +685,58 @@ TEST(TestParsersTest, CtestVerboseKeepsACrashedExecutableFailed) {
   EXPECT_EQ(parsed->counts, (TestCounts{1, 2, 1}));
 }
 
+// Catch2 v2 and doctest print a passing case by no name by default (and read
+// no environment variable that would make them), so inside `ctest -V` hydra
+// names their executables whole, as ctest does, rather than invent names
+// for the cases that passed. The real captures: the base with one failing
+// case in each, and the same project after that case was deleted from both
+// test files. Read by counts the deletion passes like a fix, so an agent that
+// changed protected test files this way is unprovable (tests 0), and one
+// whose checks ran the base's files is not.
+TEST(TestParsersTest, Catch2AndDoctestInsideCtestAreNamedWholeSoADeletedCaseIsUnprovable) {
+  const auto base = parseTestOutput(fixture("ctest/verbose_catch2_doctest.txt"));
+  const auto deleted = parseTestOutput(fixture("ctest/verbose_catch2_doctest_case_deleted.txt"));
+  ASSERT_TRUE(base.has_value());
+  ASSERT_TRUE(deleted.has_value());
+  for (const auto* parsed : {&*base, &*deleted}) {
+    for (const auto& [name, outcome] : parsed->tests)
+      EXPECT_EQ(name.find("::"), std::string::npos) << name << " is a name the output never printed";
+  }
+
+  const auto checksOf = [](const TestParse& parsed, int exitCode) {
+    CheckSet checks;
+    checks.tests = CheckResult{};
+    checks.tests->command = "ctest --test-dir build -V";
+    checks.tests->exitCode = exitCode;
+    checks.tests->tests = parsed.counts;
+    checks.tests->testCases = parsed.tests;
+    checks.tests->format = parsed.format;
+    return checks;
+  };
+  Baseline baseline;
+  baseline.commit = "base";
+  baseline.checks = checksOf(*base, 8);
+  AgentScore deleter;
+  deleter.agentId = deleter.agent = "deleter";
+  deleter.durationMs = 100;
+  deleter.diff = {2, 0, 12};
+  deleter.checks = checksOf(*deleted, 0);
+  deleter.protectedChanges = {"shelf_catch2.cpp", "shelf_doctest.cpp"};
+  deleter.protectedMode = "flag";
+  ScoringConfig config;
+  config.testCommand = "ctest --test-dir build -V";
+
+  auto scores = rankAgents("r", {deleter}, baseline, config);
+  ASSERT_EQ(scores.rankings.size(), 1u);
+  EXPECT_EQ(scores.rankings[0].breakdown.tests, 0.0);
+  EXPECT_THAT(scores.rankings[0].flags, ::testing::Contains(::testing::HasSubstr("tests unprovable")));
+
+  deleter.protectedMode = "restore";
+  scores = rankAgents("r", {deleter}, baseline, config);
+  EXPECT_EQ(scores.rankings[0].breakdown.tests, 100.0);
+  EXPECT_THAT(scores.rankings[0].flags, ::testing::Not(::testing::Contains(::testing::HasSubstr("unprovable"))));
+}
+
 TEST(TestParsersTest, GtestNamesDropTheParameterValue) {
   const std::string text =
       "[ RUN      ] Ptr/Holder.Holds/0\n"
@@ -861,6 +920,34 @@ TEST_F(JUnitReportTest, ReadsPytestReport) {
   EXPECT_EQ(parsed->tests.at("test_inventory::test_bulk_discount"), kSkipped);
   EXPECT_EQ(parsed->tests.at("test_inventory::test_count_of_unknown_item_is_zero"), kPassed);
   EXPECT_EQ(parsed->tests.at("test_passing::test_count_after_single_add"), kPassed);
+}
+
+// The report hydra asks pytest for in a test check (junit_family=xunit1, so
+// each case has its file): named by node id, exactly as `pytest -v` names
+// them, a skip included (which `-rA` under `-q` names by file and line only).
+TEST_F(JUnitReportTest, ReadsPytestXunit1ReportByNodeIdAsPytestNamesThem) {
+  std::string error;
+  const auto parsed = parseJUnitReport(kRunners / "pytest" / "junit_xunit1.xml", &error);
+  ASSERT_TRUE(parsed.has_value()) << error;
+  EXPECT_EQ(parsed->counts, (TestCounts{9, 3, 2}));
+  EXPECT_EQ(parsed->tests, exactNames().at("pytest/verbose.txt"));
+}
+
+// Classes become "::" parts of the node id; a classname that is not the
+// file's module keeps the "classname::name" form.
+TEST_F(JUnitReportTest, PytestNodeIdsKeepTheirClassesAndOtherReportsTheirClassnames) {
+  const fs::path path = write(
+      "nested.xml",
+      R"(<testsuites><testsuite name="pytest" tests="3">)"
+      R"(<testcase classname="tests.test_calc.TestBox.Inner" name="test_n[a.b]" file="tests/test_calc.py" line="9"/>)"
+      R"(<testcase classname="tests.test_calcx" name="test_y" file="tests/test_calc.py" line="3"/>)"
+      R"(<testcase classname="other.Suite" name="test_z" file="build.gradle" line="1"><skipped/></testcase>)"
+      R"(</testsuite></testsuites>)");
+  const auto parsed = parseJUnitReport(path);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->tests, (Tests{{"tests/test_calc.py::TestBox::Inner::test_n[a.b]", kPassed},
+                                  {"tests.test_calcx::test_y", kPassed},
+                                  {"other.Suite::test_z", kSkipped}}));
 }
 
 TEST_F(JUnitReportTest, ReadsCtestReportWithDisabledTestsAsSkipped) {

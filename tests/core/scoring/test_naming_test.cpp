@@ -1,0 +1,51 @@
+// When a test command's output will not name its tests, the one decision
+// `hydra init` and hydra.toml's diagnostics warn from.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/scoring/test_naming.h"
+
+namespace hydra::core::scoring {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Optional;
+
+TEST(TestNamingTest, JestAndMochaNameNoPassingTestWhateverTheirOptions) {
+  EXPECT_THAT(testsByCountsOnlyReason("npx jest --ci --verbose", std::nullopt, false),
+              Optional(HasSubstr("jest names no passing tests in its output, so tests will be compared by counts only")));
+  EXPECT_THAT(testsByCountsOnlyReason("node_modules/.bin/mocha", std::nullopt, false),
+              Optional(HasSubstr("mocha names no passing tests")));
+  // test_format names the runner where the command hides it.
+  EXPECT_THAT(testsByCountsOnlyReason("npm test", "jest", false), Optional(HasSubstr("junit_report")));
+}
+
+TEST(TestNamingTest, AJUnitReportNamesThemAll) {
+  EXPECT_EQ(testsByCountsOnlyReason("npx jest --ci", "jest", true), std::nullopt);
+  EXPECT_EQ(testsByCountsOnlyReason("python3 -m unittest", std::nullopt, true), std::nullopt);
+}
+
+TEST(TestNamingTest, VitestAndUnittestNameTheirTestsOnlyWhenVerbose) {
+  EXPECT_THAT(testsByCountsOnlyReason("npx vitest run", std::nullopt, false),
+              Optional(HasSubstr("--reporter=verbose")));
+  EXPECT_EQ(testsByCountsOnlyReason("npx vitest run --reporter=verbose", std::nullopt, false), std::nullopt);
+  EXPECT_EQ(testsByCountsOnlyReason("npx vitest run --reporter verbose", "vitest", false), std::nullopt);
+  EXPECT_THAT(testsByCountsOnlyReason("python3 -m unittest discover -s tests", std::nullopt, false),
+              Optional(HasSubstr("add -v")));
+  EXPECT_EQ(testsByCountsOnlyReason("python3 -m unittest -v", std::nullopt, false), std::nullopt);
+  EXPECT_EQ(testsByCountsOnlyReason("python -m unittest --verbose", "unittest", false), std::nullopt);
+  // "npm test" hides its script: whether it asks for the verbose reporter is unknown.
+  EXPECT_EQ(testsByCountsOnlyReason("npm test", "vitest", false), std::nullopt);
+}
+
+TEST(TestNamingTest, RunnersThatNameTheirTestsOrAreUnknownGetNoWarning) {
+  for (const char* command : {"python3 -m pytest -q", "pytest", "cargo test", "go test ./...",
+                              "ctest --test-dir build", "make test", "npm test", "./run-jest-like-things.sh"}) {
+    EXPECT_EQ(testsByCountsOnlyReason(command, std::nullopt, false), std::nullopt) << command;
+  }
+  EXPECT_EQ(testsByCountsOnlyReason("make test", "pytest", false), std::nullopt);
+}
+
+}  // namespace
+}  // namespace hydra::core::scoring
