@@ -1,12 +1,9 @@
 #include "core/checks/check_set.h"
 
 #include <spdlog/spdlog.h>
-#include <stdlib.h>
 
 #include <boost/asio/post.hpp>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -55,66 +52,13 @@ bool reachableWithoutSymlinks(const fs::path& checkout, const fs::path& relative
 // (every verdict in the short summary, by node id) and -v (a line per test:
 // the summary names a skip only by file and line, the -v line by node id, so
 // a test that failed at the base and is skipped now is named as skipped).
-// A command's own -q cancels -v, so pytest also writes a JUnit report to
-// `report` (xunit1: each case with its file, read back as node ids), which
-// names every verdict whatever the command's verbosity.
-std::string pytestAddopts(const std::optional<fs::path>& report) {
+std::string pytestAddopts() {
   const char* inherited = std::getenv("PYTEST_ADDOPTS");
   std::string options = inherited && *inherited ? std::string(inherited) + " " : "";
-  options += "-rA -v";
-  if (report) options += " --junitxml=" + report->string() + " -o junit_family=xunit1";
-  return options;
+  return options + "-rA -v";
 }
-
-// A report larger than this is not read: the text output is, as before.
-constexpr std::uintmax_t kMaxPytestReportBytes = 64ull * 1024 * 1024;
 
 }  // namespace
-
-// A fresh folder beside the checkout (not in it: the agent's files cannot
-// hold a report, nor can a committed one be read), made when the test check
-// starts and removed when it ends. Its name is the checkout's with a random
-// suffix, so no agent could have made it earlier. Its path has no blanks,
-// which PYTEST_ADDOPTS would split at; a checkout whose path has one gets no
-// report, and its output is read as before.
-PytestReport::PytestReport(const fs::path& checkout) {
-  std::string pattern = (checkout.parent_path() / ("." + checkout.filename().string() + "-pytest-XXXXXX")).string();
-  if (pattern.find_first_of(" \t\n'\"\\") != std::string::npos) return;
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    spdlog::warn("could not make a folder for pytest's report beside {}: {}", checkout.string(),
-                 std::strerror(errno));
-    return;
-  }
-  folder_ = fs::path(pattern);
-}
-
-PytestReport::~PytestReport() {
-  if (!folder_) return;
-  std::error_code ignored;
-  fs::remove_all(*folder_, ignored);
-}
-
-std::optional<fs::path> PytestReport::file() const {
-  if (!folder_) return std::nullopt;
-  return *folder_ / "pytest.xml";
-}
-
-std::optional<scoring::TestParse> PytestReport::read() const {
-  const auto report = file();
-  if (!report) return std::nullopt;
-  std::error_code ec;
-  const fs::file_status status = fs::symlink_status(*report, ec);
-  if (ec || status.type() != fs::file_type::regular) return std::nullopt;
-  const std::uintmax_t size = fs::file_size(*report, ec);
-  if (ec || size > kMaxPytestReportBytes) {
-    spdlog::info("not reading pytest's report {}: {} bytes", report->string(), ec ? 0 : size);
-    return std::nullopt;
-  }
-  std::string why;
-  auto parsed = scoring::parseJUnitReport(*report, &why);
-  if (!parsed) spdlog::info("pytest's report was not read: {}", why);
-  return parsed;
-}
 
 const char* checkName(int step) {
   switch (step) {
@@ -203,16 +147,11 @@ void CheckSetRun::run(Step step, const std::string& command) {
   // name each test's verdict even when the configured command does not
   // (`pytest -q` names only the failures, so a deleted test would read as a
   // passing one). Its own options come after these, so a command's -r wins.
-  // No report of hydra's when the user configured one: theirs is read.
-  std::shared_ptr<PytestReport> pytestReport;
-  if (step == Step::Tests && !spec_.config.junitReport) pytestReport = std::make_shared<PytestReport>(spec_.checkout);
-  if (step == Step::Tests) process.env["PYTEST_ADDOPTS"] = pytestAddopts(pytestReport ? pytestReport->file() : std::nullopt);
+  if (step == Step::Tests) process.env["PYTEST_ADDOPTS"] = pytestAddopts();
   process.timeout = std::chrono::seconds(spec_.config.timeoutPerCheckSeconds);
   process.killGrace = std::chrono::seconds(2);
   try {
-    std::vector<fs::path> writable;
-    if (pytestReport && pytestReport->file()) writable.push_back(pytestReport->file()->parent_path());
-    process = sandbox::sandboxed(std::move(process), spec_.sandbox.get(), spec_.checkout, writable);
+    process = sandbox::sandboxed(std::move(process), spec_.sandbox.get(), spec_.checkout);
   } catch (const std::exception& e) {
     scoring::CheckResult r;
     r.command = command;
@@ -240,7 +179,7 @@ void CheckSetRun::run(Step step, const std::string& command) {
         tail->add(line);
         self->publish_(CheckOutput{self->spec_.raceId, self->spec_.subject, check, stream, std::move(line)});
       },
-      [self, tail, step, command, started, pytestReport](const ProcessResult& result) {
+      [self, tail, step, command, started](const ProcessResult& result) {
         self->current_.reset();
         const CheckSetSpec& spec = self->spec_;
         scoring::CheckResult r;
@@ -267,16 +206,6 @@ void CheckSetRun::run(Step step, const std::string& command) {
             if (!parsed) spdlog::info("no JUnit report in {}: {}", spec.checkout.string(), why);
           } else {
             parsed = scoring::parseTestOutput(text, spec.config.testFormat);
-            // What pytest printed is pytest's: its report names every
-            // verdict, a skip too, where `-q` left the output naming it by
-            // file and line only. Read only for a run whose output is
-            // pytest's, and only when it names tests.
-            if (parsed && parsed->format == "pytest" && pytestReport) {
-              if (auto report = pytestReport->read(); report && !report->tests.empty()) {
-                parsed->counts = report->counts;
-                parsed->tests = std::move(report->tests);
-              }
-            }
           }
           if (parsed) {
             r.tests = parsed->counts;

@@ -23,30 +23,10 @@
 #include "core/config/config.h"
 #include "core/run/agent_run.h"
 #include "core/process/process.h"
-#include "core/scoring/parsers.h"
 #include "core/scoring/scores.h"
 #include "core/util/redact.h"
 
 namespace hydra::core {
-
-// The JUnit report hydra asks pytest for in a test check (check_set.cpp):
-// a fresh folder outside the checkout, removed with this object.
-class PytestReport {
- public:
-  explicit PytestReport(const std::filesystem::path& checkout);
-  ~PytestReport();
-  PytestReport(const PytestReport&) = delete;
-  PytestReport& operator=(const PytestReport&) = delete;
-
-  // Where pytest is told to write it; nullopt when no folder could be made.
-  std::optional<std::filesystem::path> file() const;
-  // The report as written, when it is a regular file of at most 64 MiB that
-  // reads as JUnit XML.
-  std::optional<scoring::TestParse> read() const;
-
- private:
-  std::optional<std::filesystem::path> folder_;
-};
 
 struct CheckSetSpec {
   std::string raceId;   // what the checks belong to: their output events carry it

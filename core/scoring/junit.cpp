@@ -14,9 +14,7 @@
 // module); "::" is pytest's own separator, and neither a Java class nor a
 // Python module name holds it. Reports that repeat the name as the classname
 // (ctest: "Ring.StartsEmpty::Ring.StartsEmpty") are named as written, which is
-// as stable. pytest's xunit1 reports (junit_family=xunit1, which hydra asks
-// for) also give each case its file, and are named by pytest's node id, as its
-// output names them. A summary-only report names nothing. The limits on names match the
+// as stable. A summary-only report names nothing. The limits on names match the
 // text parsers' (test_parsers.cpp): at most 100000 names, 1000 bytes each.
 
 #include <algorithm>
@@ -51,33 +49,9 @@ struct Tally {
   std::map<std::string, TestOutcome> tests;
 };
 
-// pytest's node id ("tests/test_calc.py::TestBox::test_n[1]") from a test
-// case its xunit1 report wrote: file="tests/test_calc.py",
-// classname="tests.test_calc.TestBox", name="test_n[1]". The classname is the
-// file's module path followed by the classes; nullopt when it is not, or when
-// there is no file attribute (xunit2, other runners). Named so, a report and
-// pytest's own output name a test alike.
-std::optional<std::string> pytestNodeId(const std::string& file, const std::string& classname,
-                                        const std::string& name) {
-  if (!file.ends_with(".py") || name.empty()) return std::nullopt;
-  std::string module = file.substr(0, file.size() - 3);
-  std::replace(module.begin(), module.end(), '/', '.');
-  if (!classname.starts_with(module)) return std::nullopt;
-  std::string classes = classname.substr(module.size());
-  if (!classes.empty() && classes.front() != '.') return std::nullopt;
-  std::string id = file;
-  for (std::size_t at = 0; at < classes.size();) {  // ".TestBox.Inner" -> "::TestBox::Inner"
-    const std::size_t next = std::min(classes.find('.', at + 1), classes.size());
-    id += "::" + classes.substr(at + 1, next - at - 1);
-    at = next;
-  }
-  return id + "::" + name;
-}
-
 std::string testcaseName(const pugi::xml_node& testcase) {
   const std::string classname = testcase.attribute("classname").as_string();
   const std::string name = testcase.attribute("name").as_string();
-  if (auto id = pytestNodeId(testcase.attribute("file").as_string(), classname, name)) return *id;
   return classname.empty() ? name : classname + "::" + name;
 }
 

@@ -14,23 +14,17 @@
 //   - xfail on the failing test: counts as failed, named as skipped now;
 //   - deleting the failing test under `pytest -q`: hydra asks pytest for the
 //     names (PYTEST_ADDOPTS=-rA), so it is still named and scored as failed;
-//   - skipping it under `pytest -q`, whose output names a skip by place only:
-//     pytest's JUnit report, which hydra asks for, names it skipped now;
 //   - the same fix, quicker and smaller, from an agent that touched a protected
 //     file: flagged, it ranks below the real fix it beats on speed and diff size alone.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <chrono>
-#include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
-#include "tests/e2e/hydra_process.h"
 #include "tests/e2e/rpc_client.h"
 #include "tests/e2e/test_repo.h"
 
@@ -350,68 +344,6 @@ TEST(GamedScoresTest, WithPytestQuietTestsAreStillComparedByNameAndDeletingTheFa
   EXPECT_FALSE(deleter.contains("testsByCountsOnly")) << dump;
   EXPECT_LT(deleter.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
   EXPECT_THAT(strings(race.ranking("fixer").at("testChanges").at("fixed")), ElementsAre("test_calc.py::test_add"));
-}
-
-// test_calc.py with the failing test skipped.
-const std::string kTestsWithTestAddSkipped =
-    "import pytest\n"
-    "from calc import add, sub\n"
-    "\n"
-    "\n"
-    "@pytest.mark.skip(reason=\"later\")\n"
-    "def test_add():\n"
-    "    assert add(2, 3) == 5\n"
-    "\n"
-    "\n"
-    "def test_sub():\n"
-    "    assert sub(5, 3) == 2";
-
-// What `hydra ARGS` printed on stdout, run in `cwd`.
-std::string hydraPrints(const std::filesystem::path& cwd, const std::string& args) {
-  const std::string command =
-      "cd '" + cwd.string() + "' && '" + HydraProcess::binary().string() + "' " + args + " 2>/dev/null";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) throw std::runtime_error("cannot run " + command);
-  std::string out;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
-  ::pclose(pipe);
-  return out;
-}
-
-// `pytest -q` cancels the -v hydra asks for, and -rA names a skip by file and
-// line only; pytest's JUnit report, which hydra also asks for, names it.
-TEST(GamedScoresTest, WithPytestQuietATestSkippedNowIsNamedAndCountsAsFailed) {
-  TestRepo repo;
-  const std::string quiet =
-      "[scoring]\n"
-      "build_command = \"/usr/bin/python3 -m py_compile calc.py\"\n"
-      "test_command = \"/usr/bin/python3 -m pytest -q -p no:cacheprovider\"\n";
-  const Race race = raceToTheEnd(repo,
-                                 TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
-                                     TestRepo::agent("skipper", {"write", "test_calc.py", kTestsWithTestAddSkipped}) +
-                                     quiet,
-                                 {"skipper", "fixer"});
-  const std::string dump = json::serialize(race.finished);
-  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
-  // The skip's only line in pytest's own output names a place, not the test.
-  EXPECT_THAT(std::string(race.ranking("skipper").at("checks").at("tests").at("output").as_string()),
-              HasSubstr("SKIPPED [1] test_calc.py:5: later"))
-      << dump;
-
-  const json::value scores = json::parse(hydraPrints(repo.root(), "scores --json"));
-  const json::value* skipper = nullptr;
-  for (const auto& r : scores.at("rankings").as_array())
-    if (r.at("agentId") == json::value("skipper")) skipper = &r;
-  ASSERT_NE(skipper, nullptr) << json::serialize(scores);
-  ASSERT_TRUE(skipper->as_object().contains("testChanges")) << json::serialize(scores);
-  EXPECT_THAT(strings(skipper->at("testChanges").at("skipped")), ElementsAre("test_calc.py::test_add"))
-      << json::serialize(scores);
-  EXPECT_THAT(strings(skipper->at("testChanges").at("fixed")), ::testing::IsEmpty());
-  EXPECT_FALSE(skipper->as_object().contains("testsByCountsOnly"));
-  EXPECT_LT(skipper->at("breakdown").at("tests").to_number<double>(), 100.0) << json::serialize(scores);
-  // pytest's report is written beside the checkout, never in it, and is gone afterwards.
-  EXPECT_FALSE(std::filesystem::exists(repo.root() / "pytest.xml"));
 }
 
 TEST(GamedScoresTest, WhenTheRunnerNamesNoTestsTheResultSaysTestsWereComparedByCountsOnly) {

@@ -11,8 +11,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <map>
-#include <optional>
 #include <thread>
 
 #include "core/checks/baseline_cache.h"
@@ -153,37 +151,6 @@ TEST_F(CheckSetTest, CancelKillsTheRunningCheckAndRunsNoMore) {
   EXPECT_EQ(result->build->error, "cancelled");
   // A cancelled build counts as failed: nothing after it ran.
   EXPECT_FALSE(fs::exists(dir.path() / "runs.log"));
-}
-
-// The folder hydra has pytest write its report to: beside the checkout,
-// fresh, gone afterwards; only a regular file is read.
-TEST(PytestReportTest, LivesBesideTheCheckoutAndReadsOnlyARegularFile) {
-  TempDir dir;
-  const fs::path checkout = dir.path() / "agent-1";
-  fs::create_directories(checkout);
-  std::optional<fs::path> kept;
-  {
-    PytestReport report(checkout);
-    ASSERT_TRUE(report.file().has_value());
-    kept = report.file()->parent_path();
-    EXPECT_EQ(kept->parent_path(), dir.path());
-    EXPECT_TRUE(fs::is_directory(*kept));
-    EXPECT_FALSE(report.read().has_value());  // not written: the output is read instead
-    // A symlink standing in for it is not followed.
-    writeFile(dir.path() / "forged.xml",
-              R"(<testsuite><testcase classname="m" name="t" file="m.py"/></testsuite>)");
-    fs::create_symlink(dir.path() / "forged.xml", *report.file());
-    EXPECT_FALSE(report.read().has_value());
-    fs::remove(*report.file());
-    writeFile(*report.file(), R"(<testsuite><testcase classname="m" name="t" file="m.py"><skipped/></testcase></testsuite>)");
-    const auto read = report.read();
-    ASSERT_TRUE(read.has_value());
-    EXPECT_EQ(read->tests, (std::map<std::string, scoring::TestOutcome>{{"m.py::t", scoring::TestOutcome::Skipped}}));
-  }
-  EXPECT_FALSE(fs::exists(*kept));
-  // Two checks never share one.
-  PytestReport first(checkout), second(checkout);
-  EXPECT_NE(first.file(), second.file());
 }
 
 TEST(BaselineCacheTest, KeyDependsOnTheCommitAndEveryCommand) {

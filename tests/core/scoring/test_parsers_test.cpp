@@ -922,34 +922,6 @@ TEST_F(JUnitReportTest, ReadsPytestReport) {
   EXPECT_EQ(parsed->tests.at("test_passing::test_count_after_single_add"), kPassed);
 }
 
-// The report hydra asks pytest for in a test check (junit_family=xunit1, so
-// each case has its file): named by node id, exactly as `pytest -v` names
-// them, a skip included (which `-rA` under `-q` names by file and line only).
-TEST_F(JUnitReportTest, ReadsPytestXunit1ReportByNodeIdAsPytestNamesThem) {
-  std::string error;
-  const auto parsed = parseJUnitReport(kRunners / "pytest" / "junit_xunit1.xml", &error);
-  ASSERT_TRUE(parsed.has_value()) << error;
-  EXPECT_EQ(parsed->counts, (TestCounts{9, 3, 2}));
-  EXPECT_EQ(parsed->tests, exactNames().at("pytest/verbose.txt"));
-}
-
-// Classes become "::" parts of the node id; a classname that is not the
-// file's module keeps the "classname::name" form.
-TEST_F(JUnitReportTest, PytestNodeIdsKeepTheirClassesAndOtherReportsTheirClassnames) {
-  const fs::path path = write(
-      "nested.xml",
-      R"(<testsuites><testsuite name="pytest" tests="3">)"
-      R"(<testcase classname="tests.test_calc.TestBox.Inner" name="test_n[a.b]" file="tests/test_calc.py" line="9"/>)"
-      R"(<testcase classname="tests.test_calcx" name="test_y" file="tests/test_calc.py" line="3"/>)"
-      R"(<testcase classname="other.Suite" name="test_z" file="build.gradle" line="1"><skipped/></testcase>)"
-      R"(</testsuite></testsuites>)");
-  const auto parsed = parseJUnitReport(path);
-  ASSERT_TRUE(parsed.has_value());
-  EXPECT_EQ(parsed->tests, (Tests{{"tests/test_calc.py::TestBox::Inner::test_n[a.b]", kPassed},
-                                  {"tests.test_calcx::test_y", kPassed},
-                                  {"other.Suite::test_z", kSkipped}}));
-}
-
 TEST_F(JUnitReportTest, ReadsCtestReportWithDisabledTestsAsSkipped) {
   std::string error;
   const auto parsed = parseJUnitReport(kRunners / "ctest" / "junit.xml", &error);
