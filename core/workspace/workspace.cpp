@@ -407,7 +407,13 @@ void Workspace::launch(Plan planned, std::function<void(RaceSummary)> started) {
           [this](const std::string& raceId) {
             try {
               auto race = store_.load(raceId);
-              return !race || race->status != RaceStatus::Running;
+              // A folder claimed for a race whose record is not written yet
+              // (another race or sample starting beside this one) is under way.
+              if (!race) {
+                std::error_code ec;
+                return !std::filesystem::exists(store_.raceDir(raceId) / "owner", ec);
+              }
+              return race->status != RaceStatus::Running;
             } catch (const std::exception&) {
               return true;  // unreadable: watched as it is
             }
