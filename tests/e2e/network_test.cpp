@@ -17,6 +17,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -323,14 +324,31 @@ TEST(NetJail, AsAUserOtherThanRootTheNamespaceHoldsToo) {
   const std::string probe = shellQuote(
       "import socket\ns = socket.socket()\ntry:\n    s.connect(('127.0.0.1', " + std::to_string(ntohs(address.sin_port)) +
       "))\n    print('connected')\nexcept OSError as e:\n    print('refused', e.errno)\nimport os\nprint('uid', os.getuid())\n");
-  const std::string as = ::geteuid() == 0 ? "runuser -u nobody -- " : "";
+  const bool root = ::geteuid() == 0;
+  const std::string as = root ? "runuser -u nobody -- " : "";
+  // nobody may not enter the build tree (a clone in a folder only its owner
+  // can open): it runs a copy of hydra from a folder open to everyone.
+  fs::path binary = HYDRA_BINARY;
+  fs::path copyDir;
+  if (root) {
+    std::string pattern = (fs::temp_directory_path() / "hydra-netjail-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    copyDir = pattern;
+    fs::permissions(copyDir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                 fs::perms::others_read | fs::perms::others_exec);
+    binary = copyDir / "hydra";
+    fs::copy_file(HYDRA_BINARY, binary);
+    fs::permissions(binary, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+  }
   const std::string plain = sh("cd / && " + as + "/usr/bin/python3 -c " + probe + " 2>&1");
   EXPECT_THAT(plain, HasSubstr("connected")) << "the control: the host's listener is reachable";
   const std::string jailed =
-      sh("cd / && " + as + "'" HYDRA_BINARY "' net-jail --unshare -- /usr/bin/python3 -c " + probe + " 2>&1");
+      sh("cd / && " + as + shellQuote(binary.string()) + " net-jail --unshare -- /usr/bin/python3 -c " + probe + " 2>&1");
   EXPECT_THAT(jailed, HasSubstr("refused 111")) << jailed;
   EXPECT_THAT(jailed, Not(HasSubstr("uid 0"))) << "it kept its own user id";
   ::close(listener);
+  if (!copyDir.empty()) fs::remove_all(copyDir);
 }
 
 // hydra sandbox says what each agent reaches; bad settings are refused with
