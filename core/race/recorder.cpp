@@ -131,13 +131,13 @@ void RaceRecorder::write(const RaceEvent& event) {
         } else if constexpr (std::is_same_v<E, IterationFinished> || std::is_same_v<E, IterationScored>) {
           // A collaboration's iteration is history once published: on disk at once.
           race.record.apply(event.body);
-          for (auto& [key, log] : race.checkLogs) attempt(raceId, "a check's log", [&] { log->sync(); });
+          for (auto& entry : race.checkLogs) attempt(raceId, "a check's log", [&] { entry.second->sync(); });
           save(race.record);
           appendEvent(event);
         } else if constexpr (std::is_same_v<E, RaceFinished>) {
           race.record.apply(event.body);
-          for (auto& [key, log] : race.checkLogs) attempt(raceId, "a check's log", [&] { log->sync(); });
-          for (auto& [id, log] : race.logs) attempt(raceId, "the log of " + id, [&] { log->sync(); });
+          for (auto& entry : race.checkLogs) attempt(raceId, "a check's log", [&] { entry.second->sync(); });
+          for (auto& entry : race.logs) attempt(raceId, "the log of " + entry.first, [&] { entry.second->sync(); });
           if (e.scores) attempt(raceId, "its scores", [&] { store_.saveScores(raceId, *e.scores); });
           save(race.record);
           appendEvent(event);
