@@ -3,10 +3,19 @@
 # agents on a small project with a real bug. Needs no API key and no network
 # beyond Debian's packages.
 #
-#   scripts/demo.sh [DIR]   DIR: where to create the demo repository
-#                           (default: a new directory under /tmp)
+#   scripts/demo.sh [DIR]            DIR: where to create the demo repository
+#                                    (default: a new directory under /tmp)
+#   scripts/demo.sh --collab [DIR]   a collaboration instead: the scripted
+#                                    builder fixes the bug, the scripted reviewer
+#                                    asks for a regression test, the builder adds
+#                                    it, and the reviewer approves (two rounds)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mode=race
+if [ "${1:-}" = --collab ]; then
+  mode=collab
+  shift
+fi
 
 echo "==> Installing dependencies"
 "$root/scripts/install-deps.sh" demo
@@ -27,11 +36,17 @@ git -C "$demo" init -q
 git -C "$demo" add -A
 git -C "$demo" -c user.name="hydra demo" -c user.email="demo@hydra.invalid" commit -q -m "shopcart: a small cart library"
 
-echo "==> Racing three agents on the bug described in README.md"
-echo
 cd "$demo"
 status=0
-"$hydra" race "Fix the open issue in README.md" --agents careful,breaker,sprawler || status=$?
+if [ "$mode" = collab ]; then
+  echo "==> A collaboration on the bug described in README.md: fixer builds, reviewer reviews"
+  echo
+  "$hydra" collab "Fix the open issue in README.md" --builder fixer --reviewer reviewer || status=$?
+else
+  echo "==> Racing three agents on the bug described in README.md"
+  echo
+  "$hydra" race "Fix the open issue in README.md" --agents careful,breaker,sprawler || status=$?
+fi
 
 cat <<EOF2
 

@@ -227,7 +227,8 @@ void Collaboration::scored(scoring::RaceScores scores) {
   }
   // A round that is flagged (it changed a protected file, had tool calls
   // denied) or cannot win never ends the loop on its score: the reviewer runs.
-  if (it.score && it.score->eligible() && it.score->flags.empty() && it.score->total >= settings_.untilScore) {
+  if (!settings_.reviewEveryRound && it.score && it.score->eligible() && it.score->flags.empty() &&
+      it.score->total >= settings_.untilScore) {
     stop("untilScore");
     return;
   }

@@ -433,6 +433,10 @@ std::vector<Field> collaborationFields(CollaborationConfig& out) {
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          out.untilScore = r.number(key, node, 0, 100);
        }},
+      {"review_every_round",
+       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+         out.reviewEveryRound = r.boolean(key, node);
+       }},
       {"approve_marker",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          std::string marker = r.string(key, node);

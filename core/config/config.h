@@ -150,6 +150,9 @@ struct CollaborationConfig {
   int maxIterations = 3;
   // An iteration scoring this much ends the loop; unset: [scoring.thresholds] auto_merge_minimum.
   std::optional<double> untilScore;
+  // Every round but the last is reviewed, whatever its score: only the
+  // reviewer's approval (or max_iterations) ends the loop.
+  bool reviewEveryRound = false;
   // A review containing this ends the loop: the reviewer approves.
   std::string approveMarker = "LGTM";
   // {task}, {diff}, {scores} and {approve_marker}.

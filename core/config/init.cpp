@@ -537,6 +537,9 @@ void renderCollaboration(ConfigWriter& w) {
   w.defaultSetting("max_iterations", std::to_string(defaults.maxIterations));
   w.comment("until_score: a round scoring this much ends the loop, e.g. 90 (default: [scoring.thresholds]");
   w.comment("auto_merge_minimum).");
+  w.comment("Every round but the last is reviewed, whatever its score: only an approval or");
+  w.comment("max_iterations ends the loop (for a reviewer that asks for what no check measures).");
+  w.defaultSetting("review_every_round", defaults.reviewEveryRound ? "true" : "false");
   w.comment("A review containing this approves the result and ends the loop.");
   w.defaultSetting("approve_marker", tomlString(defaults.approveMarker));
   w.comment("The reviewer's prompt: {task}, {diff} (the builder's diff against the base), {scores}");

@@ -221,6 +221,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const CollabSettings& x)
   json::object o{{"builder", x.builder}, {"reviewer", x.reviewer}, {"maxIterations", x.maxIterations}};
   o["untilScore"] = finiteOrNull(x.untilScore);
   o["approveMarker"] = x.approveMarker;
+  if (x.reviewEveryRound) o["reviewEveryRound"] = true;
   out = std::move(o);
 }
 
@@ -231,6 +232,7 @@ CollabSettings readCollabSettings(const JsonFields& r) {
   x.maxIterations = r.number<int>("maxIterations");
   x.untilScore = r.optionalNumber<double>("untilScore").value_or(0);
   x.approveMarker = r.optionalString("approveMarker").value_or("");
+  x.reviewEveryRound = r.boolean("reviewEveryRound", false);
   return x;
 }
 

@@ -47,6 +47,9 @@ struct CollabSettings {
   int maxIterations = 3;
   double untilScore = 0;
   std::string approveMarker;
+  // [collaboration] review_every_round: no score ends the loop, only the
+  // reviewer's approval or max_iterations.
+  bool reviewEveryRound = false;
   bool operator==(const CollabSettings&) const = default;
 };
 

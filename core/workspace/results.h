@@ -58,7 +58,9 @@ struct SandboxStatus {
 struct AgentState {
   std::string agentId;
   std::string agent;
-  std::string state;  // queued, running, completed, failed, timedOut, cancelled, interrupted
+  // queued, running, completed, failed, timedOut, cancelled, interrupted,
+  // setupFailed; notNeeded: a collaboration's reviewer that never had to run.
+  std::string state;
   std::int64_t elapsedMs = 0;
   std::optional<int> exitCode;
   std::string branch;

@@ -187,6 +187,9 @@ RaceSummary Workspace::summarize(const RaceRecord& race, bool scoring,
     st.agentId = a.agentId;
     st.agent = a.agent;
     st.state = std::string(toString(a.status));
+    // A collaboration's reviewer that the loop ended without: not needed, not waiting.
+    if (race.isCollab() && race.status != RaceStatus::Running && a.status == AgentStatus::Queued && !a.startedAt)
+      st.state = "notNeeded";
     if (a.durationMs) {
       st.elapsedMs = *a.durationMs;
     } else if (a.startedAt && a.status == AgentStatus::Running) {

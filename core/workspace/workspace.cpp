@@ -299,6 +299,7 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
         .maxIterations = collab->maxIterations.value_or(c.maxIterations),
         .untilScore = collab->untilScore.value_or(c.untilScore.value_or(config->scoring.thresholds.autoMergeMinimum)),
         .approveMarker = c.approveMarker,
+        .reviewEveryRound = c.reviewEveryRound,
     };
   }
   for (std::size_t i = 0; i < ids.size(); ++i) {

@@ -212,8 +212,9 @@ int runCollab(const CollabOptions& options) {
         if (!options.json) {
           const core::CollabSettings s = started.collaboration.value_or(core::CollabSettings{});
           std::cout << style.bold("Collaboration " + started.raceId) << ": " << s.builder << " builds, " << s.reviewer
-                    << " reviews; up to " << s.maxIterations << " iteration(s), until " << fixed1(s.untilScore)
-                    << " or \"" << s.approveMarker << "\"; on " << started.baseCommit.substr(0, 10) << " ("
+                    << " reviews; up to " << s.maxIterations << " iteration(s), until "
+                    << (s.reviewEveryRound ? "" : fixed1(s.untilScore) + " or ") << "\"" << s.approveMarker
+                    << "\"" << (s.reviewEveryRound ? " (every round reviewed)" : "") << "; on " << started.baseCommit.substr(0, 10) << " ("
                     << started.baseRef << ")" << (started.executor == "local" ? "" : ", as " + started.executor + " jobs")
                     << "\n";
           if (!started.sandboxWarning.empty()) std::cout << style.yellow("warning: " + started.sandboxWarning) << "\n";

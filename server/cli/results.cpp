@@ -109,6 +109,13 @@ std::string collabStopText(const std::string& reason) {
   return "a reason this hydra does not know (" + reason + ")";
 }
 
+std::string plainState(const std::string& state) {
+  if (state == "timedOut") return "timed out";
+  if (state == "setupFailed") return "setup failed";
+  if (state == "notNeeded") return "not needed";
+  return state;
+}
+
 std::string colorScore(const Style& style, double score, const std::string& text) {
   if (score > 80) return style.green(text);
   if (score >= 50) return style.yellow(text);

@@ -22,6 +22,9 @@ void printIterations(std::ostream& out, const core::RaceRecord& race, const std:
 // Why a collaboration stopped (its stopReason), in plain words for a sentence
 // after "stopped because": "the reviewer failed", never "reviewerFailed".
 std::string collabStopText(const std::string& reason);
+// An agent's or race's state word as a terminal shows it: "timed out",
+// "setup failed", "not needed" for the wire's timedOut, setupFailed, notNeeded.
+std::string plainState(const std::string& state);
 
 // green > 80, yellow 50-80, red < 50
 std::string colorScore(const Style& style, double score, const std::string& text);

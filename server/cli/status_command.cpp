@@ -16,8 +16,9 @@ namespace hydra::cli {
 namespace {
 
 std::string stateColored(const std::string& state, const Style& style, std::size_t width) {
-  std::string cell = padRight(state, width);
+  std::string cell = padRight(plainState(state), width);
   if (state == "completed") return style.green(cell);
+  if (state == "notNeeded") return style.dim(cell);
   if (state == "running" || state == "scoring" || state == "queued") return style.yellow(cell);
   return style.red(cell);
 }
@@ -80,7 +81,7 @@ void printRace(const core::RaceSummary& race, const Style& style, bool details) 
   std::size_t stateWidth = 5;
   for (const auto* a : agents) {
     idWidth = std::max(idWidth, a->agentId.size());
-    stateWidth = std::max(stateWidth, a->state.size());
+    stateWidth = std::max(stateWidth, plainState(a->state).size());
   }
   std::cout << "    " << style.dim(padRight("#", 3) + padRight("agent", idWidth) + "  " + padRight("state", stateWidth) +
                                    "  " + padRight("time", 7) + "  score")

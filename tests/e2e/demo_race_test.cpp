@@ -2,7 +2,9 @@
 // a real build, test suite and linter, and three scripted agents. The one that
 // fixes the bug and adds a test must win, the one that breaks the build must
 // come last, and the sprawling rewrite must lose on diff size. Then the winner
-// is merged and the bug is gone from the user's branch.
+// is merged and the bug is gone from the user's branch. And the demo's
+// collaboration: a builder that fixes the bug without a test, a reviewer that
+// asks for one and then approves.
 
 #include <gtest/gtest.h>
 
@@ -127,6 +129,79 @@ TEST_F(DemoRaceTest, CarefulFixWinsBrokenBuildIsLastSprawlLosesOnDiffSizeAndTheW
   EXPECT_EQ(sh("cd " + dir.string() + " && git status --porcelain").out, "");
   // The race's worktrees and branches are gone after the merge.
   EXPECT_EQ(sh("cd " + dir.string() + " && git branch --list 'hydra/*'").out, "");
+}
+
+// A round of a collaboration as `hydra collab --json` records it.
+const json::object& iteration(const json::value& doc, std::size_t n) {
+  return doc.at("race").at("iterations").as_array().at(n - 1).as_object();
+}
+
+TEST_F(DemoRaceTest, TheCollaborationDemoAsksForARegressionTestThenApprovesIt) {
+  CommandRun collab = hydra("collab 'Fix the open issue in README.md' --json");
+  ASSERT_EQ(collab.code, 0) << collab.out;
+  json::value doc = json::parse(collab.out.substr(collab.out.find('{')));
+  const json::object& race = doc.at("race").as_object();
+  ASSERT_EQ(race.at("iterations").as_array().size(), 2u) << collab.out;
+  EXPECT_EQ(race.at("stopReason").as_string(), "approved") << collab.out;
+  EXPECT_EQ(race.at("collaboration").at("reviewEveryRound"), json::value(true));
+
+  // Round 1 fixed the bug (the base's failing test passes) and scored full
+  // marks, yet was reviewed: the review is the reviewer's last paragraph,
+  // not the narration before it.
+  const json::object& first = iteration(doc, 1);
+  EXPECT_FALSE(first.at("approved").as_bool());
+  const std::string review1(first.at("review").as_string());
+  EXPECT_EQ(review1.rfind("The fix in Cart.apply_coupon looks right", 0), 0u) << review1;
+  EXPECT_NE(review1.find("add a regression test"), std::string::npos) << review1;
+  EXPECT_EQ(review1.find("reviewer reading"), std::string::npos) << review1;
+
+  // Round 2 answered the review: the test is in, and the reviewer approved.
+  const json::object& second = iteration(doc, 2);
+  EXPECT_TRUE(second.at("approved").as_bool()) << json::serialize(second);
+  EXPECT_EQ(std::string(second.at("review").as_string()).rfind("LGTM.", 0), 0u) << json::serialize(second);
+  const std::string raceId(race.at("id").as_string());
+  CommandRun diff = hydra("diff " + raceId + " builder@2");
+  ASSERT_EQ(diff.code, 0) << diff.out;
+  EXPECT_NE(diff.out.find("+def test_code_with_stray_spaces_counts_once"), std::string::npos) << diff.out;
+  CommandRun diff1 = hydra("diff " + raceId + " builder@1");
+  EXPECT_EQ(diff1.out.find("def test_code_with_stray_spaces_counts_once"), std::string::npos) << diff1.out;
+
+  // Both agents ran, and the terminal says why it stopped in words.
+  CommandRun status = hydra("status " + raceId);
+  ASSERT_EQ(status.code, 0) << status.out;
+  EXPECT_NE(status.out.find("stopped because the reviewer approved"), std::string::npos) << status.out;
+  EXPECT_EQ(status.out.find("queued"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("approved: \"LGTM."), std::string::npos) << status.out;
+}
+
+TEST_F(DemoRaceTest, AReviewerTheLoopDidNotNeedIsNotNeededNotQueued) {
+  // Without review_every_round, the first round's full marks end the loop.
+  CommandRun edit = sh("cd " + dir.string() +
+                       " && sed -i 's/^review_every_round = true$/review_every_round = false/' hydra.toml"
+                       " && git commit -qam 'review on score' && grep -c 'review_every_round = false' hydra.toml");
+  ASSERT_EQ(edit.code, 0) << edit.out;
+  CommandRun collab = hydra("collab 'Fix the open issue in README.md' --json");
+  ASSERT_EQ(collab.code, 0) << collab.out;
+  json::value doc = json::parse(collab.out.substr(collab.out.find('{')));
+  ASSERT_EQ(doc.at("race").at("iterations").as_array().size(), 1u) << collab.out;
+  EXPECT_EQ(doc.at("race").at("stopReason").as_string(), "untilScore");
+  const std::string raceId(doc.at("race").at("id").as_string());
+
+  CommandRun json = hydra("status " + raceId + " --json");
+  ASSERT_EQ(json.code, 0) << json.out;
+  json::value summary = json::parse(json.out);
+  const json::object& status = summary.at("races").as_array().at(0).as_object();
+  std::string reviewerState;
+  for (const auto& a : status.at("agents").as_array()) {
+    if (a.at("agentId").as_string() == "reviewer") reviewerState = a.at("state").as_string();
+  }
+  EXPECT_EQ(reviewerState, "notNeeded") << json.out;
+
+  CommandRun text = hydra("status " + raceId);
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_NE(text.out.find("not needed"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("queued"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("All agents failed"), std::string::npos) << text.out;
 }
 
 }  // namespace

@@ -142,7 +142,9 @@ describe('collaborations', function()
 
     H.write_file(gate, '')
     H.wait_race(r.id, 90000)
-    H.wait_message('hydra: collaboration ' .. r.id .. ' completed (stopped: approved); best: ')
+    H.wait_message(
+      'hydra: collaboration ' .. r.id .. ' completed; stopped: the reviewer approved (its review contained "LGTM"); best: '
+    )
     local err
     err, scores = H.request(root, 'hydra/scores', { raceId = r.id })
     assert.is_nil(err)
@@ -290,7 +292,11 @@ describe('collaborations', function()
     assert.truthy(lines[at + 1]:find('^    builder %(bob%)%s+completed'), lines[at + 1])
     assert.truthy(lines[at + 2]:find('^    reviewer %(rita%)%s+completed'), lines[at + 2])
     local best = string.format('(%.1f)', scores.rankings[1].total)
-    assert.are.equal('    2 iterations of 3 at most · best: builder@2 ' .. best .. ' · stopped: approved', lines[at + 3])
+    -- Why it stopped in words, never the protocol's identifier.
+    assert.are.equal(
+      '    2 iterations of 3 at most · best: builder@2 ' .. best .. ' · stopped: the reviewer approved (its review contained "LGTM")',
+      lines[at + 3]
+    )
     press('q')
   end)
 
@@ -404,6 +410,21 @@ describe('collaborations', function()
     assert.are.equal('      not reviewed', lines[iteration_line(lines, 1) + 1])
     line_with(lines, 'Stopped: the last iteration allowed was done')
     assert.is_false(pcall(iteration_line, lines, 2))
+    -- The reviewer it never needed is "not needed", not waiting for ever.
+    local _, status = H.request(root, 'hydra/status', { raceId = started.id })
+    local reviewer
+    for _, a in ipairs(status.races[1].agents) do
+      if a.agentId == 'reviewer' then
+        reviewer = a
+      end
+    end
+    assert.are.equal('notNeeded', reviewer.state)
+    H.open_status(root)
+    local list = H.buffer_lines(0)
+    local at = line_with(list, started.id .. '  completed  collaboration: once')
+    assert.truthy(list[at + 2]:find('^    reviewer %(rita%)%s+not needed'), list[at + 2])
+    no_line_with(list, 'queued')
+    press('q')
   end)
 end)
 
@@ -485,6 +506,13 @@ describe('the collaboration buffer, drawn from hand-made records', function()
     lines = collab.render(r, {})
     assert.truthy(find(lines[1], '· cancelled'), lines[1])
     no_line_with(lines, 'Best:')
+    no_line_with(lines, ui.all_failed)
+    no_line_with(lines, ui.no_good_round)
+
+    -- Every round scored too low: said of rounds, not of "all agents" (its builder completed).
+    r.state, r.allFailed = 'completed', true
+    lines = collab.render(r, {})
+    line_with(lines, ui.no_good_round)
     no_line_with(lines, ui.all_failed)
   end)
 end)

@@ -5,7 +5,9 @@
 // changed files; then its two agents, for their output.
 import * as vscode from 'vscode';
 import type { RaceStore } from './raceStore';
-import { ALL_FAILED, agentStateIcon, agentTooltip, formatElapsed, mergedDetail, mergedText, raceIsActive, visibleControls } from './format';
+import {
+  NO_GOOD_ROUND, agentStateIcon, agentTooltip, formatElapsed, mergedDetail, mergedText, plainState, raceIsActive, visibleControls,
+} from './format';
 import {
   type IterationContext, type IterationRow, collabDescription, collabTooltip, iterationDescription, iterationRows, iterationTooltip,
   reviewFirstLine,
@@ -28,9 +30,9 @@ export function collabItem(store: RaceStore, raceId: string): vscode.TreeItem {
     active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
   item.id = raceId;
   const described = race ? collabDescription(race, store.phaseOf(raceId), store.recordedWinnerOf(raceId)) : 'collab';
-  const said = merged ? ` · ${mergedText(merged, true)}` : noWinner ? ` · ${ALL_FAILED}` : '';
+  const said = merged ? ` · ${mergedText(merged, true)}` : noWinner ? ` · ${NO_GOOD_ROUND}` : '';
   item.description = `${described}${said} · ${raceId}`;
-  item.tooltip = [race ? collabTooltip(race) : undefined, merged ? `${mergedText(merged)} (${mergedDetail(merged)})` : noWinner ? ALL_FAILED : undefined]
+  item.tooltip = [race ? collabTooltip(race) : undefined, merged ? `${mergedText(merged)} (${mergedDetail(merged)})` : noWinner ? NO_GOOD_ROUND : undefined]
     .filter((l) => l).join('\n');
   item.iconPath = merged ? new vscode.ThemeIcon('git-merge', new vscode.ThemeColor('charts.purple'))
     : new vscode.ThemeIcon(active ? 'sync~spin' : noWinner ? 'error' : race?.state === 'completed' ? 'pass-filled' : 'history');
@@ -104,8 +106,8 @@ export function collabAgentItem(store: RaceStore, raceId: string, agentId: strin
   const state = agent?.state ?? 'queued';
   const item = new vscode.TreeItem(agentId, vscode.TreeItemCollapsibleState.None);
   item.id = `${raceId}/${agentId}`;
-  const parts = [agent?.agent, state];
-  if (state !== 'queued') parts.push(formatElapsed(store.elapsedMs(raceId, agentId)));
+  const parts = [agent?.agent, plainState(state)];
+  if (state !== 'queued' && state !== 'notNeeded') parts.push(formatElapsed(store.elapsedMs(raceId, agentId)));
   item.description = parts.filter((p) => p).join(' · ');
   item.tooltip = agentTooltip(agent, undefined);
   item.iconPath = new vscode.ThemeIcon(agentStateIcon(state));

@@ -53,6 +53,17 @@ export function agentStateIcon(state: AgentStateName): string {
     case 'cancelled': return 'circle-slash';
     case 'interrupted': return 'debug-disconnect';
     case 'setupFailed': return 'tools';
+    case 'notNeeded': return 'dash';
+  }
+}
+
+/** An agent's state in plain words: "timed out" for the wire's timedOut, "not needed" for notNeeded. */
+export function plainState(state: AgentStateName): string {
+  switch (state) {
+    case 'timedOut': return 'timed out';
+    case 'setupFailed': return 'setup failed';
+    case 'notNeeded': return 'not needed';
+    default: return state;
   }
 }
 
@@ -427,6 +438,8 @@ export function testCaseCounts(cases: Record<string, string>): { passed: number;
 
 /** What a race without a winner is said with. */
 export const ALL_FAILED = 'All agents failed: no winner';
+/** The same for a collaboration, whose builder may well have completed. */
+export const NO_GOOD_ROUND = 'No round scored well enough: no result to merge';
 
 /** Why every agent of a race failed, from its rankings (best first). */
 export function allFailedReason(rankings: Ranking[]): string {

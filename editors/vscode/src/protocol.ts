@@ -35,9 +35,12 @@ export interface RaceResult {
   sandboxWarning?: string;
 }
 
-/** `setupFailed`: hydra.toml's setup_command failed in the agent's worktree, so the agent never ran. */
+/**
+ * `setupFailed`: hydra.toml's setup_command failed in the agent's worktree, so the agent never ran.
+ * `notNeeded`: a finished collaboration's reviewer that the loop ended without.
+ */
 export type AgentStateName =
-  'queued' | 'running' | 'completed' | 'failed' | 'timedOut' | 'cancelled' | 'interrupted' | 'setupFailed';
+  'queued' | 'running' | 'completed' | 'failed' | 'timedOut' | 'cancelled' | 'interrupted' | 'setupFailed' | 'notNeeded';
 export type RaceStateName = 'running' | 'scoring' | 'completed' | 'cancelled' | 'interrupted' | 'failed';
 
 export interface AgentState {

@@ -5,7 +5,7 @@ import * as proto from './protocol';
 import type { HydraSession } from './session';
 import {
   ALL_FAILED, agentFinishedNotice, autoMergeNotice, briefProblem, escapesMessage, mergedText, raceIsActive, raceOutcome, refusedAgent,
-  replaceAgent, unconfinedNotice,
+  plainState, replaceAgent, unconfinedNotice,
 } from './format';
 import { firstLine, pickAgent, pickRace, targetOf } from './pick';
 import { trackProgress } from './progress';
@@ -225,7 +225,7 @@ async function showHistory(session: HydraSession): Promise<void> {
     page.races.map((r) => ({
       label: firstLine(r.task),
       description: `${isCollab(r) ? 'collab · ' : ''}${r.state}${r.allFailed ? ` · ${ALL_FAILED}` : ''}${r.merged ? ` · ${mergedText(r.merged, true)}` : ''} · ${r.raceId}`,
-      detail: r.agents.map((a) => `${a.agentId}: ${a.state}`).join(' · '),
+      detail: r.agents.map((a) => `${a.agentId}: ${plainState(a.state)}`).join(' · '),
       race: r,
     })),
     { title: `Hydra: race history (${page.total})`, matchOnDescription: true, matchOnDetail: true },

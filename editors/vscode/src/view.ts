@@ -8,7 +8,7 @@ import * as proto from './protocol';
 import type { HydraSession } from './session';
 import {
   ALL_FAILED, agentStateIcon, agentTooltip, autoMergeLabel, deniedText, formatElapsed, ineligibleLabel, mergedDetail, mergedText,
-  raceIsActive, rankOrder, visibleControls,
+  plainState, raceIsActive, rankOrder, visibleControls,
 } from './format';
 import { firstLine, Target } from './pick';
 import { isCollab } from './collabModel';
@@ -154,14 +154,14 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
     const merged = race?.merged;
     const isMerged = merged?.agentId === node.agentId;
     const state = agent?.state ?? 'queued';
-    const finished = state !== 'queued' && state !== 'running';
+    const finished = state !== 'queued' && state !== 'running' && state !== 'notNeeded';
     const item = new vscode.TreeItem(node.agentId,
       finished ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `${node.raceId}/${node.agentId}`;
     const ranking = store.rankingOf(node.raceId, node.agentId);
     const cannotWin = ineligibleLabel(ranking);
     const isWinner = ranking !== undefined && store.winnerOf(node.raceId) === node.agentId;
-    const parts: string[] = [state, formatElapsed(store.elapsedMs(node.raceId, node.agentId))];
+    const parts: string[] = [plainState(state), formatElapsed(store.elapsedMs(node.raceId, node.agentId))];
     if (ranking) parts.push(`#${ranking.rank} · ${ranking.total.toFixed(1)}${isWinner ? ' · winner' : ''}`);
     if (isMerged) parts.push(`merged into ${merged.targetBranch || 'your branch'}`);
     if (cannotWin) parts.push(cannotWin);

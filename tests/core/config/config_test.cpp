@@ -163,6 +163,7 @@ builder = "fast-claude"
 reviewer = "codex"
 max_iterations = 5
 until_score = 92.5
+review_every_round = true
 approve_marker = "SHIP IT"
 review_prompt_template = "Check {diff}"
 refine_prompt_template = "Fix {review}"
@@ -202,6 +203,7 @@ refine_prompt_template = "Fix {review}"
   EXPECT_EQ(config.collaboration.reviewer, "codex");
   EXPECT_EQ(config.collaboration.maxIterations, 5);
   EXPECT_EQ(config.collaboration.untilScore, 92.5);
+  EXPECT_TRUE(config.collaboration.reviewEveryRound);
   EXPECT_EQ(config.collaboration.approveMarker, "SHIP IT");
   EXPECT_EQ(config.collaboration.reviewPromptTemplate, "Check {diff}");
   EXPECT_EQ(config.collaboration.refinePromptTemplate, "Fix {review}");
@@ -712,8 +714,8 @@ TEST(ConfigKeysTest, AcceptedKeysAreExactlyThoseTheParserReads) {
               ElementsAre("build", "tests", "lint", "diff_size", "speed"));
   EXPECT_THAT(keys.at("scoring.thresholds"), ElementsAre("auto_merge_minimum", "fail_maximum"));
   EXPECT_THAT(keys.at("collaboration"),
-              ElementsAre("builder", "reviewer", "max_iterations", "until_score", "approve_marker",
-                          "review_prompt_template", "refine_prompt_template"));
+              ElementsAre("builder", "reviewer", "max_iterations", "until_score", "review_every_round",
+                          "approve_marker", "review_prompt_template", "refine_prompt_template"));
   EXPECT_THAT(keys.at("executor"), ElementsAre("kind", "partition", "account", "time_limit", "extra_args",
                                                "slurm_conf", "hydra_binary"));
   EXPECT_EQ(keys.size(), 8u);

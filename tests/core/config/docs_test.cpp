@@ -145,6 +145,7 @@ json::object defaultsAsToml() {
           {"fail_maximum", s.thresholds.failMaximum}}}}},
       {"collaboration",
        {{"max_iterations", defaults.collaboration.maxIterations},
+        {"review_every_round", defaults.collaboration.reviewEveryRound},
         {"approve_marker", defaults.collaboration.approveMarker},
         {"review_prompt_template", defaults.collaboration.reviewPromptTemplate},
         {"refine_prompt_template", defaults.collaboration.refinePromptTemplate}}},
@@ -181,7 +182,7 @@ int checkDefaults(const json::object& schema, const json::object& defaults,
 
 TEST(SchemaTest, DefaultsMatchTheConfigStructs) {
   int checked = checkDefaults(loadSchema(), defaultsAsToml(), "");
-  EXPECT_EQ(checked, 30);  // general 12, weights 5, scoring 7, thresholds 2, collaboration 4
+  EXPECT_EQ(checked, 31);  // general 12, weights 5, scoring 7, thresholds 2, collaboration 5
 
   // Agents: extra_args and env default to empty.
   const json::object& agent = schemaFor("agents.*").at("properties").as_object();

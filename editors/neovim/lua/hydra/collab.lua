@@ -255,34 +255,8 @@ M.phase_words = {
   review = 'reviewing…',
 }
 
--- Why a collaboration stopped (hydra/iterationFinished's stopReason), in words.
-M.stop_words = {
-  untilScore = 'an unflagged iteration reached the score it was to reach',
-  approved = 'the reviewer approved',
-  maxIterations = 'the last iteration allowed was done',
-  unchanged = 'the builder changed nothing in its refine',
-  builderFailed = 'the builder failed',
-  reviewerFailed = 'the reviewer failed',
-  cancelled = 'it was cancelled',
-  interrupted = 'hydra stopped before it ended',
-}
-
---- "the reviewer approved (its review contained "LGTM")": in words, never
---- the protocol's identifier (`untilScore`, `reviewerFailed`).
-function M.stop_text(r)
-  local reason = r.stopReason or (r.collaboration and opt(r.collaboration.stopReason))
-  if not reason then
-    return nil
-  end
-  local text = M.stop_words[reason] or ('for a reason this plugin does not know (' .. reason .. ')')
-  local c = r.collaboration or {}
-  if reason == 'approved' and present(c.approveMarker) then
-    text = text .. ' (its review contained "' .. c.approveMarker .. '")'
-  elseif reason == 'untilScore' and type(c.untilScore) == 'number' then
-    text = text .. string.format(' (%.1f)', c.untilScore)
-  end
-  return text
-end
+M.stop_words = ui.stop_words
+M.stop_text = ui.stop_text
 
 local function agent_name(r, agent_id)
   local c = r.collaboration or {}
@@ -435,7 +409,7 @@ function M.render(r, expanded)
     end
     b:newline()
   elseif r.allFailed == true then
-    b:line(ui.all_failed, 'HydraScorePoor')
+    b:line(ui.no_good_round, 'HydraScorePoor')
   end
   if merged then
     b:add('Merged: ', 'HydraMerged'):add(ui.merged_text(merged)):newline()

@@ -100,7 +100,7 @@ end
 local function header(race, agent)
   local b = ui.builder()
   b:add('hydra · ', 'HydraHeader'):add(agent.id, 'HydraTitle'):add(' · ', 'HydraHeader')
-  b:add(agent.state, 'HydraAgentState')
+  b:add(ui.plain_state(agent.state), 'HydraAgentState')
   local ranking = M.ranking_of(race, agent.id)
   local cannot_win = ui.ineligible_label(ranking)
   if cannot_win then
@@ -517,15 +517,16 @@ local function on_race_finished(p, root)
   local collab = M.is_collab(race)
   local message = 'hydra: ' .. (collab and 'collaboration ' or 'race ') .. race.id .. ' ' .. p.status
   local level = vim.log.levels.INFO
-  if collab and present(p.stopReason) then
-    message = message .. ' (stopped: ' .. p.stopReason .. ')'
+  local stopped = collab and ui.stop_text({ stopReason = p.stopReason, collaboration = race.collaboration })
+  if stopped then
+    message = message .. '; stopped: ' .. stopped
   end
   if race.winner then
     local total = race.rankings[1] and race.rankings[1].total
     message = message .. (collab and '; best: ' or '; winner: ') .. race.winner .. (total and string.format(' (%.1f)', total) or '')
   end
   if p.allFailed then
-    message = message .. '; ' .. ui.all_failed
+    message = message .. '; ' .. (collab and ui.no_good_round or ui.all_failed)
     level = vim.log.levels.WARN
   end
   if auto then

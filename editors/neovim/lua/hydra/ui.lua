@@ -344,8 +344,48 @@ local function present(v)
   return v ~= nil and v ~= vim.NIL
 end
 
+-- Why a collaboration stopped (hydra/iterationFinished's stopReason), in words.
+M.stop_words = {
+  untilScore = 'an unflagged iteration reached the score it was to reach',
+  approved = 'the reviewer approved',
+  maxIterations = 'the last iteration allowed was done',
+  unchanged = 'the builder changed nothing in its refine',
+  builderFailed = 'the builder failed',
+  reviewerFailed = 'the reviewer failed',
+  cancelled = 'it was cancelled',
+  interrupted = 'hydra stopped before it ended',
+}
+
+--- "the reviewer approved (its review contained "LGTM")": in words, never
+--- the protocol's identifier (`untilScore`, `reviewerFailed`).
+function M.stop_text(r)
+  local reason = present(r.stopReason) and r.stopReason
+    or (type(r.collaboration) == 'table' and present(r.collaboration.stopReason) and r.collaboration.stopReason or nil)
+  if not reason then
+    return nil
+  end
+  local text = M.stop_words[reason] or ('for a reason this plugin does not know (' .. reason .. ')')
+  local c = type(r.collaboration) == 'table' and r.collaboration or {}
+  if reason == 'approved' and present(c.approveMarker) then
+    text = text .. ' (its review contained "' .. c.approveMarker .. '")'
+  elseif reason == 'untilScore' and type(c.untilScore) == 'number' then
+    text = text .. string.format(' (%.1f)', c.untilScore)
+  end
+  return text
+end
+
 --- What a race without a winner is said with.
 M.all_failed = 'All agents failed: no winner'
+-- The same for a collaboration, whose builder may well have completed.
+M.no_good_round = 'No round scored well enough: no result to merge'
+
+local plain_states = { timedOut = 'timed out', setupFailed = 'setup failed', notNeeded = 'not needed' }
+
+--- An agent's state word in plain words: "timed out" for the wire's timedOut,
+--- "not needed" for a collaboration's reviewer the loop ended without.
+function M.plain_state(state)
+  return plain_states[state] or state
+end
 
 --- A merge's outcome (hydra/merge, RaceSummary.merged), in words.
 M.merge_outcomes = {
@@ -999,7 +1039,7 @@ local function add_collab_summary(b, race)
       b:add(' (' .. fixed1(total) .. ')', M.score_group(total))
     end
   end
-  local stop = present(c.stopReason) and c.stopReason or (present(race.stopReason) and race.stopReason or nil)
+  local stop = M.stop_text(race)
   if stop then
     b:add(' · stopped: ' .. stop, 'HydraMuted')
   end
@@ -1046,7 +1086,7 @@ function M.race_list(root, races)
     end
     for i, a in ipairs(race.agents or {}) do
       b:add('    ' .. pad(names[i], width))
-      b:add(pad(a.state, 12), 'HydraAgentState')
+      b:add(pad(M.plain_state(a.state), 12), 'HydraAgentState')
       b:add(pad(seconds(a.elapsedMs), 10))
       if present(a.exitCode) then
         b:add('exit ' .. a.exitCode)

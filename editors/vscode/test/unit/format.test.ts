@@ -5,7 +5,7 @@ import path from 'node:path';
 import {
   agentStateIcon, alreadyMergedAgent, mergedDetail, mergedText, agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
   escapeHtml, escapesMessage, finishedDetails, finishedNote, formatElapsed, formatPartScore, formatTotal, ineligibleLabel, mergeConcerns, messageFor, oneLine,
-  outputText, protectedText, raceOutcome, rankOrder, refusedAgent, replaceAgent, scoreBand, tailLines, testCaseCounts,
+  outputText, plainState, protectedText, raceOutcome, rankOrder, refusedAgent, replaceAgent, scoreBand, tailLines, testCaseCounts,
   countsOnlyText, testChangeLines, transcriptText, unconfinedNotice, usageText, visibleControls, winnerMergeNote,
 } from '../../src/format';
 import type { AgentEvent, AgentStateName, Ranking, ScoresResult } from '../../src/protocol';
@@ -476,6 +476,14 @@ test('every agent state docs/protocol.md names has its own icon, setupFailed inc
   const icons = states.map((s) => agentStateIcon(s as AgentStateName));
   for (const [i, icon] of icons.entries()) assert.ok(icon, `no icon for ${states[i]}`);
   assert.equal(new Set(icons).size, states.length, 'two states share an icon');
+});
+
+test('agent states read as plain words: a reviewer never needed is "not needed", not an identifier', () => {
+  assert.equal(plainState('notNeeded'), 'not needed');
+  assert.equal(plainState('timedOut'), 'timed out');
+  assert.equal(plainState('setupFailed'), 'setup failed');
+  assert.equal(plainState('completed'), 'completed');
+  assert.equal(agentStateIcon('notNeeded'), 'dash');
 });
 
 test('an agent\'s control sequences are shown as text, as the CLI shows them', () => {
