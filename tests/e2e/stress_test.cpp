@@ -348,6 +348,9 @@ TEST_F(StressTest, EveryFrontEndAtOnceKeepsEachRacesScoresAndLeavesExactlyTheFin
   // hydra-wide files, no evaluation report (they went to --out).
   for (const std::string& id : known) EXPECT_TRUE(fs::exists(repo_.root() / ".hydra" / "races" / id / "race.json")) << id;
   EXPECT_EQ(raceFolders(), known) << "no claim or stray folder";
+  std::set<std::string> hydraEntries;
+  for (const auto& e : fs::directory_iterator(repo_.root() / ".hydra")) hydraEntries.insert(e.path().filename().string());
+  EXPECT_EQ(hydraEntries, std::set<std::string>{"races"});
   EXPECT_EQ(repo_.git("rev-parse main"), repo_.git("rev-parse HEAD"));
   EXPECT_EQ(repo_.git("status --porcelain --untracked-files=no"), "") << "the user's checkout is untouched";
 }
