@@ -408,9 +408,25 @@ void EvalRunner::write() {
   try {
     if (!options_.out.parent_path().empty()) fs::create_directories(options_.out.parent_path());
     writeFileAtomic(options_.out, boost::json::serialize(boost::json::value_from(report_)) + "\n");
+    writeFailure_.reset();
   } catch (const std::exception& e) {
-    spdlog::error("eval {}: cannot write the report {}: {}", options_.set.name, options_.out.string(), e.what());
+    // e.what() names the file and says why.
+    const std::string message = std::string("writing the report failed: ") + e.what();
+    // Written after every sample: on a full disk each write fails alike; say it once.
+    if (writeFailure_ != message) spdlog::error("eval {}: {}", options_.set.name, message);
+    writeFailure_ = message;
   }
+}
+
+std::optional<std::string> EvalRunner::recordFailure() const {
+  if (writeFailure_) return writeFailure_;
+  for (const Job& job : jobs_) {
+    if (job.raceId.empty()) continue;
+    if (auto failure = workspaces_.at(job.evalCase->id)->recordFailure(job.raceId)) {
+      return "sample race " + job.raceId + ": " + *failure;
+    }
+  }
+  return std::nullopt;
 }
 
 void EvalRunner::cancel() {

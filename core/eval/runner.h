@@ -97,6 +97,12 @@ class EvalRunner : public std::enable_shared_from_this<EvalRunner> {
   int done() const { return static_cast<int>(report_.samples.size()); }
   int total() const { return total_; }
   int solved() const;
+  // What of the run could not be written in full, naming the file and why:
+  // the report when its last write failed (each write is whole, so a later
+  // one that succeeds makes up for an earlier failure), else the first
+  // sample race whose record failed. nullopt when everything is on disk.
+  // Call once the workspaces have flushed their records.
+  std::optional<std::string> recordFailure() const;
 
  private:
   struct Job {
@@ -131,6 +137,7 @@ class EvalRunner : public std::enable_shared_from_this<EvalRunner> {
   int limit_ = 1;
   bool cancelled_ = false;
   bool finished_ = false;
+  std::optional<std::string> writeFailure_;  // why the last write of the report failed
 };
 
 }  // namespace hydra::core::eval

@@ -265,6 +265,12 @@ int runCollab(const CollabOptions& options) {
     }
   }
   if (record.status == core::RaceStatus::Cancelled) return 130;
+  if (auto failure = workspace.recordFailure(collab->raceId)) {
+    // As for a race: the results above are whole, the record on disk is not.
+    std::cerr << "hydra: collaboration " << collab->raceId << " could not be recorded in full: " << *failure
+              << "\n  its builder's work is on its branch; the record on disk is the last one written whole\n";
+    return 1;
+  }
   return scores && scores->winner ? 0 : 1;
 }
 

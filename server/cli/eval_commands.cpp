@@ -165,6 +165,13 @@ int runEvalRun(const EvalRunOptions& options) {
   } else {
     std::cout << core::terminalSafe(core::eval::renderText(*finished));
   }
+  if (auto failure = runner->recordFailure()) {
+    // The results above are whole; what is on disk is not (a full disk, a
+    // read-only folder): say so, naming the file, and fail.
+    std::cerr << "hydra: evaluation " << core::eval::evalId(runner->options()) << " could not be recorded in full: "
+              << *failure << "\n  the report on disk is the last one written whole\n";
+    return 1;
+  }
   return 0;
 }
 

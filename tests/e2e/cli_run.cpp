@@ -4,6 +4,7 @@
 
 #include <boost/json/parse.hpp>
 #include <cstdio>
+#include <sstream>
 #include <stdexcept>
 
 #include "tests/e2e/test_repo.h"
@@ -29,6 +30,27 @@ boost::json::object jsonOf(const CommandRun& r) {
   const auto brace = r.out.find('{');
   if (brace == std::string::npos) throw std::runtime_error("no JSON in:\n" + r.out);
   return boost::json::parse(r.out.substr(brace)).as_object();
+}
+
+std::string unreadableRecords(const std::filesystem::path& dir) {
+  std::string bad;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file()) continue;
+    const std::string text = readFile(it->path());
+    try {
+      if (it->path().extension() == ".json") boost::json::parse(text);
+      if (it->path().extension() == ".jsonl") {
+        if (!text.empty() && text.back() != '\n') throw std::runtime_error("ends in part of a line");
+        std::istringstream lines(text);
+        for (std::string line; std::getline(lines, line);) boost::json::parse(line);
+      }
+    } catch (const std::exception& e) {
+      bad += it->path().string() + ": " + e.what() + "\n";
+    }
+  }
+  return bad;
 }
 
 }  // namespace hydra::test

@@ -24,6 +24,10 @@ CommandRun hydraIn(const std::filesystem::path& dir, const std::string& args);
 // The JSON document a `--json` command printed (after any progress lines).
 boost::json::object jsonOf(const CommandRun& r);
 
+// Every .json file under `dir` parses whole, every line of every .jsonl file
+// parses and the file ends in a whole line; returns what did not ("" when all did).
+std::string unreadableRecords(const std::filesystem::path& dir);
+
 // Polls `pred` every 20 ms until it holds; false when `limit` passes first.
 template <class Pred>
 bool eventually(Pred pred, std::chrono::seconds limit = std::chrono::seconds(60)) {

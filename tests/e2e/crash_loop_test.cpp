@@ -41,28 +41,6 @@ using Clock = std::chrono::steady_clock;
 constexpr int kKillPoints = 10;
 constexpr std::chrono::milliseconds kEarlyKills[] = {std::chrono::milliseconds(30), std::chrono::milliseconds(120)};
 
-// Every .json file under `dir` parses whole, every line of every .jsonl file
-// parses; returns what did not.
-std::string unreadable(const fs::path& dir) {
-  std::string bad;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file()) continue;
-    const std::string text = readFile(it->path());
-    try {
-      if (it->path().extension() == ".json") json::parse(text);
-      if (it->path().extension() == ".jsonl") {
-        if (!text.empty() && text.back() != '\n') throw std::runtime_error("ends in part of a line");
-        std::istringstream lines(text);
-        for (std::string line; std::getline(lines, line);) json::parse(line);
-      }
-    } catch (const std::exception& e) {
-      bad += it->path().string() + ": " + e.what() + "\n";
-    }
-  }
-  return bad;
-}
-
 // Processes whose working directory is in the repository's workspace: an
 // agent's or a check's, left running.
 std::set<int> processesIn(const fs::path& workspace) {
@@ -133,7 +111,7 @@ TEST_F(CrashLoopTest, EveryKillLeavesReadableRecordsAndRecoveryLeaksNothing) {
     ASSERT_TRUE(code.has_value());
 
     // Right after the kill, before anyone recovers: every record readable.
-    EXPECT_EQ(unreadable(repo_.root() / ".hydra"), "");
+    EXPECT_EQ(unreadableRecords(repo_.root() / ".hydra"), "");
     std::string id;
     for (const auto& r : raceIds()) {
       if (!before.contains(r)) id = r;
@@ -158,7 +136,7 @@ TEST_F(CrashLoopTest, EveryKillLeavesReadableRecordsAndRecoveryLeaksNothing) {
     const CommandRun cleanup = hydraIn(repo_.root(), "cleanup");
     ASSERT_EQ(cleanup.code, 0) << cleanup.out;
     EXPECT_THAT(cleanup.out, Not(HasSubstr("open repository")));
-    EXPECT_EQ(unreadable(repo_.root() / ".hydra"), "");
+    EXPECT_EQ(unreadableRecords(repo_.root() / ".hydra"), "");
     // Every folder left holds a record: one the kill cut short before its
     // first record (or a claim of one) is gone.
     for (const auto& e : fs::directory_iterator(repo_.root() / ".hydra" / "races")) {

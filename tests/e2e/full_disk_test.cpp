@@ -197,6 +197,103 @@ TEST_F(FullDiskTest, ALogThatFillsHydraSaysWhichFileAndLeavesEveryRecordWhole) {
   expectNothingLeaked(repo_);
 }
 
+// A collaboration whose builder floods its log until .hydra is full: like a
+// race, `hydra collab` prints its result whole and fails, naming the file.
+TEST_F(FullDiskTest, ACollaborationThatFillsHydraFailsNamingTheFile) {
+  const fs::path builder = repo_.script(
+      "builder.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
+                        " > calc.py\nyes 'flooding the log with one line after another, until the disk is full' | head -c 3000000\n");
+  const fs::path reviewer = repo_.script("reviewer.sh", "echo LGTM\n");
+  repo_.writeConfig(TestRepo::scoring() + TestRepo::commandAgent("bob", builder) + TestRepo::commandAgent("rita", reviewer));
+  const fs::path hydraDir = repo_.root() / ".hydra";
+  auto disk = Mount::tmpfs(hydraDir, "512k");
+
+  const SplitRun full = hydraSplit(repo_, "collab 'Fix add() in calc.py' --builder bob --reviewer rita --max-iterations 1 --json");
+  const std::string id = onlyNewRace(repo_, "");
+  ASSERT_FALSE(id.empty()) << full.err;
+  const std::string raceDir = (hydraDir / "races" / id).string();
+  EXPECT_EQ(full.code, 1) << full.err;
+  EXPECT_THAT(full.err, HasSubstr("hydra: collaboration " + id + " could not be recorded in full: "));
+  EXPECT_THAT(full.err, HasSubstr("cannot append to " + raceDir + "/builder.log: No space left on device"));
+  // The result is not lost: it was printed whole, the iteration scored.
+  const json::object printed = json::parse(full.out).as_object();
+  EXPECT_EQ(printed.at("race").at("kind"), "collab");
+  ASSERT_EQ(printed.at("race").at("iterations").as_array().size(), 1u) << full.out.substr(0, 2000);
+  EXPECT_TRUE(printed.at("race").at("iterations").at(0).at("score").at("total").is_number());
+  expectEveryRecordParses(hydraDir);
+
+  // Space freed, the collaboration is cleaned up without a trace.
+  fs::remove(raceDir + "/builder.log");
+  const CommandRun cleanup = hydraIn(repo_.root(), "cleanup");
+  EXPECT_EQ(cleanup.code, 0) << cleanup.out;
+  expectNothingLeaked(repo_);
+}
+
+// An eval set beside the repository, one case that a fixed calc.py solves.
+fs::path evalSet(const TestRepo& repo, const std::string& agent) {
+  const fs::path dir = repo.scratch() / "evals";
+  fs::create_directories(dir);
+  std::ofstream(dir / "set.toml") << "[eval]\nname = \"disk\"\nagents = [\"" << agent
+                                  << "\"]\nsamples = 1\npass_k = [1]\n\n[[cases]]\nid = \"add\"\n"
+                                     "task = \"Fix add() in calc.py\"\n"
+                                     "verify_command = \"/usr/bin/python3 -m pytest -q -p no:cacheprovider test_calc.py\"\n";
+  return dir / "set.toml";
+}
+
+// `hydra eval run` whose report cannot be written (its folder is read-only):
+// every sample still runs, the report is printed whole, and the command
+// fails naming the file.
+TEST_F(FullDiskTest, AnEvaluationWhoseReportCannotBeWrittenFailsNamingTheFile) {
+  repo_.writeConfig(TestRepo::scoring() + fixer_);
+  const fs::path set = evalSet(repo_, "fixer");
+  const fs::path reports = repo_.scratch() / "reports";
+  fs::create_directories(reports);
+  auto readOnly = Mount::readOnly(reports);
+  const fs::path report = reports / "run.json";
+
+  const SplitRun run = hydraSplit(repo_, "eval run " + shellQuote(set.string()) + " --out " + shellQuote(report.string()) +
+                                             " --format json");
+  EXPECT_EQ(run.code, 1) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("hydra: evaluation run could not be recorded in full: writing the report failed: "));
+  EXPECT_THAT(run.err, HasSubstr(report.string()));
+  EXPECT_THAT(run.err, HasSubstr("Read-only file system"));
+  EXPECT_FALSE(fs::exists(report));
+  // Each of the writes after every sample failed alike: logged once.
+  std::size_t errorLines = 0;
+  for (std::size_t at = 0; (at = run.err.find("[error]", at)) != std::string::npos; ++at) ++errorLines;
+  EXPECT_EQ(errorLines, 1u) << run.err;
+  const json::object printed = json::parse(run.out).as_object();
+  ASSERT_EQ(printed.at("samples").as_array().size(), 1u) << run.out.substr(0, 2000);
+  EXPECT_EQ(printed.at("samples").at(0).at("solved"), true) << run.out.substr(0, 2000);
+  expectEveryRecordParses(repo_.root() / ".hydra");
+}
+
+// `hydra eval run` whose sample floods its log until .hydra is full: the
+// report (elsewhere) is whole, the sample's race record is not, and the
+// command fails naming that race and file.
+TEST_F(FullDiskTest, AnEvaluationWhoseSampleFillsHydraFailsNamingTheSampleRace) {
+  const fs::path flooder = repo_.script(
+      "flooder.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
+                        " > calc.py\nyes 'flooding the log with one line after another, until the disk is full' | head -c 3000000\n");
+  repo_.writeConfig(TestRepo::scoring() + TestRepo::commandAgent("flooder", flooder));
+  const fs::path set = evalSet(repo_, "flooder");
+  const fs::path report = repo_.scratch() / "run.json";
+  const fs::path hydraDir = repo_.root() / ".hydra";
+  auto disk = Mount::tmpfs(hydraDir, "512k");
+
+  const SplitRun run = hydraSplit(repo_, "eval run " + shellQuote(set.string()) + " --out " + shellQuote(report.string()) +
+                                             " --format json");
+  const std::string id = onlyNewRace(repo_, "");
+  ASSERT_FALSE(id.empty()) << run.err;
+  EXPECT_EQ(run.code, 1) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("hydra: evaluation run could not be recorded in full: sample race " + id + ": recording "));
+  EXPECT_THAT(run.err, HasSubstr("cannot append to " + (hydraDir / "races" / id).string() + "/flooder.log: No space left on device"));
+  const json::object written = json::parse(readFile(report)).as_object();
+  EXPECT_EQ(written.at("samples").as_array().size(), 1u);
+  EXPECT_EQ(json::parse(run.out).as_object(), written) << "what was printed is what was written";
+  expectEveryRecordParses(hydraDir);
+}
+
 // The workspace, where worktrees are checked out, is too small for a checkout.
 TEST_F(FullDiskTest, ACheckoutThatFillsTheWorkspaceFailsTheAgentNamingThePath) {
   // A base commit bigger than the workspace's file system.

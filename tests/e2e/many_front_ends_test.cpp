@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "tests/e2e/cli_run.h"
+#include "tests/e2e/comparable_scores.h"
 #include "tests/e2e/hydra_process.h"
 #include "tests/e2e/rpc_client.h"
 #include "tests/e2e/test_repo.h"
@@ -43,56 +44,6 @@ using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kRaceRunning = -32018;
 // What a check printed when another hydra had removed its worktree under it.
 constexpr const char* kMissingWorktree = "open repository";
-
-// What must not differ between a race run alone and the same race run beside
-// other front ends: everything but how fast the agents were (the `speed`
-// part of the score, the total and rank it feeds, every duration), what
-// names the race (its id, its commits' ids) and the raw check output (it
-// holds timings and addresses; its verdicts stay: exit codes, test cases,
-// counts). Rankings are compared by agent.
-json::value comparable(const json::value& v) {
-  static const std::set<std::string> kVarying{"speed", "total", "rank", "winner", "durationMs", "output", "fromCache",
-                                               "outputTruncated", "raceId", "commit"};
-  if (v.is_object()) {
-    json::object out;
-    for (const auto& [key, value] : v.as_object()) {
-      if (!kVarying.contains(std::string(key))) out[key] = comparable(value);
-    }
-    return out;
-  }
-  if (v.is_array()) {
-    json::array out;
-    for (const auto& e : v.as_array()) out.push_back(comparable(e));
-    std::stable_sort(out.begin(), out.end(), [](const json::value& a, const json::value& b) {
-      const auto id = [](const json::value& x) {
-        const json::value* agent = x.is_object() ? x.as_object().if_contains("agentId") : nullptr;
-        return agent && agent->is_string() ? std::string(agent->as_string()) : std::string();
-      };
-      return id(a) < id(b);
-    });
-    return out;
-  }
-  return v;
-}
-
-// Every check that ran (the baseline's and each agent's) ran to its end:
-// none reports that hydra could not run it.
-void expectChecksRan(const json::object& scores) {
-  auto checksOf = [](const json::object& subject) -> const json::object& { return subject.at("checks").as_object(); };
-  std::vector<std::pair<std::string, const json::object*>> subjects;
-  ASSERT_TRUE(scores.at("baseline").is_object()) << json::serialize(scores);
-  subjects.emplace_back("baseline", &checksOf(scores.at("baseline").as_object()));
-  for (const auto& r : scores.at("rankings").as_array()) {
-    subjects.emplace_back(std::string(r.at("agentId").as_string()), &checksOf(r.as_object()));
-  }
-  for (const auto& [subject, checks] : subjects) {
-    for (const auto& [name, check] : *checks) {
-      if (check.is_null()) continue;  // not configured
-      const json::object& c = check.as_object();
-      EXPECT_FALSE(c.contains("error")) << subject << " " << name << ": " << json::serialize(c);
-    }
-  }
-}
 
 // Everything of a race on disk that could mention a removed worktree.
 std::string raceFiles(const fs::path& repo, const std::string& raceId) {
