@@ -33,12 +33,14 @@ std::optional<fs::path> locateAgentBinary(const AgentConfig& agent, const fs::pa
   return findExecutable(agent.binary, pathVariable());
 }
 
-std::optional<std::string> agentProblem(const AgentConfig& agent, const fs::path& repoRoot) {
+std::string searchPath() { return pathVariable(); }
+
+std::optional<std::string> agentProblem(const AgentConfig& agent, const fs::path& repoRoot, bool quotePath) {
   if (!locateAgentBinary(agent, repoRoot)) {
     if (agent.binary.find('/') != std::string::npos) {
       return "'" + agent.binary + "' does not exist or is not executable";
     }
-    return "'" + agent.binary + "' not found on PATH (" + pathVariable() + ")";
+    return "'" + agent.binary + "' not found on PATH" + (quotePath ? " (" + pathVariable() + ")" : std::string());
   }
   // What else its adapter needs in its environment (claude-acp: an installed claude).
   if (const Adapter* adapter = findAdapter(agent.adapter)) {

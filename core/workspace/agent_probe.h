@@ -16,8 +16,15 @@ namespace hydra::core {
 // root, or a name looked up on hydra's PATH. nullopt when it is not there.
 std::optional<std::filesystem::path> locateAgentBinary(const AgentConfig& agent, const std::filesystem::path& repoRoot);
 
-// Why the agent cannot run here (its binary is missing or not executable), or nullopt.
-std::optional<std::string> agentProblem(const AgentConfig& agent, const std::filesystem::path& repoRoot);
+// Why the agent cannot run here (its binary is missing or not executable), or
+// nullopt. "'claude' not found on PATH", with the PATH searched in parentheses
+// when `quotePath` (an error about one agent); a list of agents says the PATH
+// once instead (searchPath()).
+std::optional<std::string> agentProblem(const AgentConfig& agent, const std::filesystem::path& repoRoot,
+                                        bool quotePath = false);
+
+// The PATH hydra looks agents' binaries up on.
+std::string searchPath();
 
 // Each of `names` (resolved in `config`), with whether its binary is installed
 // and the first line its version option prints (asked of all at once, a few

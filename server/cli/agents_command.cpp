@@ -9,6 +9,7 @@
 
 #include "core/checks/protected_paths.h"
 #include "core/sandbox/network.h"
+#include "core/workspace/agent_probe.h"
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
@@ -25,6 +26,7 @@ int runAgents(const AgentsOptions& options) {
     return 0;
   }
   Style style{stdoutIsTerminal()};
+  bool offPath = false;
   for (const auto& a : agents) {
     std::cout << "  " << (a.available ? style.green("✓") : style.red("✗")) << " " << a.name << "  (" << a.adapter
               << (a.configured ? "" : ", not in hydra.toml") << ")  ";
@@ -32,9 +34,12 @@ int runAgents(const AgentsOptions& options) {
       std::cout << a.path.value_or("") << (a.version ? "  " + style.dim(*a.version) : "");
     } else {
       std::cout << style.dim(a.problem.value_or(""));
+      offPath = offPath || (a.problem && a.problem->ends_with("not found on PATH"));
     }
     std::cout << "\n";
   }
+  // The PATH once, not once per agent missing from it.
+  if (offPath) std::cout << "\n" << style.dim("PATH searched: " + core::searchPath()) << "\n";
   std::cout << "\nAgents run " << workspace.sandboxStatus().summary << " (docs/security.md)\n";
   return 0;
 }

@@ -973,13 +973,23 @@ TEST_F(CliTest, AgentsJsonTellsWhichBinariesAreAvailableAndWhyNot) {
   const json::object* offpath = find("offpath");
   ASSERT_NE(offpath, nullptr) << r.out;
   EXPECT_EQ(offpath->at("available").as_bool(), false);
-  EXPECT_THAT(std::string(offpath->at("problem").as_string()), HasSubstr("'hydra-test-not-on-path' not found on PATH"));
-  EXPECT_THAT(std::string(offpath->at("problem").as_string()), HasSubstr("/usr/bin:/bin"));
+  // The PATH is said once for all agents, not in each agent's problem.
+  EXPECT_EQ(offpath->at("problem").as_string(), "'hydra-test-not-on-path' not found on PATH");
 
   // Built-in adapters are listed too, marked as not configured.
   const json::object* claude = find("claude");
   ASSERT_NE(claude, nullptr) << r.out;
   EXPECT_EQ(claude->at("configured").as_bool(), false);
+
+  // As text, every agent missing from PATH says so, and the PATH searched comes once.
+  Outcome text = hydra({"agents"}, std::nullopt, {"PATH=/usr/bin:/bin"});
+  ASSERT_EQ(text.code, 0) << text;
+  EXPECT_THAT(text.out, HasSubstr("'hydra-test-not-on-path' not found on PATH\n"));
+  EXPECT_THAT(text.out, HasSubstr("PATH searched: /usr/bin:/bin\n"));
+  std::size_t times = 0;
+  for (std::size_t at = text.out.find("/usr/bin:/bin"); at != std::string::npos; at = text.out.find("/usr/bin:/bin", at + 1))
+    ++times;
+  EXPECT_EQ(times, 1u) << text.out;
 }
 
 // A bwrap that cannot make its namespaces, as in a container that forbids

@@ -44,6 +44,10 @@ describe(':checkhealth hydra', function()
     -- Its hydra.toml asks for no sandbox: said, not warned about.
     assert.truthy(find(text, 'agents run unconfined: [general] sandbox = "off" in hydra.toml'), text)
     assert.is_false(find(text, 'ERROR'), text)
+    -- Built-in agents not installed here say so each, and the PATH searched comes once.
+    assert.truthy(find(text, "'aider' not found on PATH"), text)
+    local _, times = text:gsub(vim.pesc('PATH searched: ' .. vim.env.PATH), '')
+    assert.are.equal(1, times, text)
   end)
 
   it('says whether agents run confined, and what to do when they cannot be', function()

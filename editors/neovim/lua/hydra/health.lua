@@ -112,13 +112,21 @@ function M.check()
     return
   end
   local available = 0
+  local off_path = false
   for _, a in ipairs(agents) do
+    if not a.available and present(a.problem) and vim.endswith(a.problem, 'not found on PATH') then
+      off_path = true
+    end
     if a.available then
       available = available + 1
       health.ok(a.name .. ' (' .. a.adapter .. '): ' .. (present(a.path) and a.path or a.binary) .. (present(a.version) and ('  ' .. a.version) or ''))
     else
       health.info(a.name .. ' (' .. a.adapter .. '): not available' .. (present(a.problem) and (': ' .. a.problem) or ''))
     end
+  end
+  -- The PATH once, not once per agent missing from it.
+  if off_path then
+    health.info('PATH searched: ' .. (vim.env.PATH or ''))
   end
   if available == 0 then
     health.warn('no agent can race here', { 'install an agent CLI, or add a command agent to hydra.toml' })
