@@ -5,7 +5,9 @@
 import * as vscode from 'vscode';
 import type { AgentState, RaceSummary } from './protocol';
 import type { HydraSession } from './session';
-import { formatElapsed, mergedText } from './format';
+import { formatElapsed, raceIsActive } from './format';
+import type { RaceStore } from './raceStore';
+import { raceRowDescription, shortIds } from './raceLabel';
 import { isCollab, iterationAgents, iterationOf, iterationPickDescription } from './collabModel';
 
 /** What a command acts on. Tree items and the scoreboard pass one. */
@@ -31,15 +33,36 @@ export async function pickRace(
     void vscode.window.showInformationMessage(`Hydra: ${session.store.list().length === 0 ? 'no race yet' : none}.`);
     return undefined;
   }
+  const shorts = shortIds(session.store.list().map((r) => r.raceId));
   const picked = await vscode.window.showQuickPick(
-    races.map((r) => ({
-      label: firstLine(r.task),
-      description: `${r.state}${r.merged ? ` · ${mergedText(r.merged, true)}` : ''} · ${r.raceId}`,
-      race: r,
-    })),
-    { placeHolder, matchOnDescription: true },
+    races.map((r) => raceItem(session.store, r, shorts)),
+    { placeHolder, matchOnDescription: true, matchOnDetail: true },
   );
   return picked?.race;
+}
+
+/** The short id of a race the store lists (raceLabel.ts). */
+export function shortIdOf(store: RaceStore, raceId: string): string {
+  return shortIds([raceId, ...store.list().map((r) => r.raceId)]).get(raceId) ?? raceId;
+}
+
+/**
+ * A race as a quick pick item: its task, then what tells it from the others
+ * of the same task (start time, winner, short id); the full id is its
+ * detail, so that typing any part of the id finds it.
+ */
+export function raceItem(store: RaceStore, r: RaceSummary, shorts: Map<string, string>, collabNote = false)
+  : vscode.QuickPickItem & { race: RaceSummary } {
+  const state = `${collabNote && isCollab(r) ? 'collab · ' : ''}${r.state}`;
+  const winner = store.recordedWinnerOf(r.raceId);
+  return {
+    label: firstLine(r.task),
+    description: raceRowDescription(r, {
+      state, winner, allFailed: store.allFailedIn(r.raceId) && !raceIsActive(r.state), shortId: shorts.get(r.raceId) ?? r.raceId,
+    }, new Date()),
+    detail: r.raceId,
+    race: r,
+  };
 }
 
 /** An agent of `race`, among `agents` (default: all of them). */

@@ -4,10 +4,11 @@ import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
 import {
-  ALL_FAILED, agentFinishedNotice, autoMergeNotice, briefProblem, escapesMessage, mergedText, raceIsActive, raceOutcome, refusedAgent,
+  agentFinishedNotice, autoMergeNotice, briefProblem, escapesMessage, raceIsActive, raceOutcome, refusedAgent,
   replaceAgent, unconfinedNotice,
 } from './format';
-import { firstLine, pickAgent, pickRace, targetOf } from './pick';
+import { firstLine, pickAgent, pickRace, raceItem, targetOf } from './pick';
+import { shortIds } from './raceLabel';
 import { trackProgress } from './progress';
 import { isCollab } from './collabModel';
 
@@ -221,12 +222,11 @@ async function showHistory(session: HydraSession): Promise<void> {
   const page = await session.request(proto.races, { limit: 100 });
   if (!page) return;
   session.store.setSummaries(page.races);
+  const shorts = shortIds(session.store.list().map((r) => r.raceId));
   const picked = await vscode.window.showQuickPick(
     page.races.map((r) => ({
-      label: firstLine(r.task),
-      description: `${isCollab(r) ? 'collab · ' : ''}${r.state}${r.allFailed ? ` · ${ALL_FAILED}` : ''}${r.merged ? ` · ${mergedText(r.merged, true)}` : ''} · ${r.raceId}`,
-      detail: r.agents.map((a) => `${a.agentId}: ${a.state}`).join(' · '),
-      race: r,
+      ...raceItem(session.store, r, shorts, true),
+      detail: `${r.agents.map((a) => `${a.agentId}: ${a.state}`).join(' · ')} · ${r.raceId}`,
     })),
     { title: `Hydra: race history (${page.total})`, matchOnDescription: true, matchOnDetail: true },
   );
