@@ -6,8 +6,8 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { describeServerError, raceIsActive, visibleControls } from './format';
-import { pickAgent, pickRace, resolveAgent, resultsOf, targetOf } from './pick';
+import { byRank, describeServerError, raceIsActive, visibleControls } from './format';
+import { ensureRankings, pickAgent, pickRace, resolveAgent, resultsOf, targetOf } from './pick';
 import { isCollab } from './collabModel';
 
 export const SCHEME = 'hydra';
@@ -99,6 +99,7 @@ async function changesOf(session: HydraSession, raceId: string, agentId: string)
  * Two agents' versions of a file side by side: a race, two of its agents
  * (a collaboration's: two of its iterations), then one of the files either
  * changed. An agent that did not change the file shows the base's version of it.
+ * The agents are offered, and shown left to right, by rank.
  */
 async function compareAgents(session: HydraSession, arg: unknown): Promise<void> {
   const target = targetOf(arg);
@@ -117,7 +118,9 @@ async function compareAgents(session: HydraSession, arg: unknown): Promise<void>
   const second = await pickAgent(session, race, `The agent to compare with ${first.agentId}`,
     agents.filter((a) => a.agentId !== first.agentId));
   if (!second) return;
-  const [a, b] = [first.agentId, second.agentId];
+  // The better ranked on the left, as the scoreboard lists them.
+  await ensureRankings(session, race);
+  const [a, b] = byRank([first, second], (id) => session.store.rankingOf(race.raceId, id)?.rank).map((x) => x.agentId);
   const [changedByA, changedByB] = await Promise.all([changesOf(session, race.raceId, a), changesOf(session, race.raceId, b)]);
   if (!changedByA || !changedByB) return;
   const paths = [...new Set([...changedByA, ...changedByB].map((f) => f.path))].sort();

@@ -5,7 +5,8 @@
 import * as vscode from 'vscode';
 import type { AgentState, RaceSummary } from './protocol';
 import type { HydraSession } from './session';
-import { formatElapsed, raceIsActive } from './format';
+import { agentPickDescription, byRank, raceIsActive } from './format';
+import * as proto from './protocol';
 import type { RaceStore } from './raceStore';
 import { raceRowDescription, shortIds } from './raceLabel';
 import { isCollab, iterationAgents, iterationOf, iterationPickDescription } from './collabModel';
@@ -65,16 +66,34 @@ export function raceItem(store: RaceStore, r: RaceSummary, shorts: Map<string, s
   };
 }
 
-/** An agent of `race`, among `agents` (default: all of them). */
+/**
+ * A scored race's rankings, asked of hydra once when the store has none (a
+ * race from the history), so that its agents can be listed by rank. A race
+ * hydra cannot score keeps hydra's order.
+ */
+export async function ensureRankings(session: HydraSession, race: RaceSummary): Promise<void> {
+  const scored = race.state === 'completed' || race.state === 'failed';
+  if (!scored || session.store.hasRankings(race.raceId)) return;
+  try {
+    session.store.setScores(race.raceId, await session.requestOrThrow(proto.scores, { raceId: race.raceId }));
+  } catch {
+    // NotScored: no ranks to list them by.
+  }
+}
+
+/** An agent of `race`, among `agents` (default: all of them), best ranked first, unranked ones after. */
 export async function pickAgent(
   session: HydraSession, race: RaceSummary, placeHolder: string, agents: AgentState[] = race.agents,
 ): Promise<AgentState | undefined> {
   if (agents.length === 1) return agents[0];
+  const store = session.store;
+  await ensureRankings(session, race);
   const picked = await vscode.window.showQuickPick(
-    agents.map((a) => ({
+    byRank(agents, (id) => store.rankingOf(race.raceId, id)?.rank).map((a) => ({
       label: a.agentId,
       description: iterationOf(a.agentId) !== undefined ? iterationPickDescription(race, a.agentId)
-        : `${a.state} · ${formatElapsed(session.store.elapsedMs(race.raceId, a.agentId))}`,
+        : agentPickDescription(a.state, store.elapsedMs(race.raceId, a.agentId), store.rankingOf(race.raceId, a.agentId),
+          store.winnerOf(race.raceId) === a.agentId),
       agent: a,
     })),
     { placeHolder },
