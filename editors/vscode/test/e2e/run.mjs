@@ -328,13 +328,14 @@ async function raceScenario() {
     await waitFor(async () => /break: rewriting lib\.sh from scratch/.test(await outputText()), 30000, 'the breaker output channel');
     check(true, "the agent's inline Show Agent Output shows its channel");
     await wb.shot('inline-buttons');
-    // Compare Agents from an agent's context menu: that agent, then the only other one, then a file.
+    // Compare Agents from an agent's context menu: that agent, then the only other one, then a file; the
+    // better ranked (the fixer, the winner) on the left, whichever was picked first.
     await wb.contextMenu(breakerRow, 'Compare Agents');
     await wb.pick('lib.sh');
-    const reversed = await wb.waitActiveTab(/lib\.sh \(breaker ↔ fixer\)/, 'the comparison from the context menu');
-    const sides = await wb.waitProbe((p) => p.activeTab?.kind === 'diff' && /breaker ↔ fixer/.test(p.activeTab.label) && p.activeTab, 'its sides');
-    check(hydraSide(sides.original).agent === 'breaker' && hydraSide(sides.modified).agent === 'fixer',
-      `an agent's context menu compares it with the other: ${reversed}`);
+    const ranked = await wb.waitActiveTab(/lib\.sh \(fixer ↔ breaker\)/, 'the comparison from the context menu');
+    const sides = await wb.waitProbe((p) => p.activeTab?.kind === 'diff' && /fixer ↔ breaker/.test(p.activeTab.label) && p.activeTab, 'its sides');
+    check(hydraSide(sides.original).agent === 'fixer' && hydraSide(sides.modified).agent === 'breaker',
+      `an agent's context menu compares it with the other, by rank: ${ranked}`);
 
     // Merging the agent that lost: the dialog says why it is not a safe
     // pick, and its primary button (where Enter lands) does not merge.
