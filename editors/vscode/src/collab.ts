@@ -11,6 +11,7 @@ import { isCollab, iterationAgentId, iterationOf, reviewFirstLine } from './coll
 import { firstLine, pickRace, targetOf } from './pick';
 import { type AgentPick, agentPicks, isAgentPick } from './races';
 import { trackProgress } from './progress';
+import { refusedForConfig } from './configOpen';
 
 export const REVIEW_SCHEME = 'hydra-review';
 
@@ -135,6 +136,7 @@ async function startCollaboration(session: HydraSession): Promise<void> {
     ).then((c) => c && vscode.commands.executeCommand('workbench.trust.manage'));
     return;
   }
+  if (await refusedForConfig(session)) return;
   const task = await vscode.window.showInputBox({
     title: 'Hydra: Start Collaboration',
     prompt: 'The task: one agent builds it, another reviews each iteration',

@@ -10,6 +10,7 @@ import {
 import { firstLine, pickAgent, pickRace, raceItem, targetOf } from './pick';
 import { shortIds } from './raceLabel';
 import { trackProgress } from './progress';
+import { refusedForConfig } from './configOpen';
 import { isCollab } from './collabModel';
 
 export interface AgentPick extends vscode.QuickPickItem {
@@ -110,6 +111,7 @@ async function startRace(session: HydraSession, again?: { task: string; agents?:
     ).then((c) => c && vscode.commands.executeCommand('workbench.trust.manage'));
     return;
   }
+  if (!again && await refusedForConfig(session)) return;
   const task = again?.task ?? await vscode.window.showInputBox({
     title: 'Hydra: Start Race',
     prompt: 'The task every agent gets',
