@@ -9,6 +9,7 @@ import { agentPickDescription, byRank, raceIsActive } from './format';
 import * as proto from './protocol';
 import type { RaceStore } from './raceStore';
 import { raceRowDescription, shortIds } from './raceLabel';
+import { executorItems } from './executorPick';
 import { isCollab, iterationAgents, iterationOf, iterationPickDescription } from './collabModel';
 
 /** What a command acts on. Tree items and the scoreboard pass one. */
@@ -133,4 +134,16 @@ export async function resolveAgent(
 export function firstLine(text: string): string {
   const line = text.split('\n', 1)[0].trim();
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/**
+ * The executor for a run: asked only when hydra offers more than one (the
+ * default first, Enter takes it). `{}` when there is nothing to ask,
+ * undefined when the pick was dismissed.
+ */
+export async function pickExecutor(executors: string[] | undefined, what: string): Promise<{ executor?: string } | undefined> {
+  const items = executorItems(executors);
+  if (!items) return {};
+  const picked = await vscode.window.showQuickPick(items, { title: `Hydra: where the ${what} runs`, placeHolder: 'The executor ([executor] in hydra.toml)' });
+  return picked ? { executor: picked.executor } : undefined;
 }

@@ -7,7 +7,7 @@ import {
   agentFinishedNotice, autoMergeNotice, briefProblem, escapesMessage, raceIsActive, raceOutcome, refusedAgent,
   replaceAgent, unconfinedNotice,
 } from './format';
-import { firstLine, pickAgent, pickRace, raceItem, targetOf } from './pick';
+import { firstLine, pickAgent, pickExecutor, pickRace, raceItem, targetOf } from './pick';
 import { shortIds } from './raceLabel';
 import { trackProgress } from './progress';
 import { refusedForConfig } from './configOpen';
@@ -103,7 +103,9 @@ function unpickable(asked: string[], agents: proto.AgentInfo[], what: string): s
  * to pick the agents again for the same task, or to race with the name hydra
  * suggests.
  */
-async function startRace(session: HydraSession, again?: { task: string; agents?: string[]; picked?: string[]; note?: string }): Promise<void> {
+async function startRace(
+  session: HydraSession, again?: { task: string; agents?: string[]; picked?: string[]; note?: string; executor?: string },
+): Promise<void> {
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showWarningMessage(
       'Hydra: races run the commands in hydra.toml, so they start only in a trusted workspace.',
@@ -120,22 +122,28 @@ async function startRace(session: HydraSession, again?: { task: string; agents?:
   });
   if (!task) return;
   let chosen = again?.agents;
-  if (!chosen) {
+  // Asked once: a race tried again for the same task keeps the executor picked.
+  let where: { executor?: string } | undefined = again?.executor ? { executor: again.executor } : undefined;
+  if (!chosen || !where) {
     const available = await session.request(proto.agents);
     if (!available) return;
-    const asked = again?.picked ?? vscode.workspace.getConfiguration('hydra').get<string[]>('defaultAgents', []);
-    const note = again?.note ?? unpickable(asked, available.agents, 'hydra.defaultAgents');
-    chosen = await pickAgents(agentPicks(available.agents, asked), note);
+    if (!chosen) {
+      const asked = again?.picked ?? vscode.workspace.getConfiguration('hydra').get<string[]>('defaultAgents', []);
+      const note = again?.note ?? unpickable(asked, available.agents, 'hydra.defaultAgents');
+      chosen = await pickAgents(agentPicks(available.agents, asked), note);
+      if (!chosen || chosen.length === 0) return;
+    }
+    where = await pickExecutor(available.executors, 'race');
   }
-  if (!chosen || chosen.length === 0) return;
+  if (!chosen || chosen.length === 0 || !where) return;
   const progress = await trackProgress(session);
   const since = session.messagesSoFar;
   let result: proto.RaceResult;
   try {
-    result = await session.requestOrThrow(proto.race, { task, agents: chosen, workDoneToken: progress.token });
+    result = await session.requestOrThrow(proto.race, { task, agents: chosen, ...where, workDoneToken: progress.token });
   } catch (error) {
     progress.abandon();
-    await raceRefused(session, error, since, task, chosen);
+    await raceRefused(session, error, since, task, chosen, where.executor);
     return;
   }
   session.store.raceStarted(task, result);
@@ -151,7 +159,9 @@ async function startRace(session: HydraSession, again?: { task: string; agents?:
 }
 
 /** A race hydra refused: an agent it names hydra does not know or cannot run gets a way out, anything else its error. */
-async function raceRefused(session: HydraSession, error: unknown, since: number, task: string, agents: string[]): Promise<void> {
+async function raceRefused(
+  session: HydraSession, error: unknown, since: number, task: string, agents: string[], executor: string | undefined,
+): Promise<void> {
   const code = (error as { code?: unknown } | undefined)?.code;
   const refused = refusedAgent(error);
   if (!refused || (code !== proto.ErrorCodes.UnknownAgentName && code !== proto.ErrorCodes.AgentUnavailable)) {
@@ -163,10 +173,10 @@ async function raceRefused(session: HydraSession, error: unknown, since: number,
   const pickAgain = 'Pick Agents Again';
   const choice = await session.showError(error, since, [...(raceWith ? [raceWith] : []), pickAgain]);
   if (raceWith && choice === raceWith && instead) {
-    await startRace(session, { task, agents: replaceAgent(agents, refused.agent, instead) });
+    await startRace(session, { task, agents: replaceAgent(agents, refused.agent, instead), executor });
   } else if (choice === pickAgain) {
     const why = code === proto.ErrorCodes.UnknownAgentName ? 'an agent hydra does not know' : 'which is not available';
-    await startRace(session, { task, picked: agents, note: `the race named '${refused.agent}', ${why}` });
+    await startRace(session, { task, picked: agents, note: `the race named '${refused.agent}', ${why}`, executor });
   }
 }
 
