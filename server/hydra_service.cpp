@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <variant>
 
+#include "core/config/executor_choice.h"
 #include "core/guard/records.h"
 #include "hydra/version.h"
 #include "protocol/methods.h"
@@ -255,6 +256,10 @@ void HydraService::agents(Reply reply) {
     json::object result{{"agents", json::value_from(ws->agents())}};
     // What a client offers first when it asks for a collaboration's agents.
     if (auto config = ws->configState().config) {
+      // Where a run may go: a client asks only when there is more than one.
+      json::array executors;
+      for (const std::string& kind : core::offeredExecutors(config->executor)) executors.emplace_back(kind);
+      result["executors"] = std::move(executors);
       const core::CollaborationConfig& c = config->collaboration;
       if (c.builder || c.reviewer) {
         json::object collaboration;

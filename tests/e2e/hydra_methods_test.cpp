@@ -149,6 +149,18 @@ TEST_F(HydraMethodsTest, AgentsTellWhichAreAvailableWhereAndWhyNot) {
   EXPECT_EQ(find("claude").at("configured").as_bool(), false);
 }
 
+TEST_F(HydraMethodsTest, AgentsOfferTheExecutorsOnlyWhereHydraTomlGivesAChoice) {
+  repo_.writeConfig(TestRepo::agent("ready", {"say", "hi"}));
+  start();
+  EXPECT_EQ(json::serialize(client().call("hydra/agents").at("executors")), R"(["local"])")
+      << "nothing speaks of Slurm: local is the only one";
+  // Read again when it changed: Slurm prepared, local still the default, first.
+  repo_.writeConfig(TestRepo::agent("ready", {"say", "hi"}) + "[executor]\npartition = \"gpu\"\n");
+  EXPECT_EQ(json::serialize(client().call("hydra/agents").at("executors")), R"(["local","slurm"])");
+  repo_.writeConfig(TestRepo::agent("ready", {"say", "hi"}) + "[executor]\nkind = \"slurm\"\n");
+  EXPECT_EQ(json::serialize(client().call("hydra/agents").at("executors")), R"(["slurm","local"])");
+}
+
 // --- hydra/race and its notifications --------------------------------------------
 
 TEST_F(HydraMethodsTest, RaceAnswersAtOnceThenNotifiesEachAgentInOrderWithProgress) {

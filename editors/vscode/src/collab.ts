@@ -8,9 +8,10 @@ import * as proto from './protocol';
 import type { HydraSession } from './session';
 import { briefProblem, describeServerError, raceIsActive, unconfinedNotice } from './format';
 import { isCollab, iterationAgentId, iterationOf, reviewFirstLine } from './collabModel';
-import { firstLine, pickRace, targetOf } from './pick';
+import { firstLine, pickExecutor, pickRace, targetOf } from './pick';
 import { type AgentPick, agentPicks, isAgentPick } from './races';
 import { trackProgress } from './progress';
+import { refusedForConfig } from './configOpen';
 
 export const REVIEW_SCHEME = 'hydra-review';
 
@@ -135,6 +136,7 @@ async function startCollaboration(session: HydraSession): Promise<void> {
     ).then((c) => c && vscode.commands.executeCommand('workbench.trust.manage'));
     return;
   }
+  if (await refusedForConfig(session)) return;
   const task = await vscode.window.showInputBox({
     title: 'Hydra: Start Collaboration',
     prompt: 'The task: one agent builds it, another reviews each iteration',
@@ -150,11 +152,13 @@ async function startCollaboration(session: HydraSession): Promise<void> {
   const reviewer = await pickOne(available.agents, 'reviewer', defaults.reviewer ?? undefined,
     `Hydra: the reviewer of ${builder}'s work (2/2)`);
   if (!reviewer) return;
+  const where = await pickExecutor(available.executors, 'collaboration');
+  if (!where) return;
   const progress = await trackProgress(session);
   const since = session.messagesSoFar;
   let result: proto.CollabResult;
   try {
-    result = await session.requestOrThrow(proto.collab, { task, builder, reviewer, workDoneToken: progress.token });
+    result = await session.requestOrThrow(proto.collab, { task, builder, reviewer, ...where, workDoneToken: progress.token });
   } catch (error) {
     progress.abandon();
     await session.showError(error, since);

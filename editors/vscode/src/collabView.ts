@@ -12,7 +12,8 @@ import {
   type IterationContext, type IterationRow, collabDescription, collabTooltip, iterationDescription, iterationRows, iterationTooltip,
   reviewFirstLine,
 } from './collabModel';
-import { firstLine } from './pick';
+import { firstLine, shortIdOf } from './pick';
+import { raceRowDescription } from './raceLabel';
 import type { AgentStateName } from './protocol';
 
 /** The iteration rows of a collaboration, with the one in progress. */
@@ -30,9 +31,10 @@ export function collabItem(store: RaceStore, raceId: string): vscode.TreeItem {
     active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
   item.id = raceId;
   const described = race ? collabDescription(race, store.phaseOf(raceId), store.recordedWinnerOf(raceId)) : 'collab';
-  const said = merged ? ` · ${mergedText(merged, true)}` : noWinner ? ` · ${NO_GOOD_ROUND}` : '';
-  item.description = `${described}${said} · ${raceId}`;
-  item.tooltip = [race ? collabTooltip(race) : undefined, merged ? `${mergedText(merged)} (${mergedDetail(merged)})` : noWinner ? NO_GOOD_ROUND : undefined]
+  // Its best iteration is in `described` already.
+  item.description = race ? raceRowDescription(race, { state: described, allFailed: noWinner, collab: true, shortId: shortIdOf(store, raceId) }, new Date())
+    : described;
+  item.tooltip = [race ? collabTooltip(race) : undefined, `collaboration ${raceId}`, merged ? `${mergedText(merged)} (${mergedDetail(merged)})` : noWinner ? NO_GOOD_ROUND : undefined]
     .filter((l) => l).join('\n');
   item.iconPath = merged ? new vscode.ThemeIcon('git-merge', new vscode.ThemeColor('charts.purple'))
     : new vscode.ThemeIcon(active ? 'sync~spin' : noWinner ? 'error' : race?.state === 'completed' ? 'pass-filled' : 'history');

@@ -2,7 +2,8 @@
 // panel, squiggles on the lines):
 //  - hydra.toml's, as hydra publishes them (textDocument/publishDiagnostics):
 //    hydra reads the file every two seconds, so a fix clears them without a
-//    request; an empty list clears them;
+//    request; an empty list clears them; one hydra puts on one character
+//    covers the key or value there;
 //  - each scored race's build and lint findings, on the agents' versions of
 //    the files (in their worktrees), until the race is merged or its
 //    worktrees are removed.
@@ -11,14 +12,25 @@ import * as vscode from 'vscode';
 import type { Diagnostic as LspDiagnostic, PublishDiagnosticsParams } from 'vscode-languageclient/node';
 import type { HydraSession } from './session';
 import { type PlacedFinding, placeFindings } from './findings';
+import { widenedRange } from './configProblem';
 
 const SEVERITIES = [
   vscode.DiagnosticSeverity.Error, vscode.DiagnosticSeverity.Warning,
   vscode.DiagnosticSeverity.Information, vscode.DiagnosticSeverity.Hint,
 ];
 
-function fromLsp(d: LspDiagnostic): vscode.Diagnostic {
-  const { start, end } = d.range;
+/** hydra.toml's lines as on disk (hydra reads the file there), to widen its diagnostics to their keys. */
+function linesOf(uri: vscode.Uri): string[] {
+  try {
+    return fs.readFileSync(uri.fsPath, 'utf8').split(/\r?\n/);
+  } catch {
+    return [];
+  }
+}
+
+function fromLsp(d: LspDiagnostic, lines: string[]): vscode.Diagnostic {
+  // hydra names a line and column: the squiggle covers the key or value there, not one character.
+  const { start, end } = widenedRange(lines, d.range);
   const diagnostic = new vscode.Diagnostic(new vscode.Range(start.line, start.character, end.line, end.character), d.message,
     SEVERITIES[(d.severity ?? 1) - 1] ?? vscode.DiagnosticSeverity.Error);
   diagnostic.source = d.source ?? 'hydra';
@@ -53,7 +65,8 @@ class Diagnostics implements vscode.Disposable {
       this.published.delete(uri.toString());
       return;
     }
-    this.collection.set(uri, p.diagnostics.map(fromLsp));
+    const lines = linesOf(uri);
+    this.collection.set(uri, p.diagnostics.map((d) => fromLsp(d, lines)));
     this.published.add(uri.toString());
   }
 

@@ -6,28 +6,35 @@
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { describeServerError, raceIsActive, visibleControls } from './format';
-import { pickAgent, pickRace, resolveAgent, resultsOf, targetOf } from './pick';
+import { byRank, describeServerError, raceIsActive, visibleControls } from './format';
+import { ensureRankings, pickAgent, pickRace, resolveAgent, resultsOf, targetOf } from './pick';
 import { isCollab } from './collabModel';
+import type { ShownDocument } from './takeSource';
 
 export const SCHEME = 'hydra';
 
 export type Side = 'base' | 'agent';
 
-/** hydra:/<path>?race=..&agent=..&side=base|agent; the path keeps the file's language. */
-export function contentUri(raceId: string, agentId: string, path: string, side: Side): vscode.Uri {
-  const query = new URLSearchParams({ race: raceId, agent: agentId, side }).toString();
+/**
+ * hydra:/<path>?race=..&agent=..&side=base|agent[&for=..]; the path keeps the
+ * file's language. `owner`: in a comparison, the agent a base version stands
+ * for (one that left the file alone).
+ */
+export function contentUri(raceId: string, agentId: string, path: string, side: Side, owner?: string): vscode.Uri {
+  const query = new URLSearchParams({ race: raceId, agent: agentId, side, ...(owner ? { for: owner } : {}) }).toString();
   return vscode.Uri.from({ scheme: SCHEME, path: `/${path}`, query });
 }
 
 /** What a `hydra:` document shows: which race, agent and file, and which side. */
-export function parseContentUri(uri: vscode.Uri): { raceId: string; agentId: string; path: string; side: Side } | undefined {
+export function parseContentUri(uri: vscode.Uri): ShownDocument | undefined {
   if (uri.scheme !== SCHEME) return undefined;
   const q = new URLSearchParams(uri.query);
   const raceId = q.get('race');
   const agentId = q.get('agent');
   if (!raceId || !agentId) return undefined;
-  return { raceId, agentId, path: uri.path.replace(/^\//, ''), side: q.get('side') === 'base' ? 'base' : 'agent' };
+  const side = q.get('side') === 'base' ? 'base' : 'agent';
+  const owner = side === 'base' ? q.get('for') ?? undefined : undefined;
+  return { raceId, agentId, path: uri.path.replace(/^\//, ''), side, ...(owner ? { owner } : {}) };
 }
 
 class AgentContentProvider implements vscode.TextDocumentContentProvider {
@@ -99,6 +106,7 @@ async function changesOf(session: HydraSession, raceId: string, agentId: string)
  * Two agents' versions of a file side by side: a race, two of its agents
  * (a collaboration's: two of its iterations), then one of the files either
  * changed. An agent that did not change the file shows the base's version of it.
+ * The agents are offered, and shown left to right, by rank.
  */
 async function compareAgents(session: HydraSession, arg: unknown): Promise<void> {
   const target = targetOf(arg);
@@ -117,7 +125,9 @@ async function compareAgents(session: HydraSession, arg: unknown): Promise<void>
   const second = await pickAgent(session, race, `The agent to compare with ${first.agentId}`,
     agents.filter((a) => a.agentId !== first.agentId));
   if (!second) return;
-  const [a, b] = [first.agentId, second.agentId];
+  // The better ranked on the left, as the scoreboard lists them.
+  await ensureRankings(session, race);
+  const [a, b] = byRank([first, second], (id) => session.store.rankingOf(race.raceId, id)?.rank).map((x) => x.agentId);
   const [changedByA, changedByB] = await Promise.all([changesOf(session, race.raceId, a), changesOf(session, race.raceId, b)]);
   if (!changedByA || !changedByB) return;
   const paths = [...new Set([...changedByA, ...changedByB].map((f) => f.path))].sort();
@@ -132,7 +142,7 @@ async function compareAgents(session: HydraSession, arg: unknown): Promise<void>
   if (!path) return;
   const version = (agentId: string, other: string, changes: proto.FileChange[]) => changes.some((f) => f.path === path)
     ? contentUri(race.raceId, agentId, path, 'agent')
-    : contentUri(race.raceId, other, path, 'base');
+    : contentUri(race.raceId, other, path, 'base', agentId);
   await vscode.commands.executeCommand('vscode.diff', version(a, b, changedByA), version(b, a, changedByB), `${visibleControls(path)} (${a} ↔ ${b})`,
     { preview: true });
 }

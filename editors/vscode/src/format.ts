@@ -624,3 +624,18 @@ export function rankOrder(ids: string[], rankOf: (id: string) => number | undefi
   const at = (id: string) => rankOf(id) ?? Number.POSITIVE_INFINITY;
   return ids.map((id, i) => ({ id, i })).sort((a, b) => at(a.id) - at(b.id) || a.i - b.i).map((e) => e.id);
 }
+
+/** Agents (or a collaboration's iterations) in rank order: unranked ones last, in the order given. */
+export function byRank<T extends { agentId: string }>(agents: T[], rankOf: (id: string) => number | undefined): T[] {
+  const at = new Map(agents.map((a) => [a.agentId, a]));
+  return rankOrder(agents.map((a) => a.agentId), rankOf).map((id) => at.get(id) as T);
+}
+
+/** An agent in a pick: "completed · 4.2s · #1 · 91.0 · winner", its rank once the race is scored. */
+export function agentPickDescription(
+  state: string, elapsedMs: number, ranking: Pick<Ranking, 'rank' | 'total'> | undefined, winner: boolean,
+): string {
+  const parts = [state, formatElapsed(elapsedMs)];
+  if (ranking) parts.push(`#${ranking.rank} · ${ranking.total.toFixed(1)}${winner ? ' · winner' : ''}`);
+  return parts.join(' · ');
+}

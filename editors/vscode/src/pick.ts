@@ -5,7 +5,11 @@
 import * as vscode from 'vscode';
 import type { AgentState, RaceSummary } from './protocol';
 import type { HydraSession } from './session';
-import { formatElapsed, mergedText } from './format';
+import { agentPickDescription, byRank, raceIsActive } from './format';
+import * as proto from './protocol';
+import type { RaceStore } from './raceStore';
+import { raceRowDescription, shortIds } from './raceLabel';
+import { executorItems } from './executorPick';
 import { isCollab, iterationAgents, iterationOf, iterationPickDescription } from './collabModel';
 
 /** What a command acts on. Tree items and the scoreboard pass one. */
@@ -31,27 +35,67 @@ export async function pickRace(
     void vscode.window.showInformationMessage(`Hydra: ${session.store.list().length === 0 ? 'no race yet' : none}.`);
     return undefined;
   }
+  const shorts = shortIds(session.store.list().map((r) => r.raceId));
   const picked = await vscode.window.showQuickPick(
-    races.map((r) => ({
-      label: firstLine(r.task),
-      description: `${r.state}${r.merged ? ` · ${mergedText(r.merged, true)}` : ''} · ${r.raceId}`,
-      race: r,
-    })),
-    { placeHolder, matchOnDescription: true },
+    races.map((r) => raceItem(session.store, r, shorts)),
+    { placeHolder, matchOnDescription: true, matchOnDetail: true },
   );
   return picked?.race;
 }
 
-/** An agent of `race`, among `agents` (default: all of them). */
+/** The short id of a race the store lists (raceLabel.ts). */
+export function shortIdOf(store: RaceStore, raceId: string): string {
+  return shortIds([raceId, ...store.list().map((r) => r.raceId)]).get(raceId) ?? raceId;
+}
+
+/**
+ * A race as a quick pick item: its task, then what tells it from the others
+ * of the same task (start time, winner, short id); the full id is its
+ * detail, so that typing any part of the id finds it.
+ */
+export function raceItem(store: RaceStore, r: RaceSummary, shorts: Map<string, string>, collabNote = false)
+  : vscode.QuickPickItem & { race: RaceSummary } {
+  const state = `${collabNote && isCollab(r) ? 'collab · ' : ''}${r.state}`;
+  const winner = store.recordedWinnerOf(r.raceId);
+  return {
+    label: firstLine(r.task),
+    description: raceRowDescription(r, {
+      state, winner, allFailed: store.allFailedIn(r.raceId) && !raceIsActive(r.state), collab: isCollab(r),
+      shortId: shorts.get(r.raceId) ?? r.raceId,
+    }, new Date()),
+    detail: r.raceId,
+    race: r,
+  };
+}
+
+/**
+ * A scored race's rankings, asked of hydra once when the store has none (a
+ * race from the history), so that its agents can be listed by rank. A race
+ * hydra cannot score keeps hydra's order.
+ */
+export async function ensureRankings(session: HydraSession, race: RaceSummary): Promise<void> {
+  const scored = race.state === 'completed' || race.state === 'failed';
+  if (!scored || session.store.hasRankings(race.raceId)) return;
+  try {
+    session.store.setScores(race.raceId, await session.requestOrThrow(proto.scores, { raceId: race.raceId }));
+  } catch {
+    // NotScored: no ranks to list them by.
+  }
+}
+
+/** An agent of `race`, among `agents` (default: all of them), best ranked first, unranked ones after. */
 export async function pickAgent(
   session: HydraSession, race: RaceSummary, placeHolder: string, agents: AgentState[] = race.agents,
 ): Promise<AgentState | undefined> {
   if (agents.length === 1) return agents[0];
+  const store = session.store;
+  await ensureRankings(session, race);
   const picked = await vscode.window.showQuickPick(
-    agents.map((a) => ({
+    byRank(agents, (id) => store.rankingOf(race.raceId, id)?.rank).map((a) => ({
       label: a.agentId,
       description: iterationOf(a.agentId) !== undefined ? iterationPickDescription(race, a.agentId)
-        : `${a.state} · ${formatElapsed(session.store.elapsedMs(race.raceId, a.agentId))}`,
+        : agentPickDescription(a.state, store.elapsedMs(race.raceId, a.agentId), store.rankingOf(race.raceId, a.agentId),
+          store.winnerOf(race.raceId) === a.agentId),
       agent: a,
     })),
     { placeHolder },
@@ -91,4 +135,16 @@ export async function resolveAgent(
 export function firstLine(text: string): string {
   const line = text.split('\n', 1)[0].trim();
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/**
+ * The executor for a run: asked only when hydra offers more than one (the
+ * default first, Enter takes it). `{}` when there is nothing to ask,
+ * undefined when the pick was dismissed.
+ */
+export async function pickExecutor(executors: string[] | undefined, what: string): Promise<{ executor?: string } | undefined> {
+  const items = executorItems(executors);
+  if (!items) return {};
+  const picked = await vscode.window.showQuickPick(items, { title: `Hydra: where the ${what} runs`, placeHolder: 'The executor ([executor] in hydra.toml)' });
+  return picked ? { executor: picked.executor } : undefined;
 }

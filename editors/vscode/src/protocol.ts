@@ -22,9 +22,15 @@ export interface AgentsResult {
    * user just picks).
    */
   collaboration?: { builder?: string | null; reviewer?: string | null };
+  /**
+   * The executors worth offering for a run, the default ([executor] kind)
+   * first; more than one only when hydra.toml prepares Slurm. Absent from an
+   * older hydra: nothing to ask.
+   */
+  executors?: string[];
 }
 
-export interface RaceParams { task: string; agents: string[]; base?: string; workDoneToken?: string | number }
+export interface RaceParams { task: string; agents: string[]; base?: string; executor?: string; workDoneToken?: string | number }
 export interface RaceAgent { agentId: string; agent: string; branch: string; worktree: string }
 export interface RaceResult {
   raceId: string;
@@ -142,6 +148,7 @@ export interface CollabParams {
   maxIterations?: number;
   untilScore?: number;
   base?: string;
+  executor?: string;
   workDoneToken?: string | number;
 }
 /** hydra/collab's answer: the collaboration's summary at its start. */

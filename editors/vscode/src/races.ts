@@ -4,11 +4,13 @@ import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
 import {
-  ALL_FAILED, agentFinishedNotice, autoMergeNotice, briefProblem, escapesMessage, mergedText, raceIsActive, raceOutcome, refusedAgent,
+  agentFinishedNotice, autoMergeNotice, briefProblem, escapesMessage, raceIsActive, raceOutcome, refusedAgent,
   plainState, replaceAgent, unconfinedNotice,
 } from './format';
-import { firstLine, pickAgent, pickRace, targetOf } from './pick';
+import { firstLine, pickAgent, pickExecutor, pickRace, raceItem, targetOf } from './pick';
+import { shortIds } from './raceLabel';
 import { trackProgress } from './progress';
+import { refusedForConfig } from './configOpen';
 import { isCollab } from './collabModel';
 
 export interface AgentPick extends vscode.QuickPickItem {
@@ -101,7 +103,9 @@ function unpickable(asked: string[], agents: proto.AgentInfo[], what: string): s
  * to pick the agents again for the same task, or to race with the name hydra
  * suggests.
  */
-async function startRace(session: HydraSession, again?: { task: string; agents?: string[]; picked?: string[]; note?: string }): Promise<void> {
+async function startRace(
+  session: HydraSession, again?: { task: string; agents?: string[]; picked?: string[]; note?: string; executor?: string },
+): Promise<void> {
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showWarningMessage(
       'Hydra: races run the commands in hydra.toml, so they start only in a trusted workspace.',
@@ -109,6 +113,7 @@ async function startRace(session: HydraSession, again?: { task: string; agents?:
     ).then((c) => c && vscode.commands.executeCommand('workbench.trust.manage'));
     return;
   }
+  if (!again && await refusedForConfig(session)) return;
   const task = again?.task ?? await vscode.window.showInputBox({
     title: 'Hydra: Start Race',
     prompt: 'The task every agent gets',
@@ -117,22 +122,28 @@ async function startRace(session: HydraSession, again?: { task: string; agents?:
   });
   if (!task) return;
   let chosen = again?.agents;
-  if (!chosen) {
+  // Asked once: a race tried again for the same task keeps the executor picked.
+  let where: { executor?: string } | undefined = again?.executor ? { executor: again.executor } : undefined;
+  if (!chosen || !where) {
     const available = await session.request(proto.agents);
     if (!available) return;
-    const asked = again?.picked ?? vscode.workspace.getConfiguration('hydra').get<string[]>('defaultAgents', []);
-    const note = again?.note ?? unpickable(asked, available.agents, 'hydra.defaultAgents');
-    chosen = await pickAgents(agentPicks(available.agents, asked), note);
+    if (!chosen) {
+      const asked = again?.picked ?? vscode.workspace.getConfiguration('hydra').get<string[]>('defaultAgents', []);
+      const note = again?.note ?? unpickable(asked, available.agents, 'hydra.defaultAgents');
+      chosen = await pickAgents(agentPicks(available.agents, asked), note);
+      if (!chosen || chosen.length === 0) return;
+    }
+    where = await pickExecutor(available.executors, 'race');
   }
-  if (!chosen || chosen.length === 0) return;
+  if (!chosen || chosen.length === 0 || !where) return;
   const progress = await trackProgress(session);
   const since = session.messagesSoFar;
   let result: proto.RaceResult;
   try {
-    result = await session.requestOrThrow(proto.race, { task, agents: chosen, workDoneToken: progress.token });
+    result = await session.requestOrThrow(proto.race, { task, agents: chosen, ...where, workDoneToken: progress.token });
   } catch (error) {
     progress.abandon();
-    await raceRefused(session, error, since, task, chosen);
+    await raceRefused(session, error, since, task, chosen, where.executor);
     return;
   }
   session.store.raceStarted(task, result);
@@ -148,7 +159,9 @@ async function startRace(session: HydraSession, again?: { task: string; agents?:
 }
 
 /** A race hydra refused: an agent it names hydra does not know or cannot run gets a way out, anything else its error. */
-async function raceRefused(session: HydraSession, error: unknown, since: number, task: string, agents: string[]): Promise<void> {
+async function raceRefused(
+  session: HydraSession, error: unknown, since: number, task: string, agents: string[], executor: string | undefined,
+): Promise<void> {
   const code = (error as { code?: unknown } | undefined)?.code;
   const refused = refusedAgent(error);
   if (!refused || (code !== proto.ErrorCodes.UnknownAgentName && code !== proto.ErrorCodes.AgentUnavailable)) {
@@ -160,10 +173,10 @@ async function raceRefused(session: HydraSession, error: unknown, since: number,
   const pickAgain = 'Pick Agents Again';
   const choice = await session.showError(error, since, [...(raceWith ? [raceWith] : []), pickAgain]);
   if (raceWith && choice === raceWith && instead) {
-    await startRace(session, { task, agents: replaceAgent(agents, refused.agent, instead) });
+    await startRace(session, { task, agents: replaceAgent(agents, refused.agent, instead), executor });
   } else if (choice === pickAgain) {
     const why = code === proto.ErrorCodes.UnknownAgentName ? 'an agent hydra does not know' : 'which is not available';
-    await startRace(session, { task, picked: agents, note: `the race named '${refused.agent}', ${why}` });
+    await startRace(session, { task, picked: agents, note: `the race named '${refused.agent}', ${why}`, executor });
   }
 }
 
@@ -221,12 +234,11 @@ async function showHistory(session: HydraSession): Promise<void> {
   const page = await session.request(proto.races, { limit: 100 });
   if (!page) return;
   session.store.setSummaries(page.races);
+  const shorts = shortIds(session.store.list().map((r) => r.raceId));
   const picked = await vscode.window.showQuickPick(
     page.races.map((r) => ({
-      label: firstLine(r.task),
-      description: `${isCollab(r) ? 'collab · ' : ''}${r.state}${r.allFailed ? ` · ${ALL_FAILED}` : ''}${r.merged ? ` · ${mergedText(r.merged, true)}` : ''} · ${r.raceId}`,
-      detail: r.agents.map((a) => `${a.agentId}: ${plainState(a.state)}`).join(' · '),
-      race: r,
+      ...raceItem(session.store, r, shorts, true),
+      detail: `${r.agents.map((a) => `${a.agentId}: ${plainState(a.state)}`).join(' · ')} · ${r.raceId}`,
     })),
     { title: `Hydra: race history (${page.total})`, matchOnDescription: true, matchOnDetail: true },
   );

@@ -125,7 +125,7 @@ ${bars}
     r.durationMs !== undefined ? ` &middot; ${formatElapsed(r.durationMs)}` : ''}</p>
 ${checks}
 ${renderStderr(notes.stderrTail)}  <div class="actions">
-${cannotWin || merged ? '' : `    <button class="merge" data-agent="${escapeHtml(r.agentId)}">Merge</button>\n`}    <button class="diff secondary" data-agent="${escapeHtml(r.agentId)}">Show Diff</button>
+${cannotWin || merged ? '' : renderMergeButton(r.agentId, isWinner)}    <button class="diff secondary" data-agent="${escapeHtml(r.agentId)}">Show Diff</button>
   </div>
 </section>`;
 }
@@ -157,6 +157,18 @@ function renderCheck(name: string, check: CheckResult | null): string {
     <summary>${name}: <code>${escapeHtml(check.command)}</code> (${escapeHtml(verdict)}${counts}${lint})</summary>
     <pre>${check.outputTruncated ? '[...]\n' : ''}${escapeHtml(check.output)}</pre>
   </details>`;
+}
+
+/**
+ * A card's Merge button: the primary one only on the winner's card; any other
+ * agent's is a secondary button (its merge asks first, and says why it is
+ * not the winner), so that no losing card invites the same click.
+ */
+export function renderMergeButton(agentId: string, isWinner: boolean): string {
+  const agent = escapeHtml(agentId);
+  return isWinner
+    ? `    <button class="merge" data-agent="${agent}" title="Merge the winner, ${agent}">Merge</button>\n`
+    : `    <button class="merge secondary" data-agent="${agent}" title="${agent} is not the winner: merging it asks first">Merge</button>\n`;
 }
 
 /** Why hydra would not merge the agent by itself, as a badge: it may still win, and be merged by hand. */

@@ -13,6 +13,9 @@ import {
 import * as proto from './protocol';
 import { type HydraMessage, describeServerError, messageFor } from './format';
 import { RaceStore } from './raceStore';
+import { type ConfigProblem, configProblemInMessage, configProblemOfDiagnostics } from './configProblem';
+import { evalSetProblem } from './evalModel';
+import { showConfigProblem } from './configOpen';
 
 export class HydraSession implements vscode.Disposable {
   readonly store = new RaceStore();
@@ -35,6 +38,8 @@ export class HydraSession implements vscode.Disposable {
   // What hydra's window/showMessage said lately, numbered in order.
   private readonly recentMessages: HydraMessage[] = [];
   private messageCount = 0;
+  // hydra.toml's error, as hydra last published it (textDocument/publishDiagnostics).
+  private configError: ConfigProblem | undefined;
 
   constructor(private readonly log: vscode.OutputChannel) {}
 
@@ -94,7 +99,18 @@ export class HydraSession implements vscode.Disposable {
     const said = messageFor(error, this.recentMessages);
     if (said && said.seq >= since && actions.length === 0) return Promise.resolve(undefined);
     if (said && actions.length === 0) return this.notify(said);
+    const problem = evalSetProblem(error, proto.ErrorCodes.ConfigError);
+    if (problem) return showConfigProblem(`Hydra: ${describeServerError(error)}`, problem, actions);
     return vscode.window.showErrorMessage(`Hydra: ${describeServerError(error)}`, ...actions);
+  }
+
+  /**
+   * hydra.toml's error, when hydra has published one: hydra must be running
+   * (it publishes at once when it starts), so this starts it.
+   */
+  async brokenConfig(): Promise<ConfigProblem | undefined> {
+    if (!(await this.ensureStarted())) return undefined;
+    return this.configError;
   }
 
   /** Listens to work-done progress on a token of ours; undefined when hydra is not running. */
@@ -147,6 +163,8 @@ export class HydraSession implements vscode.Disposable {
 
   private notify(said: HydraMessage): Thenable<string | undefined> {
     const text = `Hydra: ${said.message}`;
+    const broken = said.type === MessageType.Error ? configProblemInMessage(said.message) : undefined;
+    if (broken) return showConfigProblem(text, broken);
     if (said.type === MessageType.Error) return vscode.window.showErrorMessage(text);
     if (said.type === MessageType.Warning) return vscode.window.showWarningMessage(text);
     return vscode.window.showInformationMessage(text);
@@ -178,7 +196,12 @@ export class HydraSession implements vscode.Disposable {
     client.onNotification(proto.evalSample, (p) => this.onEvalSample.fire(p));
     client.onNotification(proto.evalFinished, (p) => this.onEvalFinished.fire(p));
     // Replaces vscode-languageclient's handler too: the diagnostics feature owns the collection.
-    client.onNotification(PublishDiagnosticsNotification.type, (p) => this.onDiagnostics.fire(p));
+    client.onNotification(PublishDiagnosticsNotification.type, (p) => {
+      const uri = vscode.Uri.parse(p.uri);
+      if (uri.path.endsWith('/hydra.toml')) this.configError = configProblemOfDiagnostics(uri.fsPath, p.diagnostics);
+      this.onDiagnostics.fire(p);
+    });
+    this.configError = undefined;
     this.onStarting.fire();
     try {
       await client.start();

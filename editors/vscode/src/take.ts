@@ -4,12 +4,15 @@
 // must still be as they were at the base (the user's other edits, and the
 // changes taken before, may have moved them); if the user changed them, nothing
 // is taken. The file is saved, unless it had unsaved changes of the user's.
+// In a comparison of two agents, whose change it takes is asked first, by
+// name ("Take careful's change"): see takeSource.ts.
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
 import { parseContentUri, SCHEME } from './diff';
+import { type ShownDocument, takeLabel, takeSource } from './takeSource';
 import { diffLines, hunkAt, positionOf, splitLines, takeHunk, textEdit } from './hunks';
 
 /** The Hydra document the cursor is in: the focused side of a Hydra diff, or the one the editor title's button was on. */
@@ -34,11 +37,30 @@ function repositoryRoot(): string | undefined {
 
 const unix = (text: string) => text.replace(/\r\n/g, '\n');
 
+/** The other side of the diff the document is shown in, when that is a Hydra document too. */
+function otherSide(uri: vscode.Uri): ShownDocument | undefined {
+  const same = (u: vscode.Uri) => u.toString() === uri.toString();
+  const groups = [vscode.window.tabGroups.activeTabGroup, ...vscode.window.tabGroups.all];
+  for (const tab of groups.flatMap((g) => [g.activeTab, ...g.tabs])) {
+    const input = tab?.input;
+    if (!(input instanceof vscode.TabInputTextDiff)) continue;
+    if (same(input.modified)) return parseContentUri(input.original);
+    if (same(input.original)) return parseContentUri(input.modified);
+  }
+  return undefined;
+}
+
 async function takeChange(session: HydraSession, arg: unknown): Promise<void> {
   const editor = hydraEditor(arg);
   const shown = editor && parseContentUri(editor.document.uri);
   if (!editor || !shown) {
     void vscode.window.showInformationMessage('Hydra: put the cursor on a change in an agent\'s diff (Hydra: Show Diff) first.');
+    return;
+  }
+  const source = takeSource(shown, otherSide(editor.document.uri));
+  if ('unchanged' in source) {
+    void vscode.window.showInformationMessage(`Hydra: ${source.unchanged} left ${shown.path} as it was at the base: it has no change to take. ${
+      takeLabel(source.other)} from its side of the comparison.`);
     return;
   }
   const { raceId, agentId } = shown;
@@ -83,6 +105,16 @@ async function takeChange(session: HydraSession, arg: unknown): Promise<void> {
         .then((choice) => choice && vscode.window.showTextDocument(file));
     }
     return;
+  }
+  // Both sides of a comparison are agents' versions: say whose change this is before taking it.
+  if (source.comparedWith !== undefined) {
+    const take = takeLabel(agentId);
+    const choice = await vscode.window.showInformationMessage(`${take} at ${where} into ${relative}?`, {
+      modal: true,
+      detail: `The comparison shows ${agentId}'s version (where the cursor is) and ${source.comparedWith}'s. ${
+        take} takes only this change of ${agentId}'s, nothing of ${source.comparedWith}'s.`,
+    }, take);
+    if (choice !== take) return;
   }
   const after = taken.lines.join('\n');
   if (document) {

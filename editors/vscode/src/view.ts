@@ -10,7 +10,8 @@ import {
   ALL_FAILED, agentStateIcon, agentTooltip, autoMergeLabel, deniedText, formatElapsed, ineligibleLabel, mergedDetail, mergedText,
   plainState, raceIsActive, rankOrder, visibleControls,
 } from './format';
-import { firstLine, Target } from './pick';
+import { firstLine, shortIdOf, Target } from './pick';
+import { raceRowDescription } from './raceLabel';
 import { isCollab } from './collabModel';
 import { collabAgentItem, collabItem, iterationItem, reviewItem, rowsOf } from './collabView';
 
@@ -135,9 +136,11 @@ class RaceTreeProvider implements vscode.TreeDataProvider<Node> {
     const item = new vscode.TreeItem(firstLine(race?.task ?? node.raceId),
       active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
     item.id = node.raceId;
-    const said = merged ? ` · ${mergedText(merged, true)}` : noWinner ? ` · ${ALL_FAILED}` : '';
-    item.description = `${race?.state ?? ''}${said} · ${node.raceId}`;
-    item.tooltip = [race?.task, merged ? `${mergedText(merged)} (${mergedDetail(merged)})` : noWinner ? ALL_FAILED : undefined]
+    item.description = race ? raceRowDescription(race, {
+      state: race.state, winner: this.session.store.recordedWinnerOf(node.raceId), allFailed: noWinner,
+      shortId: shortIdOf(this.session.store, node.raceId),
+    }, new Date()) : node.raceId;
+    item.tooltip = [race?.task, `race ${node.raceId}`, merged ? `${mergedText(merged)} (${mergedDetail(merged)})` : noWinner ? ALL_FAILED : undefined]
       .filter((l) => l).join('\n');
     item.iconPath = merged ? new vscode.ThemeIcon('git-merge', new vscode.ThemeColor('charts.purple'))
       : new vscode.ThemeIcon(active ? 'sync~spin' : noWinner ? 'error' : race?.state === 'completed' ? 'pass-filled' : 'history');

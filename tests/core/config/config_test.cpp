@@ -1,4 +1,5 @@
 #include "core/config/config.h"
+#include "core/config/executor_choice.h"
 #include "core/process/resource_limits.h"
 
 #include <gmock/gmock.h>
@@ -677,6 +678,20 @@ TEST(ConfigTest, ExecutorDefaultsToLocalAndReadsEverySlurmSetting) {
   for (const char* form : {"30", "10:00", "2:00:00", "3-0", "3-12", "3-12:30", "UNLIMITED"}) {
     EXPECT_NO_THROW(parseConfig(std::string("[executor]\ntime_limit = \"") + form + "\"\n", kFile)) << form;
   }
+}
+
+TEST(ConfigTest, ExecutorsOfferedAreTheDefaultFirstAndSlurmOnlyWhereHydraTomlPreparesIt) {
+  EXPECT_THAT(offeredExecutors(parseConfig("", kFile).executor), ElementsAre("local"));
+  EXPECT_THAT(offeredExecutors(parseConfig("[executor]\nkind = \"local\"\n", kFile).executor), ElementsAre("local"));
+  EXPECT_THAT(offeredExecutors(parseConfig("[executor]\nkind = \"slurm\"\n", kFile).executor), ElementsAre("slurm", "local"));
+  // Local by default, with Slurm prepared for the runs that ask for it.
+  for (const char* key : {"partition = \"gpu\"", "account = \"team\"", "time_limit = 30", "extra_args = [\"--mem=1G\"]",
+                          "slurm_conf = \"/etc/slurm/slurm.conf\"", "hydra_binary = \"/shared/hydra\""}) {
+    EXPECT_THAT(offeredExecutors(parseConfig(std::string("[executor]\n") + key + "\n", kFile).executor),
+                ElementsAre("local", "slurm"))
+        << key;
+  }
+  EXPECT_THAT(offeredExecutors(parseConfig("[executor]\nextra_args = []\n", kFile).executor), ElementsAre("local"));
 }
 
 TEST(ConfigErrorTest, ExecutorProblemsNameTheirPlace) {

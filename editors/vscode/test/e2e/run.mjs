@@ -328,13 +328,14 @@ async function raceScenario() {
     await waitFor(async () => /break: rewriting lib\.sh from scratch/.test(await outputText()), 30000, 'the breaker output channel');
     check(true, "the agent's inline Show Agent Output shows its channel");
     await wb.shot('inline-buttons');
-    // Compare Agents from an agent's context menu: that agent, then the only other one, then a file.
+    // Compare Agents from an agent's context menu: that agent, then the only other one, then a file; the
+    // better ranked (the fixer, the winner) on the left, whichever was picked first.
     await wb.contextMenu(breakerRow, 'Compare Agents');
     await wb.pick('lib.sh');
-    const reversed = await wb.waitActiveTab(/lib\.sh \(breaker ↔ fixer\)/, 'the comparison from the context menu');
-    const sides = await wb.waitProbe((p) => p.activeTab?.kind === 'diff' && /breaker ↔ fixer/.test(p.activeTab.label) && p.activeTab, 'its sides');
-    check(hydraSide(sides.original).agent === 'breaker' && hydraSide(sides.modified).agent === 'fixer',
-      `an agent's context menu compares it with the other: ${reversed}`);
+    const ranked = await wb.waitActiveTab(/lib\.sh \(fixer ↔ breaker\)/, 'the comparison from the context menu');
+    const sides = await wb.waitProbe((p) => p.activeTab?.kind === 'diff' && /fixer ↔ breaker/.test(p.activeTab.label) && p.activeTab, 'its sides');
+    check(hydraSide(sides.original).agent === 'fixer' && hydraSide(sides.modified).agent === 'breaker',
+      `an agent's context menu compares it with the other, by rank: ${ranked}`);
 
     // Merging the agent that lost: the dialog says why it is not a safe
     // pick, and its primary button (where Enter lands) does not merge.
@@ -517,39 +518,38 @@ async function raceScenario() {
     check(!(await page.locator('.quick-input-widget').isVisible()),
       `with a merged race, one nobody won and two cancelled, Merge Winner offers none: ${stillNone}`);
 
-    // A server error reaches the user once, with the server's message: hydra.toml broken, then a new race.
+    // A broken hydra.toml reaches the user once, in hydra's words, with a button that opens the file there.
     const toml = path.join(repo, 'hydra.toml');
     const goodToml = fs.readFileSync(toml, 'utf8');
-    fs.writeFileSync(toml, '[general]\nmax_concurrent_agents = \n');
+    fs.writeFileSync(toml, '[general]\nmax_concurent_agents = 4\n');
     const brokenRace = async () => {
+      // hydra reads hydra.toml again every two seconds and publishes its problem: Start Race then asks for no task.
+      await wb.waitProbe((p) => p.diagnostics[toml]?.some((d) => d.severity === 0), "hydra.toml's problem published", 20000);
       await wb.palette('Hydra: Start Race');
-      await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
-      await page.keyboard.type('Another task');
-      await page.keyboard.press('Enter');
-      const error = await wb.toast('hydra.toml');
+      const error = await wb.toast('hydra.toml is broken');
+      const asked = await page.locator('.quick-input-widget input').isVisible();
       // Anything hydra answers later comes after that error was handled.
       await wb.palette('Hydra: Show Race History');
       await page.locator('.quick-input-list .monaco-list-row', { hasText: raceId }).first().waitFor({ timeout: 20000 });
       await page.keyboard.press('Escape');
-      return { error, toasts: await wb.toastCount('hydra.toml is broken') };
+      return { error, asked, toasts: await wb.toastCount('hydra.toml is broken') };
     };
     const broken = await brokenRace();
-    check(/hydra\.toml:2/.test(broken.error), `a ConfigError is shown with the server's message: ${broken.error}`);
+    check(/hydra\.toml:2:1: unknown key 'max_concurent_agents'/.test(broken.error) && !broken.asked,
+      `with hydra.toml broken, Start Race says so at once, with hydra's words and place, and asks for no task: ${broken.error}`);
     check(broken.toasts === 1, `one broken hydra.toml, one error toast (${broken.toasts})`);
     await wb.shot('server-error');
-    // It is a diagnostic on hydra.toml too, at the line hydra names (2, so 1 counted from 0), squiggled in the file.
+    // It is a diagnostic on hydra.toml too, at the line hydra names (2, so 1 counted from 0), over the whole key.
     const tomlProblems = await wb.waitProbe((p) => p.diagnostics[toml], "hydra.toml's problem as a diagnostic").catch(() => []);
     check(tomlProblems.length === 1 && tomlProblems[0].line === 1 && tomlProblems[0].severity === 0 && tomlProblems[0].source === 'hydra' &&
+      tomlProblems[0].character === 0 && tomlProblems[0].endLine === 1 && tomlProblems[0].endCharacter === 'max_concurent_agents'.length &&
       /races cannot start until it is fixed/.test(tomlProblems[0].message),
-    `hydra.toml's problem is an error on its line 2: ${JSON.stringify(tomlProblems)}`);
-    await wb.palette('Go to File');
-    await page.locator('.quick-input-widget input').fill('hydra.toml');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'hydra.toml' }).first().waitFor({ timeout: 15000 });
-    await page.keyboard.press('Enter');
-    await wb.waitActiveTab(/^hydra\.toml/, 'hydra.toml in an editor');
+    `hydra.toml's problem is an error on its line 2, over the key: ${JSON.stringify(tomlProblems)}`);
+    await wb.clickNotificationButton('hydra.toml is broken', 'Open hydra.toml');
+    await wb.waitActiveTab(/^hydra\.toml/, 'hydra.toml opened by the notification\'s button');
     const squiggle = page.locator('.editor-group-container.active .monaco-editor .squiggly-error').first();
     await squiggle.waitFor({ timeout: 20000 });
-    check(true, 'the open hydra.toml has the problem squiggled');
+    check(true, 'Open hydra.toml opens the file, the problem squiggled');
     await wb.shot('toml-diagnostic');
     // The user closes it and tries again: hydra does not say it twice, the extension does, once.
     await wb.palette('Notifications: Clear All Notifications');

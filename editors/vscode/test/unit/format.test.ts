@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  agentStateIcon, alreadyMergedAgent, mergedDetail, mergedText, agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
+  agentPickDescription, agentStateIcon, alreadyMergedAgent, byRank, mergedDetail, mergedText, agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
   escapeHtml, escapesMessage, finishedDetails, finishedNote, formatElapsed, formatPartScore, formatTotal, ineligibleLabel, mergeConcerns, messageFor, oneLine,
   outputText, plainState, protectedText, raceOutcome, rankOrder, refusedAgent, replaceAgent, scoreBand, tailLines, testCaseCounts,
   countsOnlyText, testChangeLines, transcriptText, unconfinedNotice, usageText, visibleControls, winnerMergeNote,
@@ -174,6 +174,22 @@ test('messageFor finds what hydra already said with window/showMessage, the late
 test('rankOrder puts agents by rank, unranked ones last in their order', () => {
   const ranks: Record<string, number> = { fixer: 1, breaker: 2 };
   assert.deepEqual(rankOrder(['breaker', 'fixer', 'sleeper', 'other'], (id) => ranks[id]), ['fixer', 'breaker', 'sleeper', 'other']);
+});
+
+test('byRank lists agents by rank, not by name, and the unranked ones after them in hydra\'s order', () => {
+  const ranks: Record<string, number> = { sprawler: 1, careful: 2, 'builder@2': 1, 'builder@1': 2 };
+  const agents = ['aardvark', 'careful', 'sprawler', 'zebra'].map((agentId) => ({ agentId, state: 'completed' }));
+  assert.deepEqual(byRank(agents, (id) => ranks[id]).map((a) => a.agentId), ['sprawler', 'careful', 'aardvark', 'zebra']);
+  assert.equal(byRank(agents, (id) => ranks[id])[0], agents[2]);
+  assert.deepEqual(byRank([{ agentId: 'builder@1' }, { agentId: 'builder@2' }], (id) => ranks[id]).map((a) => a.agentId),
+    ['builder@2', 'builder@1']);
+  assert.deepEqual(byRank(agents, () => undefined), agents);
+});
+
+test('an agent in a pick says its rank and score once the race is scored, and which one won', () => {
+  assert.equal(agentPickDescription('running', 4200, undefined, false), 'running · 4.2s');
+  assert.equal(agentPickDescription('completed', 65_000, { rank: 1, total: 91.04 }, true), 'completed · 1m 05s · #1 · 91.0 · winner');
+  assert.equal(agentPickDescription('failed', 850, { rank: 3, total: 0 }, false), 'failed · 850ms · #3 · 0.0');
 });
 
 test('ineligibleLabel marks an agent that cannot win, and only such an agent', () => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { renderScoreboard } from '../../src/scoreboardHtml';
+import { renderMergeButton, renderScoreboard } from '../../src/scoreboardHtml';
 import type { ScoresResult } from '../../src/protocol';
 
 // A hydra/scores answer recorded from a real race (two scripted agents).
@@ -109,12 +109,26 @@ test('an agent that cannot win is marked, shows its error and has no Merge butto
   assert.match(html, new RegExp(`<section class="card ineligible" data-agent="${loser.agentId}"`));
   assert.match(card, /<p class="cannot-win poor-text">failed: cannot win<\/p>/);
   assert.match(card, /<p class="error">exited with code 3: &lt;quota&gt; exceeded<\/p>/);
-  assert.doesNotMatch(card, /button class="merge"/);
+  assert.doesNotMatch(card, /button class="merge/);
   assert.match(card, /button class="diff secondary"/);
   // The winner keeps its button, and no mark.
   const winnerCard = html.slice(html.indexOf(`data-agent="${winner.agentId}"`), html.indexOf(`data-agent="${loser.agentId}"`));
   assert.match(winnerCard, /button class="merge"/);
   assert.doesNotMatch(winnerCard, /cannot win/);
+});
+
+test('only the winner\'s Merge button is the primary one; any other agent\'s is secondary, and says it asks first', () => {
+  const [winner, second] = scores.rankings;
+  assert.equal(second.eligible !== false, true);
+  const html = renderScoreboard(scores, page);
+  const winnerCard = html.slice(html.indexOf(`data-agent="${winner.agentId}"`), html.indexOf(`data-agent="${second.agentId}"`));
+  const secondCard = html.slice(html.indexOf(`<section class="card" data-agent="${second.agentId}"`));
+  assert.match(winnerCard, /<button class="merge" data-agent="[^"]+" title="Merge the winner, [^"]+">Merge<\/button>/);
+  assert.match(secondCard, new RegExp(`<button class="merge secondary" data-agent="${second.agentId}" title="${second.agentId} is not the winner: merging it asks first">Merge</button>`));
+  assert.equal([...html.matchAll(/<button class="merge"/g)].length, 1, 'one primary Merge button: the winner\'s');
+  // A race without a winner has no primary Merge button at all.
+  assert.doesNotMatch(renderScoreboard({ ...scores, winner: null }, page), /<button class="merge"/);
+  assert.match(renderMergeButton('<x>', false), /data-agent="&lt;x&gt;" title="&lt;x&gt; is not the winner/);
 });
 
 test('a race in which every agent failed says so, and names no winner', () => {
@@ -127,7 +141,7 @@ test('a race in which every agent failed says so, and names no winner', () => {
     rankings: scores.rankings.map((r) => ({ ...r, eligible: false, ineligible: 'changed nothing' })),
   }, page);
   assert.match(none, /All agents failed: no winner<\/strong> \(none finished with a change that could be merged\)/);
-  assert.doesNotMatch(none, /button class="merge"/);
+  assert.doesNotMatch(none, /button class="merge/);
 });
 
 // An agent's output is untrusted: its test names, warnings and stderr are text, never markup.
@@ -241,10 +255,10 @@ test('the test counts come from the named test cases when the runner gave no sum
 
 test('a merged race says what was merged into which branch and offers no Merge on any card', () => {
   const unmerged = renderScoreboard(scores, page);
-  assert.equal([...unmerged.matchAll(/<button class="merge"/g)].length, scores.rankings.filter((r) => r.eligible !== false).length);
+  assert.equal([...unmerged.matchAll(/<button class="merge[" ]/g)].length, scores.rankings.filter((r) => r.eligible !== false).length);
   const merged = { agentId: scores.winner!, outcome: 'fastForward' as const, targetBranch: 'main', commit: '4b1d9c0e7a2f', mergedAt: '' };
   const html = renderScoreboard(scores, { ...page, merged });
-  assert.doesNotMatch(html, /<button class="merge"/);
+  assert.doesNotMatch(html, /<button class="merge/);
   assert.doesNotMatch(html, /eligible to merge|merge automatically/);
   assert.match(html, new RegExp(`<p class="summary merged"><span class="merged-note">Merged ${scores.winner} into main</span> <span class="merged-detail">\\(fast-forward, at 4b1d9c0e\\)</span></p>`));
   assert.match(html, new RegExp(`<section class="card winner merged" data-agent="${scores.winner}"[\\s\\S]*?<span class="badge merged-badge">merged into main</span>`));

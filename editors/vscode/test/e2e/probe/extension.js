@@ -29,7 +29,7 @@ function snapshot() {
   for (const [uri, list] of vscode.languages.getDiagnostics()) {
     if (list.length === 0) continue;
     diagnostics[uri.fsPath] = vscode.languages.getDiagnostics(uri).map((d) => ({
-      line: d.range.start.line, character: d.range.start.character, endLine: d.range.end.line,
+      line: d.range.start.line, character: d.range.start.character, endLine: d.range.end.line, endCharacter: d.range.end.character,
       severity: d.severity, source: d.source, message: d.message,
     }));
   }
