@@ -166,10 +166,8 @@ WorkspaceError WorkspaceError::mergeRefused(const merge::MergeRefused& e) {
   json::object data{{"reason", merge::toString(e.reason())}};
   if (e.reason() == merge::MergeRefused::Reason::DirtyWorkingTree) {
     data["files"] = stringArray(e.files());
-    return WorkspaceError(Kind::DirtyWorkingTree,
-                          std::string("merge refused: ") + e.what() +
-                              " (commit or stash these files first: " + joined(e.files()) + ")",
-                          std::move(data));
+    // The merge's own words name the files and what to do: said once.
+    return WorkspaceError(Kind::DirtyWorkingTree, std::string("merge refused: ") + e.what(), std::move(data));
   }
   return WorkspaceError(Kind::MergeRefused, std::string("merge refused: ") + e.what(), std::move(data));
 }

@@ -111,7 +111,9 @@ ConfigState Workspace::configState() {
     config_.error.reset();
     maxAgents_ = config_.config->general.maxConcurrentAgents;
   } catch (const ConfigError& e) {
-    spdlog::warn("{}", e.what());
+    // Said where it matters, once: the error of whatever needed the config,
+    // and hydra serve's diagnostics on hydra.toml. A log line would repeat it.
+    spdlog::debug("{}", e.what());
     config_.config.reset();
     config_.error = e;
   }

@@ -936,6 +936,20 @@ TEST_F(CliTest, CommandsTakeLatestOrAUniqueStartOfARaceIdAndNameTheCandidatesOfA
   }
 }
 
+TEST_F(CliTest, ABrokenHydraTomlIsSaidOnceWithItsLineAndColumn) {
+  writeConfig(scriptedAgent("ready", {"say", "hi"}) + "[general\n");
+  Outcome r = hydra({"race", "task", "--agents", "ready"});
+  EXPECT_EQ(r.code, 2) << r;
+  const std::string all = r.out + r.err;
+  EXPECT_THAT(r.err, HasSubstr("hydra.toml is broken: "));
+  EXPECT_THAT(r.err, testing::ContainsRegex("hydra\\.toml:[0-9]+:[0-9]+: "));
+  EXPECT_EQ(all.find("Error while parsing"), all.rfind("Error while parsing")) << "said once: " << r;
+  // A command that does not need it says nothing of it.
+  Outcome status = hydra({"status"});
+  EXPECT_EQ(status.code, 0) << status;
+  EXPECT_EQ(status.err, "") << status;
+}
+
 TEST_F(CliTest, StatusOfARepositoryWithoutRacesSaysHowToStartOne) {
   Outcome r = hydra({"status"});
   EXPECT_EQ(r.code, 0) << r;

@@ -97,8 +97,13 @@ describe('reviewing in the diff', function()
       file_line(1, true),
       file_line(2, false),
       '',
+      'A added · M modified',
+      'D deleted · R renamed',
+      'T type changed',
       '<CR> show · q close',
     }, H.buffer_lines(panel))
+    -- Its cursor is on the file shown, where <CR> acts, not on the heading.
+    assert.are.same({ 4, 0 }, vim.api.nvim_win_get_cursor(panel_win))
     assert.are.equal('  A CHANGELOG.md  +3 -0', file_line(1, false))
     -- The file shown is in HydraCurrentFile; its counts are coloured.
     assert.are.equal('HydraCurrentFile', H.highlight_at(panel, ui.ns, 3, #'▸ A '))
@@ -145,6 +150,14 @@ describe('reviewing in the diff', function()
     assert.truthy(H.find(vim.fn.getqflist({ title = 1 }).title, 'fixer vs tidier, 2 file(s) either changed'))
     local panel = H.find_buffer(diff.panel_key(r.id, { 'fixer', 'tidier' }))
     assert.are.same({ '▸ A· CHANGELOG.md', '  MM lib.sh' }, vim.list_slice(H.buffer_lines(panel), 4, 5))
+    -- A legend for the two columns of letters.
+    assert.are.same({
+      '1st letter: fixer',
+      '2nd letter: tidier',
+      'A added · M modified',
+      'D deleted · R renamed',
+      'T type changed · · none',
+    }, vim.list_slice(H.buffer_lines(panel), 7, 11))
 
     -- CHANGELOG.md: fixer added it, tidier has none.
     local fixer_log = H.find_buffer(diff.compare_key(r.id, 'fixer', 'tidier', 'CHANGELOG.md'))

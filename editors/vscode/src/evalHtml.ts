@@ -28,9 +28,9 @@ export interface EvalPage {
   progress?: EvalProgress;
 }
 
-/** pass@k as a share with two decimals ("0.50"); "n/a" where it is undefined (k greater than the samples). */
+/** pass@k as the terminal and Neovim say it ("50.0%"); "n/a" where it is undefined (k greater than the samples). */
 export function passText(value: number | null | undefined): string {
-  return value === null || value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(2);
+  return value === null || value === undefined || Number.isNaN(value) ? 'n/a' : percentText(value);
 }
 
 /** A share as a percentage: "87.5%". */
@@ -55,7 +55,7 @@ export function agentCells(report: EvalReport, a: EvalAgent): { compile: string;
     score: a.meanScore.toFixed(1),
     cost: costed ? `$${a.totalCostUsd.toFixed(4)}` : 'n/a',
     latency: formatElapsed(a.meanLatencyMs),
-    wilson: `${a.passAt1Wilson.low.toFixed(2)}–${a.passAt1Wilson.high.toFixed(2)}`,
+    wilson: `[${percentText(a.passAt1Wilson.low)}, ${percentText(a.passAt1Wilson.high)}]`,
     solved: `${a.solved}/${a.samples}`,
   };
 }

@@ -293,6 +293,9 @@ TEST_F(WorkspaceOperationsTest, ADirtyWorkingTreeRefusesTheMergeNamingTheFiles) 
   WorkspaceError e = refusal([&] { ws_->merge(id, std::nullopt, false, false); });
   EXPECT_EQ(e.kind(), WorkspaceError::Kind::DirtyWorkingTree);
   EXPECT_EQ(e.data().at("files"), (json::array{"src/a.txt"}));
+  // Named once, with what to do said once.
+  EXPECT_EQ(std::string(e.what()),
+            "merge refused: uncommitted changes would be overwritten by the merge: src/a.txt (commit or stash them first)");
   EXPECT_EQ(readFile(repo_.root() / "src" / "a.txt"), "mine, uncommitted\n");
 }
 

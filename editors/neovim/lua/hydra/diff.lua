@@ -242,6 +242,15 @@ local function panel_lines(review)
     file_at[#b.lines] = file.path
   end
   b:line('')
+  -- What the letters say, in lines as narrow as the panel: one column per
+  -- agent, in the heading's order.
+  if #review.agents > 1 then
+    b:line('1st letter: ' .. review.agents[1], 'HydraMuted')
+    b:line('2nd letter: ' .. review.agents[2], 'HydraMuted')
+  end
+  b:line('A added · M modified', 'HydraMuted')
+  b:line('D deleted · R renamed', 'HydraMuted')
+  b:line('T type changed' .. (#review.agents > 1 and ' · · none' or ''), 'HydraMuted')
   local keys = { '<CR> show' }
   if config.options.keymaps.close then
     table.insert(keys, config.options.keymaps.close .. ' close')
@@ -258,6 +267,14 @@ local function render_panel(review)
   local lines, highlights, file_at = panel_lines(review)
   ui.fill(buf, lines, highlights)
   review.file_at = file_at
+  -- The panel's cursor stays on the file shown, where <CR> acts, never on the heading.
+  for line, path in pairs(file_at) do
+    if path == review.current then
+      for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+        vim.api.nvim_win_set_cursor(win, { line, 0 })
+      end
+    end
+  end
 end
 
 local function panel_width(review)

@@ -1289,15 +1289,15 @@ async function evalScenario() {
     const { agents, cases, chart } = await evalTables(done.frame);
     const careful = agents.careful ?? {};
     const alternating = agents.alternating ?? {};
-    check(careful['pass@1'] === '1.00' && careful['pass@2'] === '1.00' && careful.solved === '2/2',
+    check(careful['pass@1'] === '100.0%' && careful['pass@2'] === '100.0%' && careful.solved === '2/2',
       `careful: pass@1 ${careful['pass@1']}, pass@2 ${careful['pass@2']}, solved ${careful.solved}`);
-    check(alternating['pass@1'] === '0.50' && alternating['pass@2'] === '1.00' && alternating.solved === '1/2',
+    check(alternating['pass@1'] === '50.0%' && alternating['pass@2'] === '100.0%' && alternating.solved === '1/2',
       `alternating: pass@1 ${alternating['pass@1']}, pass@2 ${alternating['pass@2']}, solved ${alternating.solved}`);
-    check(chart.careful === 'pass@1 1.00, pass@2 1.00' && chart.alternating === 'pass@1 0.50, pass@2 1.00',
+    check(chart.careful === 'pass@1 100.0%, pass@2 100.0%' && chart.alternating === 'pass@1 50.0%, pass@2 100.0%',
       `the chart has a bar per k for each agent, labelled: ${JSON.stringify(chart)}`);
     const onDisk = JSON.parse(fs.readFileSync(done.path, 'utf8'));
     const diskCases = onDisk.cases.flatMap((c) => c.agents.map((a) => `${c.caseId}/${a.agent}: ${a.n} ${a.c} ${
-      onDisk.passK.map((k) => (a.passAtK[k] === null ? 'n/a' : a.passAtK[k].toFixed(2))).join(' ')} ${a.meanScore.toFixed(1)}`));
+      onDisk.passK.map((k) => (a.passAtK[k] === null ? 'n/a' : `${(100 * a.passAtK[k]).toFixed(1)}%`)).join(' ')} ${a.meanScore.toFixed(1)}`));
     check(done.path.startsWith(path.join(repo, '.hydra/evals/shopcart-')) && onDisk.samples.length === 4 &&
       JSON.stringify(cases) === JSON.stringify(diskCases),
     `the panel names the report (${done.path}) and its case table is the report's: ${cases.join(' | ')}`);

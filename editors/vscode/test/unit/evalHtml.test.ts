@@ -30,11 +30,11 @@ test('the agent table has a row per agent with pass@k for every k of the report'
   const html = render();
   assert.match(html, /<th class="num" data-k="1">pass@1<\/th><th class="num" data-k="2">pass@2<\/th>/);
   const careful = row(html, 'agents', 'data-agent="careful"');
-  assert.equal(cell(careful, '1'), '1.00');
-  assert.equal(cell(careful, '2'), '1.00');
+  assert.equal(cell(careful, '1'), '100.0%');
+  assert.equal(cell(careful, '2'), '100.0%');
   const alternating = row(html, 'agents', 'data-agent="alternating"');
-  assert.equal(cell(alternating, '1'), '0.50');
-  assert.equal(cell(alternating, '2'), '1.00');
+  assert.equal(cell(alternating, '1'), '50.0%');
+  assert.equal(cell(alternating, '2'), '100.0%');
   const order = [...html.matchAll(/<table class="agents">[\s\S]*?<\/table>/g)][0][0].match(/data-agent="([^"]+)"/g);
   assert.deepEqual(order, ['data-agent="careful"', 'data-agent="alternating"']);
 });
@@ -47,7 +47,7 @@ test('an agent row says its rates, score, cost, latency, pass@1 interval and sol
   assert.equal(cell(alternating, 'score'), '91.6');
   assert.equal(cell(alternating, 'cost'), 'n/a', 'no sample reported a cost');
   assert.equal(cell(alternating, 'latency'), formatElapsed(report.agents[1].meanLatencyMs));
-  assert.equal(cell(alternating, 'wilson'), '0.09–0.91');
+  assert.equal(cell(alternating, 'wilson'), '[9.5%, 90.5%]');
   assert.equal(cell(alternating, 'solved'), '1/2');
   // A sample that reported a cost: the total, in dollars.
   const costed: EvalReport = { ...report, samples: report.samples.map((s) => ({ ...s, costUsd: 0.0125 })),
@@ -73,16 +73,16 @@ test('an undefined pass@k (null) reads n/a in both tables and in the chart', () 
   assert.match(html, /<rect class="bar k2" [^>]*height="0" data-agent="careful" data-k="3" data-value="null">/);
   assert.equal(passText(null), 'n/a');
   assert.equal(passText(undefined), 'n/a');
-  assert.equal(passText(0), '0.00');
+  assert.equal(passText(0), '0.0%');
 });
 
 test('the case table has a row per case and agent: n, c, pass@k and mean score', () => {
   const html = render();
   const base = report.baseCommits['coupon-case'].slice(0, 8);
   const alternating = row(html, 'cases', 'data-case="coupon-case" data-agent="alternating"');
-  assert.deepEqual(alternating.map((c) => c.text), [`coupon-case ${base}`, 'alternating', '2', '1', '0.50', '1.00', '91.6']);
+  assert.deepEqual(alternating.map((c) => c.text), [`coupon-case ${base}`, 'alternating', '2', '1', '50.0%', '100.0%', '91.6']);
   const careful = row(html, 'cases', 'data-case="coupon-case" data-agent="careful"');
-  assert.deepEqual(careful.map((c) => c.text), [`coupon-case ${base}`, 'careful', '2', '2', '1.00', '1.00', '100.0']);
+  assert.deepEqual(careful.map((c) => c.text), [`coupon-case ${base}`, 'careful', '2', '2', '100.0%', '100.0%', '100.0']);
 });
 
 test('the chart has a group per agent and a bar per k, each labelled with its value and as tall as it', () => {
@@ -97,8 +97,8 @@ test('the chart has a group per agent and a bar per k, each labelled with its va
   assert.deepEqual(alternating.map((b) => [b.k, b.value, b.series]), [[1, '0.5', 'k0'], [2, '1', 'k1']]);
   assert.equal(alternating[1].height, 2 * alternating[0].height, 'pass@2 = 1.00 is twice as tall as pass@1 = 0.50');
   assert.equal(alternating[0].y + alternating[0].height, alternating[1].y + alternating[1].height, 'on one baseline');
-  assert.deepEqual(labels(groups[1][2]), [[1, '0.50'], [2, '1.00']]);
-  assert.deepEqual(labels(groups[0][2]), [[1, '1.00'], [2, '1.00']]);
+  assert.deepEqual(labels(groups[1][2]), [[1, '50.0%'], [2, '100.0%']]);
+  assert.deepEqual(labels(groups[0][2]), [[1, '100.0%'], [2, '100.0%']]);
   assert.match(groups[0][2], /<text class="name"[^>]*><title>careful<\/title>careful<\/text>/);
   assert.match(html, /<span class="key"><span class="swatch k0"><\/span>pass@1<\/span> <span class="key"><span class="swatch k1"><\/span>pass@2<\/span>/);
 });
