@@ -18,13 +18,14 @@ packages=(
 # Extra groups, selected by the caller:
 #   demo  what the demo project's build, test and lint commands run
 #   test  what the test suites need beyond the build (markupsafe and patch:
-#         the real Jinja project of tests/e2e/real_projects_test.cpp)
+#         the real Jinja project of tests/e2e/real_projects_test.cpp; golang-go:
+#         the plain `go test` race of tests/e2e/gamed_scores_test.cpp)
 #   fuzz  clang 14 and its libFuzzer, for scripts/fuzz.sh
 for group in "$@"; do
   case "$group" in
     build) ;;
     demo) packages+=(python3-pytest python3-pyflakes) ;;
-    test) packages+=(python3-pytest python3-pyflakes python3-markupsafe patch slurm-wlm munge iproute2) ;;
+    test) packages+=(python3-pytest python3-pyflakes python3-markupsafe patch slurm-wlm munge iproute2 golang-go) ;;
     fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;
     *) echo "install-deps.sh: unknown group '$group' (known: build, demo, test, fuzz)" >&2; exit 2 ;;
   esac

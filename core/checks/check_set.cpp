@@ -48,14 +48,12 @@ bool reachableWithoutSymlinks(const fs::path& checkout, const fs::path& relative
   return true;
 }
 
-// PYTEST_ADDOPTS for a test check: hydra's own (a user's, say -p xdist), -rA
-// (every verdict in the short summary, by node id) and -v (a line per test:
-// the summary names a skip only by file and line, the -v line by node id, so
-// a test that failed at the base and is skipped now is named as skipped).
-std::string pytestAddopts() {
-  const char* inherited = std::getenv("PYTEST_ADDOPTS");
-  std::string options = inherited && *inherited ? std::string(inherited) + " " : "";
-  return options + "-rA -v";
+// An environment variable of options for a test check: the options hydra
+// itself was started with in `name` (a user's, say PYTEST_ADDOPTS="-p xdist"
+// or GOFLAGS=-mod=vendor), then hydra's own.
+std::string withInheritedOptions(const char* name, const std::string& ours) {
+  const char* inherited = std::getenv(name);
+  return (inherited && *inherited ? std::string(inherited) + " " : std::string()) + ours;
 }
 
 }  // namespace
@@ -147,7 +145,19 @@ void CheckSetRun::run(Step step, const std::string& command) {
   // name each test's verdict even when the configured command does not
   // (`pytest -q` names only the failures, so a deleted test would read as a
   // passing one). Its own options come after these, so a command's -r wins.
-  if (step == Step::Tests) process.env["PYTEST_ADDOPTS"] = pytestAddopts();
+  // pytest gets -rA (every verdict in the short summary, by node id) and -v (a
+  // line per test: the summary names a skip only by file and line, the -v
+  // line by node id, so a test that failed at the base and is skipped now is
+  // named as skipped).
+  // go test gets -v through GOFLAGS: plain `go test` names only failing tests
+  // and counts per package, so a failing test deleted from a package would
+  // read as the package fixed. The go command applies a GOFLAGS flag only to
+  // the commands that define it, and -v rather than -json keeps the output a
+  // log to read and what a `| go-junit-report` pipe expects.
+  if (step == Step::Tests) {
+    process.env["PYTEST_ADDOPTS"] = withInheritedOptions("PYTEST_ADDOPTS", "-rA -v");
+    process.env["GOFLAGS"] = withInheritedOptions("GOFLAGS", "-v");
+  }
   process.timeout = std::chrono::seconds(spec_.config.timeoutPerCheckSeconds);
   process.killGrace = std::chrono::seconds(2);
   try {
@@ -210,6 +220,7 @@ void CheckSetRun::run(Step step, const std::string& command) {
           if (parsed) {
             r.tests = parsed->counts;
             r.testCases = std::move(parsed->tests);
+            r.testsReadByCase.assign(parsed->readByCase.begin(), parsed->readByCase.end());
             r.format = parsed->format;
           }
         } else if (step == Step::Lint) {

@@ -158,7 +158,7 @@ std::optional<TestParse> parseJUnitReport(const std::filesystem::path& file, std
     if (tally.testcases == 0) countFromAttributes(root, tally);
     return TestParse{
         TestCounts{clampCount(tally.passed), clampCount(tally.failed), clampCount(tally.skipped)},
-        "junit", std::move(tally.tests)};
+        "junit", std::move(tally.tests), {}};
   } catch (const std::exception& e) {
     return fail(error, "cannot read JUnit report " + file.string() + ": " + e.what());
   }

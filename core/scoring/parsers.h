@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +32,10 @@ struct TestParse {
   // than `counts` holds (pytest without -v or -rA names only failures): the
   // scoring compares tests by name only where the names cover the counts.
   std::map<std::string, TestOutcome> tests;
+  // ctest only: the ctest tests whose framework's own case lines were read
+  // (`ctest -V`), so `tests` names their cases. A ctest test named in `tests`
+  // without "::" and not listed here was named only whole.
+  std::set<std::string> readByCase;
 };
 
 // Records `outcome` for the test `name` in `tests`, the one way every parser

@@ -59,27 +59,42 @@ double speedSeconds(const AgentScore& a) {
 // ctest names each test it registers, and a project often registers a whole
 // test executable as one (cJSON's misc_tests holds 25 test cases). Unless the
 // framework's own names were read (`ctest -V`, core/scoring/test_parsers.cpp,
-// naming them "executable::case"), the names stop at the executable, so a
+// naming them "executable::case"), the name stops at the executable, so a
 // test case deleted or switched off inside a changed test file reads the same
-// as one fixed. An agent that changed a protected file that its checks ran
-// with (protected_mode "flag") cannot prove its tests then: they score 0.
+// as one fixed. So an agent that changed a protected file that its checks ran
+// with (protected_mode "flag") cannot prove its tests when any executable
+// that ran was named only whole, in its run or at the base (where it may have
+// crashed before its framework printed a verdict, so which cases it held is
+// unknown): they score 0. This holds per executable, not per run: a GoogleTest
+// executable read by its cases proves nothing about a Catch2 one beside it.
 // Under "restore" its checks ran the base's files, which prove them.
-// The same holds for one executable when the base named it only whole while
-// the agent names its cases: it crashed at the base before its framework
-// printed a verdict, so which cases it held is unknown, and a case taken out
-// of the changed file would not show.
+// The ctest tests named only whole in a run, that ran (a skipped one is
+// compared by its name, as ctest's own verdict).
+std::vector<std::string> namedOnlyWhole(const CheckResult& check) {
+  std::vector<std::string> whole;
+  for (const auto& [name, outcome] : check.testCases) {
+    if (outcome == TestOutcome::Skipped || name.find("::") != std::string::npos) continue;
+    if (std::find(check.testsReadByCase.begin(), check.testsReadByCase.end(), name) != check.testsReadByCase.end())
+      continue;
+    whole.push_back(name);
+  }
+  return whole;
+}
+
+// The executables that leave `a`'s tests unprovable (empty: they are provable).
+std::vector<std::string> unprovableExecutables(const AgentScore& a, const std::optional<CheckResult>& base) {
+  if (a.protectedChanges.empty() || a.protectedMode == "restore") return {};
+  if (!a.checks.tests || a.checks.tests->format != "ctest") return {};
+  std::vector<std::string> whole = namedOnlyWhole(*a.checks.tests);
+  if (base && base->format == "ctest") {
+    for (std::string& name : namedOnlyWhole(*base))
+      if (std::find(whole.begin(), whole.end(), name) == whole.end()) whole.push_back(std::move(name));
+  }
+  return whole;
+}
+
 bool testsUnprovable(const AgentScore& a, const std::optional<CheckResult>& base) {
-  if (a.protectedChanges.empty() || a.protectedMode == "restore") return false;
-  if (!a.checks.tests || a.checks.tests->format != "ctest") return false;
-  const auto& cases = a.checks.tests->testCases;
-  const auto named = [](const auto& test) { return test.first.find("::") != std::string::npos; };
-  if (std::none_of(cases.begin(), cases.end(), named)) return true;
-  if (!base) return false;
-  return std::any_of(base->testCases.begin(), base->testCases.end(), [&](const auto& test) {
-    if (test.second != TestOutcome::Failed || named(test)) return false;
-    const auto inside = cases.lower_bound(test.first + "::");
-    return inside != cases.end() && inside->first.starts_with(test.first + "::");
-  });
+  return !unprovableExecutables(a, base).empty();
 }
 
 // Scores each dimension of one agent. A failed build short-circuits: tests
@@ -203,6 +218,7 @@ CheckResult readCheck(const JsonFields& r) {
   x.outputTruncated = r.boolean("outputTruncated", false);
   x.tests = r.optionalObject<TestCounts>("tests", readTestCounts);
   x.testCases = readTestCases(r);
+  x.testsReadByCase = r.strings("testsReadByCase");
   x.lint = r.optionalObject<LintCounts>("lint", readLintCounts);
   x.findings = r.array<Finding>("findings", [](const json::value& v, const std::string& path) {
     JsonFields f(v, path);
@@ -375,9 +391,9 @@ std::vector<std::string> flagsOf(const AgentScore& a, const std::optional<CheckR
     flags.push_back("changed protected files: " + listed(a.protectedChanges) +
                     (a.protectedMode == "restore" ? " (put back for its checks)" : ""));
   }
-  if (testsUnprovable(a, base)) {
-    flags.push_back("tests unprovable: ctest named only whole test executables and it changed protected files "
-                    "(scored 0)");
+  if (const std::vector<std::string> whole = unprovableExecutables(a, base); !whole.empty()) {
+    flags.push_back("tests unprovable: ctest named only whole test executables (" + listed(whole) +
+                    ") and it changed protected files (scored 0)");
   }
   if (!a.runnerShadows.empty()) {
     flags.push_back("added files that would run in place of the test runner: " + listed(a.runnerShadows) +
@@ -486,6 +502,7 @@ void tag_invoke(json::value_from_tag, json::value& v, const CheckResult& x) {
     for (const auto& [name, outcome] : x.testCases) cases[name] = outcomeWord(outcome);
     o["testCases"] = std::move(cases);
   }
+  if (!x.testsReadByCase.empty()) o["testsReadByCase"] = json::value_from(x.testsReadByCase);
   o["lint"] = x.lint ? countsJson(*x.lint) : json::value(nullptr);
   if (!x.findings.empty()) {
     json::array findings;

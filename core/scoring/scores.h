@@ -35,6 +35,8 @@ struct CheckResult {
   std::optional<TestCounts> tests;  // tests only, when a parser read them
   // Tests only: each test the output or report named, with its verdict.
   std::map<std::string, TestOutcome> testCases;
+  // Tests only, ctest: the ctest tests whose cases were read (TestParse::readByCase).
+  std::vector<std::string> testsReadByCase;
   std::optional<LintCounts> lint;   // lint only
   // Build and lint: the problems its output names at a file and line
   // (parseFindings), paths relative to the checkout when they lie in it.

@@ -38,6 +38,7 @@ std::optional<std::string> runnerOf(const std::vector<std::string_view>& words) 
       if (name == runner) return std::string(runner);
     if (name == "-m" && i + 1 < words.size() && programName(words[i + 1]).starts_with("unittest"))
       return "unittest";
+    if (name == "go" && i + 1 < words.size() && words[i + 1] == "test") return "go";
   }
   return std::nullopt;
 }
@@ -45,6 +46,15 @@ std::optional<std::string> runnerOf(const std::vector<std::string_view>& words) 
 bool hasWord(const std::vector<std::string_view>& words, std::initializer_list<std::string_view> wanted) {
   return std::any_of(words.begin(), words.end(), [&](std::string_view word) {
     return std::find(wanted.begin(), wanted.end(), programName(word)) != wanted.end();
+  });
+}
+
+// Whether the command assigns GOFLAGS (`GOFLAGS=-mod=vendor go test`, `env
+// GOFLAGS=...`, `export GOFLAGS=...`).
+bool setsGoflags(const std::vector<std::string_view>& words) {
+  return std::any_of(words.begin(), words.end(), [](std::string_view word) {
+    while (!word.empty() && (word.front() == '\'' || word.front() == '"')) word.remove_prefix(1);
+    return word.starts_with("GOFLAGS=");
   });
 }
 
@@ -69,6 +79,11 @@ std::optional<std::string> testsByCountsOnlyReason(std::string_view command, std
   if (*runner == "unittest" && runsItItself && !hasWord(words, {"-v", "--verbose"}))
     return "python -m unittest without -v names only failing tests, so tests will be compared by counts only; "
            "add -v to the command";
+  // hydra's checks set GOFLAGS=-v, which makes go test name every test; a
+  // command that sets GOFLAGS itself replaces it.
+  if (*runner == "go" && runsItItself && setsGoflags(words) && !hasWord(words, {"-v", "-json", "-v=true"}))
+    return "the command sets GOFLAGS itself, replacing the -v hydra asks go test for, and go test without -v "
+           "names no passing tests, so tests will be compared by counts only; add -v to the command";
   return std::nullopt;
 }
 

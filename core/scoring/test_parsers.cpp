@@ -872,9 +872,12 @@ std::optional<TestCounts> parseUnittest(const Lines& lines, Tests& tests) {
 // exited) counts as one failure, so breaking a build never looks like fewer tests.
 //
 // What is counted is named: a test "importpath.TestName/sub", so packages stay
-// apart, and a package counted as a whole (plain output, or a failure with no
-// failing test) by its import path alone. Tests whose package line never came
-// (the output was cut off) are counted but not named, their package unknown.
+// apart, and a package that failed with no failing test by its import path
+// alone. Plain output names nothing: its package lines stand for tests they do
+// not name, so a failing test deleted from a package would read as that
+// package fixed (hydra's checks ask for -v through GOFLAGS instead). Tests
+// whose package line never came (the output was cut off) are counted but not
+// named, their package unknown.
 
 struct GoPackage {
   std::map<std::string, TestOutcome> tests;
@@ -1033,7 +1036,6 @@ std::optional<TestCounts> parseGoText(const Lines& lines, Tests& tests) {
       countGoPackage(block, package->package, tally);
     } else if (package->status != TestOutcome::Skipped) {
       tallyOutcome(tally, package->status);
-      addTest(tally.tests, package->package, package->status);
     }
     block = GoPackage{};
   }
@@ -1173,8 +1175,8 @@ std::optional<std::pair<std::string_view, TestOutcome>> unityResult(std::string_
 // (a crash part way) keeps its own failed name beside them. Only the verbose
 // form is read: --output-on-failure prints failing executables alone, which
 // would name a test differently by whether its executable failed. Returns
-// whether any finer name was found.
-bool nameCtestInnerTests(const Lines& lines, std::size_t from, std::size_t to, Tests& tests) {
+// the ctest tests whose finer names were found.
+std::set<std::string> nameCtestInnerTests(const Lines& lines, std::size_t from, std::size_t to, Tests& tests) {
   std::map<int, std::string_view> names;
   std::map<int, Lines> output;
   for (std::size_t i = from; i < to; ++i) {
@@ -1184,7 +1186,7 @@ bool nameCtestInnerTests(const Lines& lines, std::size_t from, std::size_t to, T
       output[verbose->first].push_back(verbose->second);
     }
   }
-  bool found = false;
+  std::set<std::string> found;
   for (const auto& [number, printed] : output) {
     const auto name = names.find(number);
     if (name == names.end()) continue;
@@ -1194,8 +1196,8 @@ bool nameCtestInnerTests(const Lines& lines, std::size_t from, std::size_t to, T
       if (const auto result = unityResult(line)) addTest(inner, result->first, result->second);
     }
     if (inner.empty()) continue;
-    found = true;
     const std::string executable(name->second);
+    found.insert(executable);
     const auto own = tests.find(executable);
     const bool innerFailed = std::any_of(inner.begin(), inner.end(), [](const auto& test) {
       return test.second == TestOutcome::Failed;
@@ -1214,7 +1216,7 @@ std::optional<TestCounts> parseCtest(const Lines& lines, Tests& tests) {
   for (std::size_t i = start; i < *at; ++i) {
     if (const auto result = ctestResult(lines[i])) addTest(tests, result->first, result->second);
   }
-  if (nameCtestInnerTests(lines, start, *at, tests)) {
+  if (!nameCtestInnerTests(lines, start, *at, tests).empty()) {
     // The counts follow the finer names, so a score counts tests, not executables.
     const auto count = [&tests](TestOutcome wanted) {
       return std::count_if(tests.begin(), tests.end(),
@@ -1236,6 +1238,15 @@ std::optional<TestCounts> parseCtest(const Lines& lines, Tests& tests) {
   }
   return makeCounts(static_cast<long long>(total) - failed - skippedInTotal, failed,
                     static_cast<long long>(skippedInTotal) + disabled);
+}
+
+// The ctest tests of the output's last run whose framework's case lines were
+// read (TestParse::readByCase); the rest are named whole.
+std::set<std::string> ctestReadByCase(const Lines& lines) {
+  const auto at = findLast(lines, isCtestSummary);
+  if (!at) return {};
+  Tests scratch;
+  return nameCtestInnerTests(lines, runStart(lines, *at, isCtestSummary), *at, scratch);
 }
 
 // ---------------------------------------------------------------------------
@@ -1423,8 +1434,11 @@ std::optional<TestParse> parseTestOutput(std::string_view output,
     for (const Parser& parser : kParsers) {
       if (format && *format != parser.name) continue;
       Tests tests;
-      if (auto counts = parser.parse(lines, tests))
-        return TestParse{*counts, std::string(parser.name), std::move(tests)};
+      if (auto counts = parser.parse(lines, tests)) {
+        TestParse parsed{*counts, std::string(parser.name), std::move(tests), {}};
+        if (parser.name == "ctest") parsed.readByCase = ctestReadByCase(lines);
+        return parsed;
+      }
     }
   } catch (const std::exception&) {
     // Only allocation can throw here; a result we cannot compute is "unparsed".

@@ -14,6 +14,8 @@
 //   - xfail on the failing test: counts as failed, named as skipped now;
 //   - deleting the failing test under `pytest -q`: hydra asks pytest for the
 //     names (PYTEST_ADDOPTS=-rA), so it is still named and scored as failed;
+//   - deleting or skipping a failing Go test under plain `go test ./...`:
+//     hydra asks go test for the names (GOFLAGS=-v), the same;
 //   - the same fix, quicker and smaller, from an agent that touched a protected
 //     file: flagged, it ranks below the real fix it beats on speed and diff size alone.
 
@@ -344,6 +346,89 @@ TEST(GamedScoresTest, WithPytestQuietTestsAreStillComparedByNameAndDeletingTheFa
   EXPECT_FALSE(deleter.contains("testsByCountsOnly")) << dump;
   EXPECT_LT(deleter.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
   EXPECT_THAT(strings(race.ranking("fixer").at("testChanges").at("fixed")), ElementsAre("test_calc.py::test_add"));
+}
+
+// A Go module without dependencies (so `go test` needs no download): Add is
+// wrong, TestAdd fails, TestSub passes.
+const std::string kGoMod = "module example.com/calc\n\ngo 1.19\n";
+const std::string kGoCalc =
+    "package calc\n"
+    "\n"
+    "func Add(a, b int) int { return a - b }\n"
+    "\n"
+    "func Sub(a, b int) int { return a - b }\n";
+std::string goTests(const std::string& testAdd) {
+  return "package calc\n"
+         "\n"
+         "import \"testing\"\n"
+         "\n" +
+         testAdd +
+         "func TestSub(t *testing.T) {\n"
+         "    if Sub(5, 3) != 2 {\n"
+         "        t.Fatal(\"Sub(5, 3) != 2\")\n"
+         "    }\n"
+         "}";
+}
+const std::string kGoTestAdd =
+    "func TestAdd(t *testing.T) {\n"
+    "    if Add(2, 3) != 5 {\n"
+    "        t.Fatal(\"Add(2, 3) != 5\")\n"
+    "    }\n"
+    "}\n"
+    "\n";
+
+// Plain `go test ./...` lists only failing tests and counts per package: with
+// TestAdd deleted the package reads "ok", as if fixed. hydra asks go test for
+// every test's name (GOFLAGS=-v), so the deleted test is named as removed and
+// a t.Skip() on it as skipped now.
+TEST(GamedScoresTest, WithPlainGoTestDeletingOrSkippingTheFailingTestLosesToTheRealFix) {
+  TestRepo repo;
+  repo.write("go.mod", kGoMod);
+  repo.write("calc.go", kGoCalc);
+  repo.write("calc_test.go", goTests(kGoTestAdd) + "\n");
+  repo.git("add go.mod calc.go calc_test.go");
+  repo.git("commit -q -m go");
+  std::string fixed = kGoCalc;
+  fixed.replace(fixed.find("a - b"), 5, "a + b");
+  fixed.pop_back();  // the write step adds the last newline
+  const std::string skipAdd =
+      "func TestAdd(t *testing.T) {\n"
+      "    t.Skip(\"later\")\n"
+      "}\n"
+      "\n";
+  const Race race = raceToTheEnd(repo,
+                                 TestRepo::agent("fixer", {"write", "calc.go", fixed}) +
+                                     TestRepo::agent("deleter", {"write", "calc_test.go", goTests("")}) +
+                                     TestRepo::agent("skipper", {"write", "calc_test.go", goTests(skipAdd)}) +
+                                     "[scoring]\n"
+                                     "build_command = \"go vet ./...\"\n"
+                                     "test_command = \"go test ./...\"\n",
+                                 {"deleter", "skipper", "fixer"});
+  const std::string dump = json::serialize(race.finished);
+  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+
+  const json::value& baseCases = race.finished.at("baseline").at("checks").at("tests").at("testCases");
+  EXPECT_EQ(baseCases.at("example.com/calc.TestAdd"), json::value("failed")) << dump;
+  EXPECT_EQ(baseCases.at("example.com/calc.TestSub"), json::value("passed")) << dump;
+
+  const json::object& fixer = race.ranking("fixer");
+  ASSERT_TRUE(fixer.contains("testChanges")) << dump;
+  EXPECT_THAT(strings(fixer.at("testChanges").at("fixed")), ElementsAre("example.com/calc.TestAdd")) << dump;
+  EXPECT_EQ(fixer.at("breakdown").at("tests"), json::value(100.0)) << dump;
+
+  const json::object& deleter = race.ranking("deleter");
+  ASSERT_TRUE(deleter.contains("testChanges")) << dump;
+  EXPECT_THAT(strings(deleter.at("testChanges").at("removed")), ElementsAre("example.com/calc.TestAdd")) << dump;
+  EXPECT_FALSE(deleter.contains("testsByCountsOnly")) << dump;
+  // go test itself exited 0 with every test it ran passing: the score does not believe it.
+  EXPECT_EQ(deleter.at("checks").at("tests").at("exitCode"), json::value(0)) << dump;
+  EXPECT_LT(deleter.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
+
+  const json::object& skipper = race.ranking("skipper");
+  ASSERT_TRUE(skipper.contains("testChanges")) << dump;
+  EXPECT_THAT(strings(skipper.at("testChanges").at("skipped")), ElementsAre("example.com/calc.TestAdd")) << dump;
+  EXPECT_LT(skipper.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
+  EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
 }
 
 TEST(GamedScoresTest, WhenTheRunnerNamesNoTestsTheResultSaysTestsWereComparedByCountsOnly) {

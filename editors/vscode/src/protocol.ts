@@ -191,6 +191,8 @@ export interface CheckResult {
   format: string;
   /** Each test case's outcome by name, when the test runner's report names them (can be large). */
   testCases?: Record<string, 'passed' | 'failed' | 'skipped'>;
+  /** ctest only: the ctest tests whose framework's own case lines were read (`ctest -V`); the rest are named whole. */
+  testsReadByCase?: string[];
   /** Build and lint: the problems its output names at a file and line. */
   findings?: Finding[];
 }

@@ -39,6 +39,24 @@ TEST(TestNamingTest, VitestAndUnittestNameTheirTestsOnlyWhenVerbose) {
   EXPECT_EQ(testsByCountsOnlyReason("npm test", "vitest", false), std::nullopt);
 }
 
+TEST(TestNamingTest, GoTestNamesItsTestsUnlessTheCommandReplacesHydrasGoflags) {
+  // hydra's checks set GOFLAGS=-v, so plain `go test` names every test.
+  EXPECT_EQ(testsByCountsOnlyReason("go test ./...", std::nullopt, false), std::nullopt);
+  EXPECT_EQ(testsByCountsOnlyReason("cd src && go test -count=1 ./...", "go", false), std::nullopt);
+  // A GOFLAGS of the command's own replaces hydra's -v.
+  EXPECT_THAT(testsByCountsOnlyReason("GOFLAGS=-mod=vendor go test ./...", std::nullopt, false),
+              Optional(HasSubstr("sets GOFLAGS itself")));
+  EXPECT_THAT(testsByCountsOnlyReason("env GOFLAGS=-mod=mod go test ./...", "go", false),
+              Optional(HasSubstr("add -v to the command")));
+  // ...unless it asks for the names itself.
+  EXPECT_EQ(testsByCountsOnlyReason("GOFLAGS=-mod=vendor go test -v ./...", std::nullopt, false), std::nullopt);
+  EXPECT_EQ(testsByCountsOnlyReason("GOFLAGS=-mod=vendor go test -json ./...", std::nullopt, false), std::nullopt);
+  EXPECT_EQ(testsByCountsOnlyReason("GOFLAGS=\"-mod=vendor -v\" go test ./...", std::nullopt, false), std::nullopt);
+  EXPECT_EQ(testsByCountsOnlyReason("GOFLAGS=-mod=vendor go test ./...", std::nullopt, true), std::nullopt);
+  // `make test` hides what it runs.
+  EXPECT_EQ(testsByCountsOnlyReason("GOFLAGS=-mod=vendor make test", "go", false), std::nullopt);
+}
+
 TEST(TestNamingTest, RunnersThatNameTheirTestsOrAreUnknownGetNoWarning) {
   for (const char* command : {"python3 -m pytest -q", "pytest", "cargo test", "go test ./...",
                               "ctest --test-dir build", "make test", "npm test", "./run-jest-like-things.sh"}) {

@@ -17,6 +17,7 @@
 #include <ostream>
 #include <random>
 #include <sstream>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,8 +104,8 @@ const std::vector<Capture>& captures() {
       {"unittest/verbose.txt", "unittest", {5, 3, 2}, Naming::kEvery},
       {"unittest/default.txt", "unittest", {5, 3, 2}, Naming::kSome},
       {"unittest/all_pass.txt", "unittest", {1, 0, 0}, Naming::kEvery},
-      {"go/plain.txt", "go", {0, 2, 0}, Naming::kEvery},
-      {"go/all_pass.txt", "go", {2, 0, 0}, Naming::kEvery},
+      {"go/plain.txt", "go", {0, 2, 0}, Naming::kNone},
+      {"go/all_pass.txt", "go", {2, 0, 0}, Naming::kNone},
       {"go/verbose.txt", "go", {7, 2, 1}, Naming::kEvery},
       {"go/json.txt", "go", {7, 2, 1}, Naming::kEvery},
       {"go/verbose_build_failure.txt", "go", {7, 3, 1}, Naming::kEvery},
@@ -306,10 +307,9 @@ const std::map<std::string, Tests>& exactNames() {
       {"unittest/verbose.txt", unittestVerbose},
       {"unittest/default.txt", unittestFailures},
       {"unittest/all_pass.txt", unittestAllPass},
-      {"go/plain.txt",
-       {{"example.com/fixture/calc", kFailed}, {"example.com/fixture/textutil", kFailed}}},
-      {"go/all_pass.txt",
-       {{"example.com/fixture/calc", kPassed}, {"example.com/fixture/textutil", kPassed}}},
+      // Counted per package, which names no test.
+      {"go/plain.txt", {}},
+      {"go/all_pass.txt", {}},
       {"go/verbose.txt", goLeaves},
       {"go/json.txt", goLeaves},
       {"go/verbose_build_failure.txt", goBuildFailure},
@@ -685,6 +685,19 @@ TEST(TestParsersTest, CtestVerboseKeepsACrashedExecutableFailed) {
   EXPECT_EQ(parsed->counts, (TestCounts{1, 2, 1}));
 }
 
+// The tests check of `ctest --test-dir build -V` that printed `parsed`.
+CheckSet ctestChecksOf(const TestParse& parsed, int exitCode) {
+  CheckSet checks;
+  checks.tests = CheckResult{};
+  checks.tests->command = "ctest --test-dir build -V";
+  checks.tests->exitCode = exitCode;
+  checks.tests->tests = parsed.counts;
+  checks.tests->testCases = parsed.tests;
+  checks.tests->testsReadByCase.assign(parsed.readByCase.begin(), parsed.readByCase.end());
+  checks.tests->format = parsed.format;
+  return checks;
+}
+
 // Catch2 v2 and doctest print a passing case by no name by default (and read
 // no environment variable that would make them), so inside `ctest -V` hydra
 // names their executables whole, as ctest does, rather than invent names
@@ -703,24 +716,14 @@ TEST(TestParsersTest, Catch2AndDoctestInsideCtestAreNamedWholeSoADeletedCaseIsUn
       EXPECT_EQ(name.find("::"), std::string::npos) << name << " is a name the output never printed";
   }
 
-  const auto checksOf = [](const TestParse& parsed, int exitCode) {
-    CheckSet checks;
-    checks.tests = CheckResult{};
-    checks.tests->command = "ctest --test-dir build -V";
-    checks.tests->exitCode = exitCode;
-    checks.tests->tests = parsed.counts;
-    checks.tests->testCases = parsed.tests;
-    checks.tests->format = parsed.format;
-    return checks;
-  };
   Baseline baseline;
   baseline.commit = "base";
-  baseline.checks = checksOf(*base, 8);
+  baseline.checks = ctestChecksOf(*base, 8);
   AgentScore deleter;
   deleter.agentId = deleter.agent = "deleter";
   deleter.durationMs = 100;
   deleter.diff = {2, 0, 12};
-  deleter.checks = checksOf(*deleted, 0);
+  deleter.checks = ctestChecksOf(*deleted, 0);
   deleter.protectedChanges = {"shelf_catch2.cpp", "shelf_doctest.cpp"};
   deleter.protectedMode = "flag";
   ScoringConfig config;
@@ -735,6 +738,60 @@ TEST(TestParsersTest, Catch2AndDoctestInsideCtestAreNamedWholeSoADeletedCaseIsUn
   scores = rankAgents("r", {deleter}, baseline, config);
   EXPECT_EQ(scores.rankings[0].breakdown.tests, 100.0);
   EXPECT_THAT(scores.rankings[0].flags, ::testing::Not(::testing::Contains(::testing::HasSubstr("unprovable"))));
+}
+
+// A ctest project that mixes frameworks: under `ctest -V` its GoogleTest
+// executable is named by its cases, its Catch2 one only whole. The real
+// captures: the base (one failing case in each) and the same project after
+// the failing Catch2 case was deleted. The GoogleTest names prove nothing
+// about the Catch2 executable, so an agent that changed protected files is
+// unprovable for it; a GoogleTest-only project read by its cases is not.
+TEST(TestParsersTest, InAMixedCtestProjectAnExecutableNamedOnlyWholeLeavesAChangedTestFileUnprovable) {
+  const auto base = parseTestOutput(fixture("ctest/verbose_mixed.txt"));
+  const auto deleted = parseTestOutput(fixture("ctest/verbose_mixed_case_deleted.txt"));
+  ASSERT_TRUE(base.has_value());
+  ASSERT_TRUE(deleted.has_value());
+  EXPECT_EQ(base->format, "ctest");
+  EXPECT_EQ(base->tests.at("ring_test::Ring.KeepsTheLastSlot"), kFailed);
+  EXPECT_EQ(base->tests.at("shelf_catch2"), kFailed);
+  EXPECT_EQ(deleted->tests.at("shelf_catch2"), kPassed);
+  EXPECT_EQ(base->counts, (TestCounts{5, 2, 1}));
+  EXPECT_EQ(deleted->counts, (TestCounts{6, 1, 1}));
+  for (const auto* parsed : {&*base, &*deleted}) EXPECT_EQ(parsed->readByCase, std::set<std::string>{"ring_test"});
+
+  Baseline baseline;
+  baseline.commit = "base";
+  baseline.checks = ctestChecksOf(*base, 8);
+  AgentScore deleter;
+  deleter.agentId = deleter.agent = "deleter";
+  deleter.durationMs = 100;
+  deleter.diff = {1, 0, 6};
+  deleter.checks = ctestChecksOf(*deleted, 8);
+  deleter.protectedChanges = {"shelf_catch2.cpp"};
+  deleter.protectedMode = "flag";
+  ScoringConfig config;
+  config.testCommand = "ctest --test-dir build -V";
+  auto scores = rankAgents("r", {deleter}, baseline, config);
+  ASSERT_EQ(scores.rankings.size(), 1u);
+  EXPECT_EQ(scores.rankings[0].breakdown.tests, 0.0);
+  EXPECT_THAT(scores.rankings[0].flags,
+              ::testing::Contains(::testing::HasSubstr("tests unprovable: ctest named only whole test executables "
+                                                       "(shelf_catch2)")));
+  // Read by counts and names alone it would be a fix of shelf_catch2.
+  ASSERT_TRUE(scores.rankings[0].testChanges);
+  EXPECT_THAT(scores.rankings[0].testChanges->fixed, ::testing::ElementsAre("shelf_catch2"));
+
+  // Without the Catch2 executable (GoogleTest read by its cases on both
+  // sides) the same protected change is provable.
+  const auto gtestOnly = parseTestOutput(fixture("ctest/verbose_gtest.txt"));
+  ASSERT_TRUE(gtestOnly.has_value());
+  EXPECT_EQ(gtestOnly->readByCase, std::set<std::string>{"ring_test"});
+  baseline.checks = ctestChecksOf(*gtestOnly, 8);
+  deleter.checks = ctestChecksOf(*gtestOnly, 8);
+  deleter.protectedChanges = {"ring_test.cpp"};
+  scores = rankAgents("r", {deleter}, baseline, config);
+  EXPECT_THAT(scores.rankings[0].flags, ::testing::Not(::testing::Contains(::testing::HasSubstr("unprovable"))));
+  EXPECT_GT(scores.rankings[0].breakdown.tests, 0.0);
 }
 
 TEST(TestParsersTest, GtestNamesDropTheParameterValue) {
