@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tests/e2e/cli_run.h"
+#include "tests/e2e/crash_checks.h"
 #include "tests/e2e/hydra_process.h"
 #include "tests/e2e/test_repo.h"
 
@@ -40,45 +41,6 @@ using Clock = std::chrono::steady_clock;
 // worktrees), which an even spread on a fast machine can miss.
 constexpr int kKillPoints = 10;
 constexpr std::chrono::milliseconds kEarlyKills[] = {std::chrono::milliseconds(30), std::chrono::milliseconds(120)};
-
-// Every .json file under `dir` parses whole, every line of every .jsonl file
-// parses; returns what did not.
-std::string unreadable(const fs::path& dir) {
-  std::string bad;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file()) continue;
-    const std::string text = readFile(it->path());
-    try {
-      if (it->path().extension() == ".json") json::parse(text);
-      if (it->path().extension() == ".jsonl") {
-        if (!text.empty() && text.back() != '\n') throw std::runtime_error("ends in part of a line");
-        std::istringstream lines(text);
-        for (std::string line; std::getline(lines, line);) json::parse(line);
-      }
-    } catch (const std::exception& e) {
-      bad += it->path().string() + ": " + e.what() + "\n";
-    }
-  }
-  return bad;
-}
-
-// Processes whose working directory is in the repository's workspace: an
-// agent's or a check's, left running.
-std::set<int> processesIn(const fs::path& workspace) {
-  std::set<int> pids;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::error_code linkError;
-    const fs::path cwd = fs::read_symlink(e.path() / "cwd", linkError);
-    if (!linkError && cwd.string().starts_with(workspace.string()) && !processGone(std::stoi(name))) {
-      pids.insert(std::stoi(name));
-    }
-  }
-  return pids;
-}
 
 class CrashLoopTest : public ::testing::Test {
  protected:
