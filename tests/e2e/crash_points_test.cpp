@@ -16,6 +16,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -163,6 +164,66 @@ TEST_F(MergeCrashTest, EveryKillLeavesTheBranchFullyMergedOrUntouched) {
     resetToBase();
   }
   for (const auto& [state, count] : landed) std::cout << "[ measured ] " << count << " merge kill(s) left it " << state << "\n";
+}
+
+// ---- cleanup and the warm pool ---------------------------------------------
+
+// Kill points over a cleanup that returns a race's worktrees to the pool.
+constexpr int kCleanupKills = 6;
+
+// Worktrees git knows in the workspace that are not in the warm pool.
+std::string nonPooledWorktrees(const TestRepo& repo) {
+  std::string out;
+  std::istringstream lines(repo.git("worktree list --porcelain"));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("worktree ") && line.find(".hydra-workspaces") != std::string::npos &&
+        line.find("/_pool-") == std::string::npos) {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+TEST(CleanupCrashTest, EveryKillOfACleanupThatPoolsLeavesAWholePoolAndNothingElse) {
+  TestRepo repo;
+  repo.writeConfig("[general]\npool_size = 2\n\n" + TestRepo::scoring() +
+                   TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                   TestRepo::agent("noter", {"write", "NOTES.md", "notes"}) +
+                   TestRepo::agent("other", {"write", "OTHER.md", "other"}));
+  repo.git("add hydra.toml");
+  repo.git("commit -qm config");
+  const auto snapshot = checkoutSnapshot(repo);
+  const std::string race = "race 'Fix add() in calc.py' --agents fixer,noter,other";
+
+  ASSERT_EQ(hydraIn(repo.root(), race).code, 0);
+  const auto cleanupTime = timed(repo.root(), {"cleanup"});
+  std::cout << "[ measured ] a cleanup that pools took " << cleanupTime.count() << " ms alone\n";
+  for (const auto delay : spread(cleanupTime, kCleanupKills)) {
+    SCOPED_TRACE("kill after " + std::to_string(delay.count()) + " ms");
+    // Each race claims its worktrees from the pool the cleanup before filled.
+    const CommandRun ran = hydraIn(repo.root(), race);
+    ASSERT_EQ(ran.code, 0) << ran.out;
+    killAfter(repo.root(), {"cleanup"}, delay);
+    EXPECT_EQ(unreadable(repo.root() / ".hydra"), "");
+
+    const CommandRun again = hydraIn(repo.root(), "cleanup");
+    ASSERT_EQ(again.code, 0) << again.out;
+    EXPECT_EQ(unreadable(repo.root() / ".hydra"), "");
+    EXPECT_EQ(nonPooledWorktrees(repo), "") << "left outside the pool";
+    EXPECT_EQ(repo.git("branch --list 'hydra/*'"), "");
+    const CommandRun status = hydraIn(repo.root(), "status");
+    EXPECT_EQ(status.code, 0) << status.out;
+    EXPECT_EQ(checkoutSnapshot(repo), snapshot) << "the user's checkout changed";
+  }
+  // The pool that is left is whole: emptied, nothing at all remains.
+  const CommandRun empty = hydraIn(repo.root(), "cleanup --pool");
+  ASSERT_EQ(empty.code, 0) << empty.out;
+  expectNothingLeaked(repo);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(repo.root() / ".hydra-workspaces", ec)) {
+    ADD_FAILURE() << "left in the workspace: " << e.path();
+  }
+  expectNoGitLock(repo);
 }
 
 }  // namespace
