@@ -79,6 +79,13 @@ void expectNoGitLock(const TestRepo& repo) {
   }
 }
 
+// The newest race folder's name (ids sort by time).
+std::string newest(const TestRepo& repo) {
+  std::string id;
+  for (const auto& e : fs::directory_iterator(repo.root() / ".hydra" / "races")) id = std::max(id, e.path().filename().string());
+  return id;
+}
+
 // ---- merge -----------------------------------------------------------------
 
 // Kill points over a merge: spread over how long `hydra merge` takes alone.
@@ -224,6 +231,54 @@ TEST(CleanupCrashTest, EveryKillOfACleanupThatPoolsLeavesAWholePoolAndNothingEls
     ADD_FAILURE() << "left in the workspace: " << e.path();
   }
   expectNoGitLock(repo);
+}
+
+// ---- collaboration -----------------------------------------------------------
+
+constexpr int kCollabKills = 6;
+
+TEST(CollabCrashTest, EveryKillOfACollaborationIsRecoveredAsInterruptedAndLeaksNothing) {
+  TestRepo repo;
+  repo.writeConfig(TestRepo::scoring() + TestRepo::agent("bob", {"sleep", "0.3", "write", "calc.py", TestRepo::fixedCalc()}) +
+                   TestRepo::agent("rita", {"sleep", "0.3", "say", "add() could be clearer"}));
+  repo.git("add hydra.toml");
+  repo.git("commit -qm config");
+  const auto snapshot = checkoutSnapshot(repo);
+  const std::vector<std::string> collab = {"collab", "Fix add() in calc.py", "--builder", "bob", "--reviewer", "rita",
+                                           "--max-iterations", "2"};
+  const auto collabTime = timed(repo.root(), collab);
+  std::cout << "[ measured ] the collaboration alone took " << collabTime.count() << " ms\n";
+  ASSERT_EQ(hydraIn(repo.root(), "cleanup").code, 0);
+
+  for (const auto delay : spread(collabTime, kCollabKills)) {
+    SCOPED_TRACE("kill after " + std::to_string(delay.count()) + " ms");
+    killAfter(repo.root(), collab, delay);
+    EXPECT_EQ(unreadable(repo.root() / ".hydra"), "");
+    const CommandRun cleanup = hydraIn(repo.root(), "cleanup");
+    ASSERT_EQ(cleanup.code, 0) << cleanup.out;
+    EXPECT_EQ(unreadable(repo.root() / ".hydra"), "");
+    std::string state;
+    for (const auto& e : fs::directory_iterator(repo.root() / ".hydra" / "races")) {
+      EXPECT_TRUE(fs::exists(e.path() / "race.json")) << "left without a record: " << e.path();
+      if (!fs::exists(e.path() / "race.json")) continue;
+      const json::object record = repo.raceRecord(e.path().filename().string());
+      EXPECT_THAT(std::string(record.at("status").as_string()), ::testing::AnyOf("interrupted", "completed"))
+          << json::serialize(record);
+      // Of an interrupted one no agent still runs or waits. (A completed
+      // collaboration keeps its reviewer's entry "queued": its reviews are in
+      // its iterations.)
+      for (const auto& a : record.at("agents").as_array()) {
+        if (record.at("status") != "interrupted") continue;
+        EXPECT_THAT(std::string(a.at("status").as_string()), Not(::testing::AnyOf("running", "queued")))
+            << json::serialize(a);
+      }
+      if (e.path().filename().string() == newest(repo)) state = std::string(record.at("status").as_string());
+    }
+    std::cout << "[ measured ] collaboration killed after " << delay.count() << " ms: " << state << "\n";
+    expectNothingLeaked(repo);
+    expectNoGitLock(repo);
+    EXPECT_EQ(checkoutSnapshot(repo), snapshot) << "the user's checkout changed";
+  }
 }
 
 }  // namespace
