@@ -864,8 +864,11 @@ bool WorktreeManager::poolOne(const Worktree& wt, bool deleteBranch, const std::
   // Written before the renames: an entry with it under a name not yet the
   // pool's was being pooled when hydra stopped (repairPool()).
   // The owner says who is pooling it, so no other hydra repairs it meanwhile.
-  writeWhole(admin / kMetadataFile,
-             "pooled " + wt.baseCommit + "\nbytes " + std::to_string(*bytes) + "\n" + ownerLine(owner()));
+  // The branch to delete goes along: until the lock below deletes it, this
+  // file is the only place that still names it (HEAD is detached now), and a
+  // repair of what a killed hydra left half pooled deletes it from here.
+  writeWhole(admin / kMetadataFile, "pooled " + wt.baseCommit + "\nbytes " + std::to_string(*bytes) + "\n" +
+                                        (deleteBranch ? "branch " + wt.branch + "\n" : "") + ownerLine(owner()));
 
   const std::string name = newPoolName();
   const fs::path path = workspaceDir_ / name;
@@ -970,6 +973,11 @@ std::vector<fs::path> WorktreeManager::repairPool() {
       // Without its metadata nobody can claim it any more.
       removeTree(admin);
       removed.push_back(admin);
+      // Killed before the branch of the race it served was deleted: it goes now.
+      if (pooledMeta && !isPoolName(name) && meta->branch.starts_with(kBranchPrefix)) {
+        git::RepositoryPtr repo = git::openRepository(repoRoot_);
+        deleteBranchIfPresent(repo.get(), meta->branch);
+      }
     }
     // Directories named like pool entries that git no longer knows (claims
     // and returns rename under the lock, so none is half done now), and

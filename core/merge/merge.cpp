@@ -3,16 +3,24 @@
 #include <git2.h>
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
+#include <sys/stat.h>
 
+#include <boost/json.hpp>
 #include <cstddef>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <set>
+#include <system_error>
 
 #include "core/git/git.h"
+#include "core/util/atomic_file.h"
+#include "core/util/owner.h"
 
 namespace hydra::core::merge {
 
 namespace fs = std::filesystem;
+namespace json = boost::json;
 using Reason = MergeRefused::Reason;
 
 namespace {
@@ -298,6 +306,31 @@ struct Plan {
   const MergeRequest& request;
 };
 
+// ---- the journal (see mergeBranch in merge.h) --------------------------------
+
+fs::path journalPath(git_repository* repo) { return fs::path(git_repository_path(repo)) / "hydra-merge.json"; }
+
+// Written before the first file of the merge is: from here on a kill leaves
+// something finishInterruptedMerge() completes.
+void writeJournal(const Plan& plan, const git_oid& to, const PathSet& paths, MergeOutcome outcome) {
+  json::array listed;
+  for (const std::string& path : paths) listed.emplace_back(path);
+  const json::object journal{{"owner", toWord(ProcessOwner::self())},
+                             {"branch", git_reference_name(plan.head)},
+                             {"from", git::toHex(plan.headId)},
+                             {"to", git::toHex(to)},
+                             {"outcome", toString(outcome)},
+                             {"note", plan.request.journalNote},
+                             {"paths", std::move(listed)}};
+  writeFileAtomic(journalPath(plan.repo), json::serialize(journal));
+}
+
+void endJournal(const Plan& plan) {
+  if (plan.request.keepJournal) return;
+  std::error_code ignored;
+  fs::remove(journalPath(plan.repo), ignored);
+}
+
 MergeResult fastForward(const Plan& plan, MergeResult result) {
   result.outcome = MergeOutcome::FastForward;
   const git::CommitPtr from = git::lookupCommit(plan.repo, plan.headId);
@@ -308,8 +341,10 @@ MergeResult fastForward(const Plan& plan, MergeResult result) {
   refuseIfDirty(plan.repo, files);
   if (plan.request.dryRun) return result;
 
+  writeJournal(plan, plan.sourceId, files, result.outcome);
   checkOut(plan.repo, target.get(), files);
   moveBranch(plan.head, plan.sourceId, "merge " + plan.request.sourceBranch + ": Fast-forward");
+  endJournal(plan);
   result.commit = git::toHex(plan.sourceId);
   return result;
 }
@@ -361,10 +396,55 @@ MergeResult mergeWithCommit(const Plan& plan, MergeResult result) {
 
   const git_oid commit = commitMerge(plan, tree.get());
   PathSet files(result.files.begin(), result.files.end());
+  writeJournal(plan, commit, files, result.outcome);
   checkOut(plan.repo, tree.get(), files);
   moveBranch(plan.head, commit, "merge " + plan.request.sourceBranch + ": Merge made by hydra");
+  endJournal(plan);
   result.commit = git::toHex(commit);
   return result;
+}
+
+// ---- finishing what a killed merge left ----------------------------------------
+
+bool notBefore(const struct stat& st, const struct timespec& since) {
+  return st.st_mtim.tv_sec > since.tv_sec || (st.st_mtim.tv_sec == since.tv_sec && st.st_mtim.tv_nsec >= since.tv_nsec);
+}
+
+bool sameBlob(git_tree* tree, const std::string& path, const git_oid& id) {
+  git_tree_entry* raw = nullptr;
+  if (git_tree_entry_bypath(&raw, tree, path.c_str()) != 0) {
+    git_error_clear();
+    return false;
+  }
+  const bool same = git_oid_equal(git_tree_entry_id(raw), &id) != 0;
+  git_tree_entry_free(raw);
+  return same;
+}
+
+// Whether `path` is as the merge found it, as the merge makes it, missing, or
+// written since the journal was: nothing of the user's is lost by checking
+// it out from the merge.
+bool onlyTheMergeTouched(git_repository* repo, const fs::path& root, const std::string& path, git_tree* from,
+                         git_tree* to, const struct timespec& journalTime) {
+  const fs::path file = root / path;
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0) return errno == ENOENT || errno == ENOTDIR;
+  if (notBefore(st, journalTime)) return true;
+  if (!S_ISREG(st.st_mode)) return false;
+  git_oid id;
+  if (git_repository_hashfile(&id, repo, file.c_str(), GIT_OBJECT_BLOB, path.c_str()) != 0) {
+    git_error_clear();
+    return false;
+  }
+  return sameBlob(from, path, id) || sameBlob(to, path, id);
+}
+
+git_oid parseOid(const json::object& journal, const char* field) {
+  git_oid id;
+  if (git_oid_fromstr(&id, std::string(journal.at(field).as_string()).c_str()) != 0) {
+    throw std::runtime_error(std::string("the merge journal's ") + field + " is not a commit id");
+  }
+  return id;
 }
 
 }  // namespace
@@ -432,6 +512,92 @@ MergeResult mergeBranch(const fs::path& repoPath, const MergeRequest& request) {
     return fastForward(plan, std::move(result));
   }
   return mergeWithCommit(plan, std::move(result));
+}
+
+std::optional<InterruptedMerge> finishInterruptedMerge(const fs::path& repoPath) {
+  const git::RepositoryPtr repo = git::openRepository(repoPath);
+  const fs::path journalFile = journalPath(repo.get());
+  struct stat journalStat {};
+  if (::stat(journalFile.c_str(), &journalStat) != 0) return std::nullopt;
+  std::ifstream in(journalFile, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  json::object journal;
+  try {
+    journal = json::parse(text).as_object();
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot read " + journalFile.string() + ": " + e.what());
+  }
+  const std::optional<ProcessOwner> owner = parseOwnerWord(journal.at("owner").as_string());
+  if (owner && ownerLife(*owner) != OwnerLife::Dead) return std::nullopt;
+
+  InterruptedMerge out;
+  const std::string branch(journal.at("branch").as_string());
+  out.targetBranch = branch.starts_with("refs/heads/") ? branch.substr(11) : branch;
+  out.outcomeOfMerge = std::string(journal.at("outcome").as_string());
+  out.commit = std::string(journal.at("to").as_string());
+  out.note = std::string(journal.at("note").as_string());
+  const git_oid from = parseOid(journal, "from");
+  const git_oid to = parseOid(journal, "to");
+  const auto done = [&](InterruptedMerge::Outcome outcome) {
+    std::error_code ignored;
+    fs::remove(journalFile, ignored);
+    out.outcome = outcome;
+    return out;
+  };
+
+  git_reference* rawRef = nullptr;
+  if (git_reference_lookup(&rawRef, repo.get(), branch.c_str()) != 0) {
+    git_error_clear();
+    return done(InterruptedMerge::Outcome::Abandoned);
+  }
+  const git::ReferencePtr ref(rawRef);
+  const git_oid* at = git_reference_target(ref.get());
+  if (at != nullptr && git_oid_equal(at, &to)) return done(InterruptedMerge::Outcome::AlreadyDone);
+  const std::optional<std::string> current = git::currentBranch(repo.get());
+  if (at == nullptr || !git_oid_equal(at, &from) || current != out.targetBranch) {
+    return done(InterruptedMerge::Outcome::Abandoned);
+  }
+
+  // The index lock a checkout killed while writing the index left: taken
+  // since the journal was written, by the hydra that is gone.
+  const fs::path indexLock = fs::path(git_repository_path(repo.get())) / "index.lock";
+  struct stat lockStat {};
+  if (::stat(indexLock.c_str(), &lockStat) == 0 && notBefore(lockStat, journalStat.st_mtim)) {
+    std::error_code ignored;
+    fs::remove(indexLock, ignored);
+  }
+
+  const git::TreePtr fromTree = treeOf(git::lookupCommit(repo.get(), from).get());
+  const git::TreePtr toTree = treeOf(git::lookupCommit(repo.get(), to).get());
+  const fs::path root = git::workdir(repo.get());
+  PathSet paths;
+  for (const auto& p : journal.at("paths").as_array()) paths.insert(std::string(p.as_string()));
+  for (const std::string& path : paths) {
+    if (!onlyTheMergeTouched(repo.get(), root, path, fromTree.get(), toTree.get(), journalStat.st_mtim)) {
+      out.blocking.push_back(path);
+    }
+  }
+  if (!out.blocking.empty()) {
+    out.outcome = InterruptedMerge::Outcome::Blocked;
+    return out;
+  }
+  if (!paths.empty()) {
+    std::vector<char*> list;
+    for (const std::string& path : paths) list.push_back(const_cast<char*>(path.c_str()));
+    git_checkout_options options = GIT_CHECKOUT_OPTIONS_INIT;
+    options.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+    options.paths = git_strarray{list.data(), list.size()};
+    git::check(git_checkout_tree(repo.get(), reinterpret_cast<const git_object*>(toTree.get()), &options),
+               "check out the files of the interrupted merge");
+  }
+  moveBranch(ref.get(), to, "merge: finished by hydra after it was interrupted");
+  return done(InterruptedMerge::Outcome::Completed);
+}
+
+void clearMergeJournal(const fs::path& repoPath) {
+  const git::RepositoryPtr repo = git::openRepository(repoPath);
+  std::error_code ignored;
+  fs::remove(journalPath(repo.get()), ignored);
 }
 
 }  // namespace hydra::core::merge

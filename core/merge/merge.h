@@ -39,6 +39,13 @@ struct MergeRequest {
   // Merge this commit of the branch instead of its tip (a collaboration's
   // earlier iteration); it must be the tip or one of its ancestors.
   std::optional<std::string> sourceCommit;
+  // Kept in the merge's journal and handed back by finishInterruptedMerge()
+  // (hydra keeps the race and the agent there).
+  std::string journalNote;
+  // Leave the journal in place once the branch has moved: the caller removes
+  // it (clearMergeJournal) after it has recorded the merge, so that a kill in
+  // between is still finished by recovery.
+  bool keepJournal = false;
 };
 
 struct MergeResult {
@@ -86,6 +93,45 @@ std::string_view toString(MergeRefused::Reason reason);
 // FastForward and Merged check out only the files the merge changes, with a
 // safe checkout. A dry run reports the same outcome, files and conflicts and
 // applies the same refusals, but changes nothing.
+//
+// Crash safety: checking the files out and moving the branch are two steps,
+// and a kill between them (or during the checkout) would leave the user's
+// branch where it was with some of the merge's files written over it. So
+// before the first file is written the merge writes a journal,
+// `<git dir>/hydra-merge.json` (whole or not at all: writeFileAtomic), with
+// its owner (core/util/owner.h), the branch, the commit it points at, the
+// commit it moves to and every path the merge writes; the journal goes once
+// the branch has moved. finishInterruptedMerge() completes what a dead owner
+// left.
 MergeResult mergeBranch(const std::filesystem::path& repo, const MergeRequest& request);
+
+// What recovery did with the journal of a merge whose hydra died.
+struct InterruptedMerge {
+  enum class Outcome {
+    Completed,    // the files were checked out again and the branch moved: the merge is whole
+    AlreadyDone,  // the branch had moved already: only the journal was left
+    Abandoned,    // the branch (or HEAD) moved elsewhere since: nothing to finish
+    Blocked,      // a file it writes changed since the kill, not by hydra: left alone, journal kept
+  };
+  Outcome outcome = Outcome::Abandoned;
+  std::string outcomeOfMerge;  // "fastForward" or "merged", as the merge would have reported
+  std::string targetBranch;    // e.g. "main"
+  std::string commit;          // the commit the branch moves to
+  std::string note;            // MergeRequest::journalNote
+  std::vector<std::string> blocking;  // for Blocked: the files changed since
+};
+
+// Finishes the merge a dead hydra left half done in the repository at `repo`
+// (its root), if there is one: nullopt when there is no journal or its owner
+// is alive (or on another host). The merge is finished rather than undone,
+// since it was asked for and its commit exists: each file it writes must be
+// as before the merge, as the merge makes it, or written since the journal
+// was (what the kill cut short); then those files are checked out from the
+// merge, the branch moves, and the journal goes. A `.git/index.lock` written
+// since the journal is the dead hydra's too, and is removed.
+std::optional<InterruptedMerge> finishInterruptedMerge(const std::filesystem::path& repo);
+
+// Removes the journal of a merge this process finished (MergeRequest::keepJournal).
+void clearMergeJournal(const std::filesystem::path& repo);
 
 }  // namespace hydra::core::merge

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 
 #include "core/collab/iterations.h"
 #include "core/executor/from_config.h"
@@ -96,13 +97,17 @@ std::string joined(const std::vector<std::string>& items) {
 
 }  // namespace
 
-MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& agentId, bool dryRun, bool keep) {
+MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& agentId, bool dryRun, bool keep,
+                                  bool manual) {
   const AgentRecord agent = withResult(race, agentId);
   merge::MergeRequest request;
   request.sourceBranch = agent.branch;
   // A collaboration's iteration: its commit, which may be behind the branch's tip.
   if (race.isCollab()) request.sourceCommit = agent.commit;
   request.dryRun = dryRun;
+  // What recovery needs to record a merge it finishes in its race.
+  request.journalNote = race.id + " " + agentId + (manual ? " manual" : " automatic");
+  request.keepJournal = manual;
   std::string task = race.task.substr(0, race.task.find('\n'));
   request.message = race.isCollab() ? "Merge " + agentId + " of " + agent.branch + " (hydra collaboration " + race.id +
                                           ")\n\nTask: " + task + "\n"
@@ -150,8 +155,58 @@ MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& age
   return out;
 }
 
+void Workspace::finishInterruptedMerge() {
+  std::optional<merge::InterruptedMerge> found;
+  try {
+    // Races under way here must not take the finished merge for an agent's escape.
+    OwnRepositoryChange own(root_);
+    found = merge::finishInterruptedMerge(root_);
+  } catch (const std::exception& e) {
+    spdlog::error("could not finish the merge that a hydra that stopped left half done: {}", e.what());
+    return;
+  }
+  if (!found) return;
+  using Outcome = merge::InterruptedMerge::Outcome;
+  switch (found->outcome) {
+    case Outcome::Blocked:
+      spdlog::error("a merge into {} was interrupted, and files it writes changed since: {}; they are left as they are "
+                    "(the merge's journal, .git/hydra-merge.json, says what it would write)",
+                    found->targetBranch, joined(found->blocking));
+      return;
+    case Outcome::Abandoned:
+      spdlog::info("a merge into {} was interrupted and the branch has moved on since; nothing to finish",
+                   found->targetBranch);
+      return;
+    case Outcome::Completed:
+      spdlog::warn("finished the merge into {} ({}) that a hydra that stopped left half done", found->targetBranch,
+                   found->commit.substr(0, 12));
+      break;
+    case Outcome::AlreadyDone:
+      break;
+  }
+  std::istringstream words(found->note);
+  std::string raceId, agentId, how;
+  words >> raceId >> agentId >> how;
+  if (raceId.empty() || !isValidId(raceId)) return;
+  try {
+    std::optional<RaceRecord> race = store_.load(raceId);
+    if (!race || race->merged) return;
+    race->merged = MergeRecord{.agentId = agentId,
+                               .outcome = found->outcomeOfMerge,
+                               .targetBranch = found->targetBranch,
+                               .commit = found->commit,
+                               .mergedAt = std::chrono::system_clock::now(),
+                               .automatic = how == "automatic"};
+    store_.save(*race);
+  } catch (const std::exception& e) {
+    spdlog::warn("race {}: merged, but its record could not be updated: {}", raceId, e.what());
+  }
+}
+
 MergeReport Workspace::merge(const std::string& raceId, const std::optional<std::string>& agentId, bool dryRun,
                              bool keep, bool force) {
+  // What a killed merge left is finished first: the race may be the one it was merging.
+  if (!dryRun) finishInterruptedMerge();
   RaceRecord race = record(raceId);
   if (race.status == RaceStatus::Running || busy(raceId)) {
     throw WorkspaceError::raceRunning(raceId, "its results can be merged once it has finished");
@@ -200,7 +255,7 @@ MergeReport Workspace::merge(const std::string& raceId, const std::optional<std:
                          "agent " + chosen + " is not a safe pick: " + joined(concerns) + "; merge it with force to take it anyway",
                          boost::json::object{{"reason", "needsForce"}, {"agentId", chosen}, {"concerns", std::move(listed)}});
   }
-  MergeReport report = mergeAgent(race, chosen, dryRun, keep);
+  MergeReport report = mergeAgent(race, chosen, dryRun, keep, true);
   report.concerns = std::move(concerns);
   if (!dryRun && isMergedOutcome(report.outcome)) {
     race.merged = MergeRecord{.agentId = chosen,
@@ -214,6 +269,12 @@ MergeReport Workspace::merge(const std::string& raceId, const std::optional<std:
     } catch (const std::exception& e) {
       // The merge is done and git holds it; only the mark on the race is lost.
       spdlog::warn("race {}: merged, but its record could not be updated: {}", raceId, e.what());
+    }
+    // The race says it now: the journal that would have told recovery goes.
+    try {
+      merge::clearMergeJournal(root_);
+    } catch (const std::exception& e) {
+      spdlog::warn("race {}: merged, but its merge journal could not be removed: {}", raceId, e.what());
     }
   }
   return report;
@@ -297,6 +358,21 @@ CleanupReport Workspace::cleanup(const std::optional<std::string>& raceId, bool 
     for (const auto& wt : done) out.removed.push_back(wt.path.string());
     for (const auto& wt : pooled) out.pooled.push_back(wt.path.string());
     spdlog::info("race {}: removed {} worktree(s), {} of them kept in the pool", race.id, done.size(), pooled.size());
+  }
+  // What a hydra killed while removing a worktree left half unregistered
+  // (git can no longer open it, so list() above does not see it): recovery
+  // keeps it while a race's record names it, so it goes here with its race.
+  // Worktrees of races not cleaned up now stay.
+  std::vector<std::string> kept;
+  for (const auto& race : allRaces()) {
+    const bool cleaned = std::any_of(finished.begin(), finished.end(), [&](const RaceRecord& r) { return r.id == race.id; });
+    if (cleaned) continue;
+    for (const auto& agent : race.agents) kept.push_back(agent.worktree);
+  }
+  for (const auto& wt : worktrees.prune([&](const Worktree& w) {
+         return std::find(kept.begin(), kept.end(), w.path.string()) != kept.end();
+       })) {
+    out.removed.push_back(wt.path.string());
   }
   if (emptyPool) {
     for (const auto& p : worktrees.emptyPool()) {

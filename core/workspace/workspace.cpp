@@ -141,6 +141,7 @@ std::vector<std::string> Workspace::knownAgentNames(const Config& config) const 
 std::vector<RaceRecord> Workspace::recover() {
   auto marked = store_.recoverInterrupted([](pid_t pgid) { killProcessGroup(pgid, std::chrono::seconds(2)); });
   store_.removeAbandoned();
+  finishInterruptedMerge();
   for (const auto& race : marked) {
     spdlog::warn("race {} was left running by a hydra that is gone; marked interrupted", race.id);
     if (race.executor != "slurm") continue;

@@ -121,7 +121,8 @@ class Workspace {
   // interrupted (their agents' process groups are killed), and worktrees that
   // a dead hydra left and no race record names (its checks, its baselines,
   // worktrees of deleted races) are removed, as are pool entries it left half
-  // moved. What a live hydra (this one or another) made is never touched.
+  // moved, and a merge it left half done is finished. What a live hydra
+  // (this one or another) made is never touched.
   // For commands that start or clean up work; queries never call it (they
   // show a dead hydra's race as interrupted without writing). Blocking.
   // Returns the races it marked.
@@ -244,7 +245,13 @@ class Workspace {
   // iteration's commit. Throws UnknownAgent or NoResult.
   AgentRecord withResult(const RaceRecord& race, const std::string& agentId);
   std::string logSubject(const RaceRecord& race, const std::string& agentId);
-  MergeReport mergeAgent(const RaceRecord& race, const std::string& agentId, bool dryRun, bool keep);
+  // `manual`: hydra merge (the journal stays until the race records the
+  // merge), not a race's auto-merge.
+  MergeReport mergeAgent(const RaceRecord& race, const std::string& agentId, bool dryRun, bool keep,
+                         bool manual = false);
+  // Finishes a merge that a hydra killed in the middle left half done
+  // (merge::finishInterruptedMerge) and records it in its race.
+  void finishInterruptedMerge();
   AutoMergeOutcome autoMerge(const std::string& raceId, const std::string& agentId);
   std::vector<std::string> knownAgentNames(const Config& config) const;
   void checkQuiet(std::shared_ptr<std::function<void()>> done, std::chrono::steady_clock::time_point deadline);

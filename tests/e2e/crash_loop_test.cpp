@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tests/e2e/cli_run.h"
+#include "tests/e2e/crash_checks.h"
 #include "tests/e2e/hydra_process.h"
 #include "tests/e2e/test_repo.h"
 
@@ -40,23 +41,6 @@ using Clock = std::chrono::steady_clock;
 // worktrees), which an even spread on a fast machine can miss.
 constexpr int kKillPoints = 10;
 constexpr std::chrono::milliseconds kEarlyKills[] = {std::chrono::milliseconds(30), std::chrono::milliseconds(120)};
-
-// Processes whose working directory is in the repository's workspace: an
-// agent's or a check's, left running.
-std::set<int> processesIn(const fs::path& workspace) {
-  std::set<int> pids;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::error_code linkError;
-    const fs::path cwd = fs::read_symlink(e.path() / "cwd", linkError);
-    if (!linkError && cwd.string().starts_with(workspace.string()) && !processGone(std::stoi(name))) {
-      pids.insert(std::stoi(name));
-    }
-  }
-  return pids;
-}
 
 class CrashLoopTest : public ::testing::Test {
  protected:

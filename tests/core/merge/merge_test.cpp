@@ -2,7 +2,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
+#include <boost/json.hpp>
+#include <array>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -10,6 +14,7 @@
 #include <vector>
 
 #include "core/git/git.h"
+#include "core/util/owner.h"
 #include "tests/core/git/temp_repo.h"
 
 namespace hydra::core::merge {
@@ -141,7 +146,7 @@ class MergeTest : public ::testing::Test {
   }
 
   MergeResult merge(bool dryRun = false, const std::string& message = "") const {
-    return mergeBranch(repo_.root(), MergeRequest{kAgent, dryRun, message, std::nullopt});
+    return mergeBranch(repo_.root(), MergeRequest{kAgent, dryRun, message, std::nullopt, "", false});
   }
 
   // Runs `attempt`, which must throw MergeRefused, and returns the exception.
@@ -405,7 +410,7 @@ TEST_F(MergeTest, RefusesWhileAMergeIsInProgress) {
   const Snapshot before = snapshot(repo_);
 
   const MergeRefused refused = refusal([&] {
-    mergeBranch(repo_.root(), MergeRequest{"other", false, "", std::nullopt});
+    mergeBranch(repo_.root(), MergeRequest{"other", false, "", std::nullopt, "", false});
   });
 
   EXPECT_EQ(refused.reason(), Reason::MergeInProgress);
@@ -450,7 +455,7 @@ TEST_F(MergeTest, RefusesABranchWithoutCommits) {
 
 TEST_F(MergeTest, UnknownBranchIsAGitErrorThatChangesNothing) {
   const Snapshot before = snapshot(repo_);
-  EXPECT_THROW(mergeBranch(repo_.root(), MergeRequest{"hydra/nobody", false, "", std::nullopt}), git::GitError);
+  EXPECT_THROW(mergeBranch(repo_.root(), MergeRequest{"hydra/nobody", false, "", std::nullopt, "", false}), git::GitError);
   EXPECT_TRUE(snapshot(repo_) == before);
 }
 
@@ -466,6 +471,76 @@ TEST_F(MergeTest, MergeFfFalseMakesAMergeCommitInsteadOfFastForwarding) {
   EXPECT_EQ(repo_.git("rev-list --parents -n 1 HEAD"), *result.commit + " " + main + " " + agent);
   EXPECT_EQ(content("src/a.txt"), "alpha 2\n");
   EXPECT_EQ(repo_.git("status --porcelain --untracked-files=all"), "");
+}
+
+// A merge cut short after its files were checked out and before its branch
+// moved: the merge made for real with its journal kept, then the branch put
+// back, and the journal's owner a process that no longer runs (pid 1 with
+// another start time).
+class InterruptedMergeTest : public MergeTest {
+ protected:
+  std::string halfDone() {
+    divergeCleanly();
+    before_ = repo_.git("rev-parse main");
+    MergeRequest request{kAgent, false, "", std::nullopt, "", false};
+    request.journalNote = "race-1 claude manual";
+    request.keepJournal = true;
+    const MergeResult result = mergeBranch(repo_.root(), request);
+    repo_.git("update-ref refs/heads/main " + before_);
+    const fs::path journal = repo_.root() / ".git" / "hydra-merge.json";
+    boost::json::object j = boost::json::parse(readFile(journal)).as_object();
+    j["owner"] = toWord(ProcessOwner{1, 1, ProcessOwner::self().host});
+    testing::writeFile(journal, boost::json::serialize(j));
+    return *result.commit;
+  }
+  std::string before_;
+};
+
+TEST_F(InterruptedMergeTest, ADeadOwnersMergeIsFinished) {
+  const std::string merged = halfDone();
+  ASSERT_NE(repo_.git("status --porcelain --untracked-files=all"), "") << "not half done";
+
+  const std::optional<InterruptedMerge> found = finishInterruptedMerge(repo_.root());
+
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->outcome, InterruptedMerge::Outcome::Completed);
+  EXPECT_EQ(found->note, "race-1 claude manual");
+  EXPECT_EQ(found->outcomeOfMerge, "merged");
+  EXPECT_EQ(found->targetBranch, "main");
+  EXPECT_EQ(found->commit, merged);
+  EXPECT_EQ(repo_.git("rev-parse main"), merged);
+  EXPECT_EQ(repo_.git("status --porcelain --untracked-files=all"), "");
+  EXPECT_FALSE(fs::exists(repo_.root() / ".git" / "hydra-merge.json"));
+  EXPECT_FALSE(finishInterruptedMerge(repo_.root()).has_value()) << "nothing left to finish";
+}
+
+TEST_F(InterruptedMergeTest, AFileTheUserChangedSinceBlocksItAndIsKept) {
+  halfDone();
+  repo_.write("src/a.txt", "the user's own edit\n");
+  // Older than the journal: not what the killed merge was writing.
+  ::utimensat(AT_FDCWD, (repo_.root() / "src/a.txt").c_str(),
+              std::array<timespec, 2>{timespec{1, 0}, timespec{1, 0}}.data(), 0);
+
+  const std::optional<InterruptedMerge> found = finishInterruptedMerge(repo_.root());
+
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->outcome, InterruptedMerge::Outcome::Blocked);
+  EXPECT_THAT(found->blocking, ElementsAre("src/a.txt"));
+  EXPECT_EQ(content("src/a.txt"), "the user's own edit\n");
+  EXPECT_EQ(repo_.git("rev-parse main"), before_);
+  EXPECT_TRUE(fs::exists(repo_.root() / ".git" / "hydra-merge.json"));
+}
+
+TEST_F(InterruptedMergeTest, ALiveOwnersMergeIsLeftAlone) {
+  halfDone();
+  const fs::path journal = repo_.root() / ".git" / "hydra-merge.json";
+  boost::json::object j = boost::json::parse(readFile(journal)).as_object();
+  j["owner"] = toWord(ProcessOwner::self());
+  testing::writeFile(journal, boost::json::serialize(j));
+
+  EXPECT_FALSE(finishInterruptedMerge(repo_.root()).has_value());
+  EXPECT_EQ(repo_.git("rev-parse main"), before_);
+  EXPECT_TRUE(fs::exists(journal));
 }
 
 }  // namespace
