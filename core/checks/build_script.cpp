@@ -132,10 +132,12 @@ void addScriptsOf(const Words& words, std::vector<std::string>& patterns) {
     }
   }
   if (isInterpreter(tool)) {
-    // The first word that is not an option is the script; -c, -m and -e run
-    // code given on the line, which no file defines.
+    // The first word that is not an option is the script; -c (and python's
+    // -m, node's, perl's and ruby's -e) run code given on the line, which no
+    // file defines. A shell's -e is errexit.
+    const bool shell = tool == "sh" || tool == "bash" || tool == "dash" || tool == "zsh" || tool == "ksh";
     for (std::size_t j = i + 1; j < words.size(); ++j) {
-      if (words[j] == "-c" || words[j] == "-m" || words[j] == "-e") return;
+      if (words[j] == "-c" || words[j] == "-m" || (words[j] == "-e" && !shell)) return;
       if (words[j].starts_with('-')) continue;
       if (auto file = namedFile(words[j])) patterns.push_back(*file);
       return;
