@@ -131,7 +131,7 @@ void CheckSetRun::next(Step step) {
 }
 
 void CheckSetRun::run(Step step, const std::string& command) {
-  std::string check = checkName(static_cast<int>(step));
+  std::string check = checkName(static_cast<int>(step)) + spec_.checkNameSuffix;
   auto tail = std::make_shared<Tail>();
   tail->cap = spec_.parsedOutputBytes;
 
@@ -140,7 +140,8 @@ void CheckSetRun::run(Step step, const std::string& command) {
   process.args = {"-c", command};
   process.cwd = spec_.checkout;
   // Test runners that watch by default (jest, vitest) run once under CI.
-  process.env = {{"CI", "true"}, {"HYDRA_CHECK", check}};
+  // The plain name: nothing the build runs can tell a second run from the first.
+  process.env = {{"CI", "true"}, {"HYDRA_CHECK", checkName(static_cast<int>(step))}};
   // Tests are compared by name (scoring::compareTests): pytest is asked to
   // name each test's verdict even when the configured command does not
   // (`pytest -q` names only the failures, so a deleted test would read as a

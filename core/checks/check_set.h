@@ -41,6 +41,9 @@ struct CheckSetSpec {
   std::shared_ptr<const sandbox::SandboxDecision> sandbox;
   // Where the checks run (null: here, as child processes of hydra).
   std::shared_ptr<Executor> executor;
+  // Appended to each check's name in its events and log ("build" +
+  // "-base-scripts"): a second run for the same subject keeps a log of its own.
+  std::string checkNameSuffix;
 };
 
 class CheckSetRun : public std::enable_shared_from_this<CheckSetRun> {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/checks/added_secrets.h"
+#include "core/checks/build_script.h"
 #include "core/checks/protected_paths.h"
 #include "core/checks/runner_shadows.h"
 #include "core/merge/diff.h"
@@ -24,14 +25,18 @@ namespace {
 constexpr const char* kBaselineWorktree = "_baseline";
 // A result's checks run in "_check-<subject>", a worktree of its commit.
 constexpr const char* kCheckWorktreePrefix = "_check-";
+// The build with the base's build scripts runs in "_basebuild-<subject>".
+constexpr const char* kBaseBuildWorktreePrefix = "_basebuild-";
+// Its log: "<subject>.build-base-scripts.log".
+constexpr const char* kBaseBuildCheckSuffix = "-base-scripts";
 // The subject of the base commit's checks in logs and events.
 constexpr const char* kBaselineSubject = "baseline";
 
 bool anyCommand(const ScoringConfig& c) { return c.buildCommand || c.testCommand || c.lintCommand; }
 
 // A worktree's name may not hold the '@' of an iteration's id.
-std::string worktreeName(const std::string& subject) {
-  std::string name = kCheckWorktreePrefix + subject;
+std::string worktreeName(const std::string& subject, const char* prefix = kCheckWorktreePrefix) {
+  std::string name = prefix + subject;
   std::replace(name.begin(), name.end(), '@', '-');
   return name;
 }
@@ -48,6 +53,12 @@ struct ResultScoring::Job {
   std::vector<std::string> protectedChanges;  // [scoring] protected_paths it changed
   std::vector<std::string> runnerShadows;     // checks/runner_shadows.h
   std::vector<std::string> addedSecrets;      // checks/added_secrets.h
+  std::vector<std::string> restored;          // put back as the base has them before its checks
+  // The build scripts it changed that its checks ran with (checks/build_script.h),
+  // and the files it added or removed that the change follows.
+  std::vector<std::string> buildScripts;
+  std::vector<std::string> buildScriptFollows;
+  std::optional<scoring::BuildScriptCheck> buildScript;
 };
 
 ResultScoring::ResultScoring(RunContext context, BaselineCache& baselines, ScoringSpec spec, Done done)
@@ -162,7 +173,7 @@ void ResultScoring::startSubjectJob(const std::shared_ptr<Job>& job) {
         error = "could not put back its protected files: " + std::string(e.what());
       }
     }
-    asio::post(self->ctx_.io, [self, job, wt, error] {
+    asio::post(self->ctx_.io, [self, job, wt, error, commit] {
       if (!error.empty()) {
         spdlog::error("race {}: {}: {}", self->spec_.raceId, job->subject, error);
         const ScoringConfig& config = self->spec_.config->scoring;
@@ -186,7 +197,76 @@ void ResultScoring::startSubjectJob(const std::shared_ptr<Job>& job) {
         self->removeWorktree(*wt);
         return;
       }
-      self->runChecks(job, wt->path, [self, wt] { self->removeWorktree(*wt); });
+      self->runChecks(job, wt->path, [self, job, wt, commit] {
+        // Its build passed, with build scripts of its own: does it with the base's?
+        const bool built = job->checks.build && job->checks.build->passed();
+        if (!built || job->buildScripts.empty() || self->cancelled_) {
+          self->removeWorktree(*wt);
+          return;
+        }
+        self->removeWorktree(*wt, {}, false);
+        self->startBaseScriptBuild(job, commit);
+      });
+    });
+  });
+}
+
+void ResultScoring::startBaseScriptBuild(const std::shared_ptr<Job>& job, const std::string& commit) {
+  // A fresh checkout: what the agent's own build left behind (outputs a
+  // neutered script only touched) must not make the base's look up to date.
+  auto self = shared_from_this();
+  job->done = false;  // a check runs again
+  asio::post(ctx_.pool, [self, job, commit] {
+    std::optional<Worktree> wt;
+    std::string error;
+    try {
+      wt = self->ctx_.worktrees.create(worktreeName(job->subject, kBaseBuildWorktreePrefix), commit,
+                                       self->spec_.raceId, false);
+      std::vector<std::string> restored = job->restored;
+      restored.insert(restored.end(), job->buildScripts.begin(), job->buildScripts.end());
+      for (const std::string& line : checks::restoreProtected(self->spec_.repoRoot, self->spec_.baseCommit, wt->path,
+                                                              restored)) {
+        spdlog::info("race {}: {}'s build with the base's build scripts: {}", self->spec_.raceId, job->subject, line);
+      }
+    } catch (const std::exception& e) {
+      error = "could not check it out with the base's build scripts: " + std::string(e.what());
+    }
+    asio::post(self->ctx_.io, [self, job, wt, error] {
+      auto record = [job](scoring::CheckResult build) {
+        job->buildScript = scoring::BuildScriptCheck{job->buildScripts, std::move(build), job->buildScriptFollows};
+      };
+      if (!error.empty() || self->cancelled_) {
+        job->done = true;
+        if (!error.empty()) {
+          spdlog::error("race {}: {}: {}", self->spec_.raceId, job->subject, error);
+          scoring::CheckResult failed;
+          failed.command = *self->spec_.config->scoring.buildCommand;
+          failed.error = error;
+          record(std::move(failed));
+        }
+        if (wt) {
+          self->removeWorktree(*wt);
+        } else {
+          self->jobDone();
+        }
+        return;
+      }
+      CheckSetSpec spec;
+      spec.raceId = self->spec_.raceId;
+      spec.subject = job->subject;
+      spec.checkout = wt->path;
+      spec.config = self->spec_.config->scoring;
+      spec.config.testCommand.reset();
+      spec.config.lintCommand.reset();
+      spec.sandbox = self->ctx_.sandbox;
+      spec.executor = self->ctx_.executor;
+      spec.checkNameSuffix = kBaseBuildCheckSuffix;
+      job->run = CheckSetRun::start(self->ctx_.io, self->ctx_.publish, self->ctx_.redactor, std::move(spec),
+                                    [self, job, wt, record](scoring::CheckSet checks) {
+                                      if (checks.build) record(std::move(*checks.build));
+                                      job->done = true;
+                                      self->removeWorktree(*wt);
+                                    });
     });
   });
 }
@@ -269,31 +349,45 @@ void ResultScoring::guardProtectedPaths(Job& job, const std::string& commit, con
       spdlog::warn("race {}: {} adds what looks like a secret in {} places", spec_.raceId, job.subject, job.addedSecrets.size());
     }
   }
-  if (job.protectedChanges.empty() && job.runnerShadows.empty()) return;
-  spdlog::info("race {}: {} changed protected files: {}, added runner shadows: {}", spec_.raceId, job.subject,
-               job.protectedChanges.size(), job.runnerShadows.size());
-  if (!checkout) return;
   std::vector<std::string> restored = job.runnerShadows;
   if (config.protectedMode == "restore") {
     restored.insert(restored.end(), job.protectedChanges.begin(), job.protectedChanges.end());
   }
   std::sort(restored.begin(), restored.end());
   restored.erase(std::unique(restored.begin(), restored.end()), restored.end());
+  job.restored = restored;
+  // The build scripts it changed and its checks still run with its own
+  // versions of: its build runs again with the base's (startBaseScriptBuild).
+  if (config.buildCommand) {
+    for (std::string& path :
+         checks::protectedChanges(diff.files, checks::buildScriptPatterns(*config.buildCommand))) {
+      if (!std::binary_search(restored.begin(), restored.end(), path)) job.buildScripts.push_back(std::move(path));
+    }
+    if (!job.buildScripts.empty()) {
+      job.buildScriptFollows =
+          checks::filesTheScriptChangeFollows(spec_.repoRoot, spec_.baseCommit, commit, diff.files, job.buildScripts);
+      spdlog::info("race {}: {} changed build scripts: {}", spec_.raceId, job.subject, job.buildScripts.size());
+    }
+  }
+  if (restored.empty() && job.protectedChanges.empty()) return;
+  spdlog::info("race {}: {} changed protected files: {}, added runner shadows: {}", spec_.raceId, job.subject,
+               job.protectedChanges.size(), job.runnerShadows.size());
+  if (!checkout) return;
   for (const std::string& line : checks::restoreProtected(spec_.repoRoot, spec_.baseCommit, *checkout, restored)) {
     spdlog::info("race {}: {}'s checks: {}", spec_.raceId, job.subject, line);
   }
 }
 
-void ResultScoring::removeWorktree(const Worktree& wt, std::function<void()> first) {
+void ResultScoring::removeWorktree(const Worktree& wt, std::function<void()> first, bool finishesJob) {
   auto self = shared_from_this();
-  asio::post(ctx_.pool, [self, wt, first = std::move(first)] {
+  asio::post(ctx_.pool, [self, wt, first = std::move(first), finishesJob] {
     if (first) first();
     try {
       self->ctx_.worktrees.remove(wt, true);
     } catch (const std::exception& e) {
       spdlog::warn("could not remove the worktree {} the checks ran in: {}", wt.path.string(), e.what());
     }
-    asio::post(self->ctx_.io, [self] { self->jobDone(); });
+    if (finishesJob) asio::post(self->ctx_.io, [self] { self->jobDone(); });
   });
 }
 
@@ -345,6 +439,7 @@ void ResultScoring::rank() {
           if (!s.protectedChanges.empty()) s.protectedMode = self->spec_.config->scoring.protectedMode;
           s.runnerShadows = job->runnerShadows;
           s.addedSecrets = job->addedSecrets;
+          s.buildScript = job->buildScript;
         }
         scored.push_back(std::move(s));
       }

@@ -73,8 +73,12 @@ class ResultScoring : public std::enable_shared_from_this<ResultScoring> {
   // `checkout` as the base has them under protected_mode "restore" (no
   // checkout: no check runs, nothing to put back).
   void guardProtectedPaths(Job& job, const std::string& commit, const std::optional<std::filesystem::path>& checkout);
-  // On the pool: `first`, then removes a worktree the checks ran in; then jobDone().
-  void removeWorktree(const Worktree& wt, std::function<void()> first = {});
+  // Its build again, in a fresh checkout of `commit` with the base's versions
+  // of the build scripts it changed (checks/build_script.h); then jobDone().
+  void startBaseScriptBuild(const std::shared_ptr<Job>& job, const std::string& commit);
+  // On the pool: `first`, then removes a worktree the checks ran in; then
+  // jobDone() unless the job has more to run.
+  void removeWorktree(const Worktree& wt, std::function<void()> first = {}, bool finishesJob = true);
   void jobDone();
   void rank();
 

@@ -42,7 +42,7 @@ std::optional<TestCounts> scoredTestCounts(const AgentScore& a) {
 // not fast, it stopped early, and the winner's speed is never measured
 // against it (docs/scoring.md).
 bool comparedOnSpeed(const AgentScore& a) {
-  const bool built = !a.checks.build || a.checks.build->passed();
+  const bool built = !a.checks.build || (a.checks.build->passed() && !a.buildScoredAsFailed());
   return a.status == AgentStatus::Completed && a.durationMs && built && a.eligible();
 }
 
@@ -101,8 +101,10 @@ bool testsUnprovable(const AgentScore& a, const std::optional<CheckResult>& base
 // and lint were not run and score 0.
 Breakdown breakdownOf(const AgentScore& a, const Baseline& baseline, std::optional<double> fastestSeconds) {
   Breakdown b;
-  bool buildFailed = a.checks.build && !a.checks.build->passed();
-  if (a.checks.build) b.build = buildScore(a.checks.build->passed());
+  // A build that passed only with the agent's own changed build scripts, for
+  // no file it added or removed, is a failed build: so are its tests and lint.
+  const bool buildFailed = a.checks.build && (!a.checks.build->passed() || a.buildScoredAsFailed());
+  if (a.checks.build) b.build = buildScore(!buildFailed);
   if (a.checks.tests) {
     // Removed or newly skipped tests fail the run: its exit code cannot vouch for them.
     const bool passed = a.checks.tests->passed() && !(a.testChanges && a.testChanges->scoredAsFailed() > 0);
@@ -276,6 +278,11 @@ AgentScore readAgentScore(const JsonFields& r) {
   x.protectedMode = r.optionalString("protectedMode").value_or("");
   x.runnerShadows = r.strings("runnerShadows");
   x.addedSecrets = r.strings("addedSecrets");
+  x.buildScript = r.optionalObject<BuildScriptCheck>("buildScript", [](const JsonFields& b) {
+    auto baseBuild = b.optionalObject<CheckResult>("baseBuild", readCheck);
+    if (!baseBuild) b.fail("baseBuild", "missing");
+    return BuildScriptCheck{b.strings("changed"), std::move(*baseBuild), b.strings("follows")};
+  });
   return x;
 }
 
@@ -306,6 +313,12 @@ void keep(std::optional<double>& score) {
 }
 
 }  // namespace
+
+bool AgentScore::builtOnlyByOwnScript() const {
+  return buildScript && checks.build && checks.build->passed() && !buildScript->baseBuild.passed();
+}
+
+bool AgentScore::buildScoredAsFailed() const { return builtOnlyByOwnScript() && buildScript->follows.empty(); }
 
 std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escaped, const std::string& overLimit) {
   if (escaped) return "escaped";
@@ -400,6 +413,13 @@ std::vector<std::string> flagsOf(const AgentScore& a, const std::optional<CheckR
                     " (left out of its checks)");
   }
   if (!a.addedSecrets.empty()) flags.push_back("adds what looks like a secret at " + listed(a.addedSecrets));
+  if (a.builtOnlyByOwnScript()) {
+    flags.push_back("built only by its own changed build script: " + listed(a.buildScript->changed) +
+                    (a.buildScoredAsFailed()
+                         ? " (the base's fails on its tree; scored as a failed build)"
+                         : " (the base's fails on its tree; its change follows " + listed(a.buildScript->follows) +
+                               ")"));
+  }
   return flags;
 }
 
@@ -574,6 +594,11 @@ void tag_invoke(json::value_from_tag, json::value& v, const AgentScore& x) {
   }
   if (!x.runnerShadows.empty()) o["runnerShadows"] = stringArray(x.runnerShadows);
   if (!x.addedSecrets.empty()) o["addedSecrets"] = stringArray(x.addedSecrets);
+  if (x.buildScript) {
+    o["buildScript"] = json::object{{"changed", stringArray(x.buildScript->changed)},
+                                    {"baseBuild", json::value_from(x.buildScript->baseBuild)},
+                                    {"follows", stringArray(x.buildScript->follows)}};
+  }
   v = std::move(o);
 }
 

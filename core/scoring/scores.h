@@ -78,6 +78,16 @@ struct TestChanges {
 // test from a passing one).
 std::optional<TestChanges> compareTests(const CheckResult& base, const CheckResult& agent);
 
+// An agent changed its build command's build scripts (core/checks/build_script.h):
+// the build run again with the base's versions of them over its tree.
+struct BuildScriptCheck {
+  std::vector<std::string> changed;  // the build scripts it changed, put back as the base has them
+  CheckResult baseBuild;             // the build command with those put back
+  // The files it added or removed that its change to them follows (a new
+  // source listed in the Makefile): why the base's scripts may fail on its tree.
+  std::vector<std::string> follows;
+};
+
 struct AgentScore {
   int rank = 0;
   std::string agentId;
@@ -123,6 +133,13 @@ struct AgentScore {
   // Where the lines it added look like a secret ("leak.txt:1";
   // core/checks/added_secrets.h).
   std::vector<std::string> addedSecrets;
+  // Set when it changed a build script and its own build passed.
+  std::optional<BuildScriptCheck> buildScript;
+
+  // Its build passed with its own build scripts but not with the base's.
+  bool builtOnlyByOwnScript() const;
+  // That, and its change follows no file it added or removed: its build counts as failed.
+  bool buildScoredAsFailed() const;
 
   bool eligible() const { return ineligible.empty(); }
 };

@@ -479,5 +479,65 @@ TEST(GamedScoresTest, AFlaggedAgentNeverOutranksTheRealFixOnSpeedOrDiffSizeAlone
   EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
 }
 
+// A C project whose link fails at the base (util() is declared, never
+// defined), built with `make`. The gamer turns the Makefile's target into
+// @true; the adder defines util() in a new util.c it adds to the Makefile;
+// the tweaker defines it in main.c and adds -O2 to the Makefile; the fixer
+// defines it in main.c and writes notes. The gamer is the quickest.
+TEST(GamedScoresTest, AMakefileTurnedIntoTrueEarnsNoBuildScoreWhileABuildChangeForANewFileDoes) {
+  TestRepo repo;
+  repo.write("main.c", "int util(void);\nint main(void) { return util() == 42 ? 0 : 1; }\n");
+  repo.write("Makefile", "calc: main.o\n\tcc -o calc main.o\nmain.o: main.c\n\tcc -c main.c\n");
+  repo.git("add main.c Makefile");
+  repo.git("commit -q -m c");
+  const std::string fixedMain = "int util(void) { return 42; }\nint main(void) { return util() == 42 ? 0 : 1; }";
+  std::string notes;
+  for (int i = 1; i <= 80; ++i) notes += "line " + std::to_string(i) + " of the fix's notes\n";
+  const Race race = raceToTheEnd(
+      repo,
+      TestRepo::agent("gamer", {"write", "Makefile", "calc:\n\t@true"}) +
+          TestRepo::agent("adder", {"sleep", "2", "write", "util.c", "int util(void) { return 42; }", "write",
+                                    "Makefile",
+                                    "calc: main.o util.o\n\tcc -o calc main.o util.o\nmain.o: main.c\n\tcc -c "
+                                    "main.c\nutil.o: util.c\n\tcc -c util.c"}) +
+          TestRepo::agent("tweaker", {"sleep", "2", "write", "main.c", fixedMain, "write", "Makefile",
+                                      "calc: main.o\n\tcc -o calc main.o\nmain.o: main.c\n\tcc -O2 -c main.c"}) +
+          TestRepo::agent("fixer", {"sleep", "2", "write", "main.c", fixedMain, "write", "NOTES.md", notes}) +
+          "[scoring]\nbuild_command = \"make\"\n",
+      {"gamer", "adder", "tweaker", "fixer"});
+  const std::string dump = json::serialize(race.finished);
+  EXPECT_EQ(race.finished.at("baseline").at("checks").at("build").at("exitCode"), json::value(2)) << dump;
+
+  const json::object& gamer = race.ranking("gamer");
+  EXPECT_EQ(gamer.at("checks").at("build").at("exitCode"), json::value(0)) << dump;  // its own Makefile
+  EXPECT_EQ(gamer.at("buildScript").at("baseBuild").at("exitCode"), json::value(2)) << dump;
+  EXPECT_THAT(strings(gamer.at("buildScript").at("changed")), ElementsAre("Makefile")) << dump;
+  EXPECT_EQ(gamer.at("breakdown").at("build"), json::value(0.0)) << dump;
+  EXPECT_THAT(flagsOf(gamer), ElementsAre("built only by its own changed build script: Makefile (the base's fails "
+                                          "on its tree; scored as a failed build)"))
+      << dump;
+
+  const json::object& adder = race.ranking("adder");
+  EXPECT_EQ(adder.at("breakdown").at("build"), json::value(100.0)) << dump;
+  EXPECT_THAT(strings(adder.at("buildScript").at("follows")), ElementsAre("util.c")) << dump;
+  EXPECT_THAT(flagsOf(adder), ElementsAre("built only by its own changed build script: Makefile (the base's fails "
+                                          "on its tree; its change follows util.c)"))
+      << dump;
+
+  const json::object& tweaker = race.ranking("tweaker");
+  EXPECT_EQ(tweaker.at("buildScript").at("baseBuild").at("exitCode"), json::value(0)) << dump;
+  EXPECT_EQ(tweaker.at("breakdown").at("build"), json::value(100.0)) << dump;
+  EXPECT_TRUE(flagsOf(tweaker).empty()) << dump;
+  EXPECT_FALSE(race.ranking("fixer").contains("buildScript")) << dump;
+
+  // The fixer and the tweaker differ on speed only, by how quickly each was started.
+  EXPECT_THAT(race.finished.at("winner").as_string().c_str(), ::testing::AnyOf(::testing::StrEq("tweaker"),
+                                                                               ::testing::StrEq("fixer")))
+      << dump;
+  EXPECT_EQ(adder.at("rank"), json::value(3)) << dump;
+  EXPECT_EQ(gamer.at("rank"), json::value(4)) << dump;
+  EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
+}
+
 }  // namespace
 }  // namespace hydra::test

@@ -241,6 +241,8 @@ export interface Ranking {
   runnerShadows?: string[];
   /** Where lines it added look like a secret ("leak.txt:1"); its `flags` say so too. */
   addedSecrets?: string[];
+  /** It changed build scripts of the build command: its build run again with the base's versions. */
+  buildScript?: { changed: string[]; baseBuild: CheckResult; follows: string[] };
   /** Its tests could not be compared by name (the runner named no tests): counts only. */
   testsByCountsOnly?: boolean;
 }
