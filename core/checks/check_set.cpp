@@ -156,7 +156,7 @@ void CheckSetRun::run(Step step, const std::string& command) {
   // the commands that define it, and -v rather than -json keeps the output a
   // log to read and what a `| go-junit-report` pipe expects.
   if (step == Step::Tests) {
-    process.env["PYTEST_ADDOPTS"] = withInheritedOptions("PYTEST_ADDOPTS", "-rA -v");
+    process.env["PYTEST_ADDOPTS"] = withInheritedOptions("PYTEST_ADDOPTS", "-rA -vv");
     process.env["GOFLAGS"] = withInheritedOptions("GOFLAGS", "-v");
   }
   process.timeout = std::chrono::seconds(spec_.config.timeoutPerCheckSeconds);
