@@ -625,6 +625,7 @@ void AgentRun::onExit(const ProcessResult& result) {
     overLimit_ = overLimitWords(LimitKind::Cpu, spec_.limits);
   }
   process_.reset();
+  countedInside_ = leftoversRead_ >= 0;
   leftRunningEnded_ = result.leftRunningEnded + sandboxLeftovers();
   // The slot is held until everything the agent started has ended (reapThenCommit).
 
@@ -734,7 +735,13 @@ void AgentRun::reapThenCommit(AgentFinished finished) {
       }
     }
     asio::post(self->ctx_.io, [self, finished = std::move(finished), report = std::move(report)]() mutable {
-      const std::size_t ended = report.killed.size() + static_cast<std::size_t>(self->leftRunningEnded_);
+      // Confined, the sandbox counted everything the agent left in its
+      // namespace; what the reaper catches while that namespace is being torn
+      // down is among them, not more. Unconfined, the two are apart: its
+      // process group, and what left the group.
+      const std::size_t counted = static_cast<std::size_t>(self->leftRunningEnded_);
+      const std::size_t ended =
+          self->countedInside_ ? std::max(report.killed.size(), counted) : report.killed.size() + counted;
       if (ended > 0) {
         std::string what = std::to_string(ended) + (ended == 1 ? " process" : " processes") +
                            " it left running ended with it";

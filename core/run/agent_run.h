@@ -199,6 +199,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::shared_ptr<Execution> setup_;  // the setup command, while it runs
   std::shared_ptr<RunCgroup> cgroup_;  // the run's, while it runs
   int leftoversRead_ = -1;              // the read end of ProcessSpec::leftoversFd
+  bool countedInside_ = false;          // leftRunningEnded_ came from the sandbox's own count
   std::optional<std::string> overLimit_;  // "over its 256 MiB memory limit": ended for it
   int leftRunningEnded_ = 0;  // ended beside it where it ran (a cluster job's runner)
   bool setupDone_ = false;
