@@ -53,31 +53,6 @@ std::string lastNonEmpty(const std::deque<std::string>& lines) {
   return {};
 }
 
-// What a plain-text CLI's output stands for as its final message: its last
-// paragraph (what follows the last blank line), trimmed, so a reviewer that
-// narrates its work before its verdict is read by the verdict. Output with
-// no blank line is one paragraph, all of it.
-std::string lastParagraph(std::string_view text) {
-  constexpr std::string_view blank = " \t\r\n";
-  std::size_t end = text.find_last_not_of(blank);
-  if (end == std::string_view::npos) return {};
-  text = text.substr(0, end + 1);
-  std::size_t start = 0;
-  // The paragraph starts after the last line break followed by a blank line.
-  for (std::size_t nl = text.rfind('\n'); nl != std::string_view::npos && nl > 0; nl = text.rfind('\n', nl - 1)) {
-    std::size_t previous = text.rfind('\n', nl - 1);
-    std::string_view line = text.substr(previous == std::string_view::npos ? 0 : previous + 1,
-                                        nl - (previous == std::string_view::npos ? 0 : previous + 1));
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
-      start = nl + 1;
-      break;
-    }
-  }
-  text = text.substr(start);
-  start = text.find_first_not_of(blank);
-  return makeValidUtf8(text.substr(start == std::string_view::npos ? text.size() : start));
-}
-
 std::string joinLines(const std::deque<std::string>& lines) {
   std::string out;
   for (const auto& l : lines) {
@@ -646,7 +621,12 @@ void AgentRun::onExit(const ProcessResult& result) {
   finished.stderrTail = joinLines(stderrTail_);
   finished.deniedToolCalls = deniedToolCalls_;
   finished.finalMessage = finalMessage_;
-  if (finished.finalMessage.empty()) finished.finalMessage = lastParagraph(outputTail_);
+  if (finished.finalMessage.empty() && !outputTail_.empty()) {
+    std::size_t a = outputTail_.find_first_not_of(" \t\r\n");
+    if (a != std::string::npos) {
+      finished.finalMessage = makeValidUtf8(outputTail_.substr(a, outputTail_.find_last_not_of(" \t\r\n") - a + 1));
+    }
+  }
   if (!sessionId_.empty()) finished.sessionId = sessionId_;
 
   // The CLI's own words say more than an exit code.

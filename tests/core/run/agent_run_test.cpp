@@ -229,16 +229,6 @@ TEST_F(AgentRunTest, APlainTextAgentsFinalMessageIsTheEndOfWhatItPrinted) {
   }
 }
 
-TEST_F(AgentRunTest, APlainTextAgentThatNarratesFirstIsReadByItsLastParagraph) {
-  // A reviewer that says what it does before its verdict: the verdict, after the
-  // last blank line, is its final message, not the narration that opened it.
-  start(spec("reviewer", kScriptedAgent.string(),
-             {"say", "reviewer starting in /w", "say", "Reading the diff", "say", "", "say", "  ", "say",
-              "Add a regression test.", "say", "Then it is done.", "say", ""}));
-  ASSERT_TRUE(runUntil([&] { return !results.empty(); }));
-  EXPECT_EQ(results.at(0).finalMessage, "Add a regression test.\nThen it is done.");
-}
-
 TEST_F(AgentRunTest, ARunCarriesItsPhaseAndAnAdapterThatCannotResumeStartsAfresh) {
   // The command adapter cannot continue a session: the run starts afresh.
   auto s = spec("builder", kScriptedAgent.string(), {"say", "hi"});

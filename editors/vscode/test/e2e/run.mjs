@@ -273,8 +273,9 @@ async function raceScenario() {
     const raceRow = sidebar.locator('.monaco-list-row', { hasText: 'Make add() add its arguments' }).first();
     await raceRow.waitFor({ timeout: 20000 });
     if ((await raceRow.getAttribute('aria-expanded')) !== 'true') await raceRow.click();
-    const agentRow = sidebar.locator('.monaco-list-row', { hasText: 'fixer' }).first();
-    const breakerRow = sidebar.locator('.monaco-list-row', { hasText: 'breaker' }).first();
+    // Agent rows only: the race's own row names its winner too.
+    const agentRow = sidebar.locator('.monaco-list-row[aria-level="2"]', { hasText: 'fixer' }).first();
+    const breakerRow = sidebar.locator('.monaco-list-row[aria-level="2"]', { hasText: 'breaker' }).first();
     await agentRow.waitFor({ timeout: 20000 });
     await breakerRow.waitFor({ timeout: 20000 });
     const agentOrder = await sidebar.locator('.monaco-list-row[aria-level="2"] .label-name').allInnerTexts();
