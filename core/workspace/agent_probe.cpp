@@ -35,12 +35,12 @@ std::optional<fs::path> locateAgentBinary(const AgentConfig& agent, const fs::pa
 
 std::string searchPath() { return pathVariable(); }
 
-std::optional<std::string> agentProblem(const AgentConfig& agent, const fs::path& repoRoot, bool quotePath) {
+std::optional<std::string> agentProblem(const AgentConfig& agent, const fs::path& repoRoot) {
   if (!locateAgentBinary(agent, repoRoot)) {
     if (agent.binary.find('/') != std::string::npos) {
       return "'" + agent.binary + "' does not exist or is not executable";
     }
-    return "'" + agent.binary + "' not found on PATH" + (quotePath ? " (" + pathVariable() + ")" : std::string());
+    return "'" + agent.binary + "' not found on PATH";
   }
   // What else its adapter needs in its environment (claude-acp: an installed claude).
   if (const Adapter* adapter = findAdapter(agent.adapter)) {

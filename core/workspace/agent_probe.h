@@ -17,11 +17,9 @@ namespace hydra::core {
 std::optional<std::filesystem::path> locateAgentBinary(const AgentConfig& agent, const std::filesystem::path& repoRoot);
 
 // Why the agent cannot run here (its binary is missing or not executable), or
-// nullopt. "'claude' not found on PATH", with the PATH searched in parentheses
-// when `quotePath` (an error about one agent); a list of agents says the PATH
-// once instead (searchPath()).
-std::optional<std::string> agentProblem(const AgentConfig& agent, const std::filesystem::path& repoRoot,
-                                        bool quotePath = false);
+// nullopt: "'claude' not found on PATH", without the PATH, which a list of
+// agents says once and an error about one agent adds (searchPath()).
+std::optional<std::string> agentProblem(const AgentConfig& agent, const std::filesystem::path& repoRoot);
 
 // The PATH hydra looks agents' binaries up on.
 std::string searchPath();

@@ -150,9 +150,12 @@ WorkspaceError WorkspaceError::unknownAgentName(std::string_view name, const std
   return WorkspaceError(Kind::UnknownAgentName, message, std::move(data));
 }
 
-WorkspaceError WorkspaceError::agentUnavailable(std::string_view name, std::string_view problem) {
+WorkspaceError WorkspaceError::agentUnavailable(std::string_view name, std::string_view problem,
+                                                std::string_view searched) {
+  // The message quotes the PATH searched; data.problem is hydra/agents' own words.
   return WorkspaceError(Kind::AgentUnavailable,
-                        "agent '" + std::string(name) + "' cannot run here: " + std::string(problem),
+                        "agent '" + std::string(name) + "' cannot run here: " + std::string(problem) +
+                            (searched.empty() ? std::string() : " (" + std::string(searched) + ")"),
                         json::object{{"agent", name}, {"problem", problem}});
 }
 

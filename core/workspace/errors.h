@@ -54,7 +54,8 @@ class WorkspaceError : public std::runtime_error {
   static WorkspaceError ambiguousRace(std::string_view prefix, const std::vector<std::string>& candidates);
   static WorkspaceError unknownAgent(const RaceRecord& race, std::string_view agentId);
   static WorkspaceError unknownAgentName(std::string_view name, const std::vector<std::string>& known);
-  static WorkspaceError agentUnavailable(std::string_view name, std::string_view problem);
+  static WorkspaceError agentUnavailable(std::string_view name, std::string_view problem,
+                                         std::string_view searched = {});
   static WorkspaceError pathOutsideChanges(std::string_view path, std::string_view why);
   static WorkspaceError mergeRefused(const merge::MergeRefused& e);
   static WorkspaceError notScored(const RaceRecord& race, bool scoring);

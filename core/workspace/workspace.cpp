@@ -231,8 +231,9 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
     if (!findAdapter(agent->adapter)) {
       throw WorkspaceError::raceRefused("agent '" + name + "' names unknown adapter '" + agent->adapter + "'");
     }
-    if (auto problem = agentProblem(*agent, root_, /*quotePath=*/true))
-      throw WorkspaceError::agentUnavailable(name, *problem);
+    if (auto problem = agentProblem(*agent, root_))
+      throw WorkspaceError::agentUnavailable(name, *problem,
+                                             problem->ends_with("not found on PATH") ? searchPath() : std::string());
     resolved.push_back(*agent);
   }
 

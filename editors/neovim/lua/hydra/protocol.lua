@@ -80,6 +80,7 @@ M.finished_agent_states = {
   cancelled = true,
   interrupted = true,
   setupFailed = true, -- hydra.toml's setup_command failed: the agent never ran
+  notNeeded = true, -- a finished collaboration's reviewer the loop never needed
 }
 
 return M

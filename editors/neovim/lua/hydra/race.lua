@@ -421,7 +421,8 @@ function M.load_recorded(race, agent)
         end
       end
     end
-    if protocol.finished_agent_states[agent.state] then
+    -- A reviewer never needed never ran: no end to show in its buffer.
+    if protocol.finished_agent_states[agent.state] and agent.state ~= 'notNeeded' then
       queue_finished(race, agent, agent.state, agent.exitCode, agent.elapsedMs, nil, agent.error)
     end
   end)
