@@ -519,10 +519,10 @@ std::optional<InterruptedMerge> finishInterruptedMerge(const fs::path& repoPath)
   const fs::path journalFile = journalPath(repo.get());
   struct stat journalStat {};
   if (::stat(journalFile.c_str(), &journalStat) != 0) return std::nullopt;
-  std::ifstream in(journalFile, std::ios::binary);
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   json::object journal;
   try {
+    std::ifstream in(journalFile, std::ios::binary);
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     journal = json::parse(text).as_object();
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot read " + journalFile.string() + ": " + e.what());

@@ -68,13 +68,13 @@ std::vector<std::string> processesUnder(const fs::path& dir) {
     if (std::stoi(pid) == ::getpid()) continue;
     std::error_code ec;
     std::string cwd = fs::read_symlink(entry.path() / "cwd", ec).string();
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // readFile, not an istreambuf_iterator: a process ending between open and
+    // read makes the read fail with ESRCH, which the iterator throws.
+    std::string cmdline = readFile(entry.path() / "cmdline");
     for (char& c : cmdline) {
       if (c == '\0') c = ' ';
     }
-    std::ifstream statIn(entry.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(statIn)), std::istreambuf_iterator<char>());
+    std::string stat = readFile(entry.path() / "stat");
     auto close = stat.rfind(')');
     if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue;
     if (cwd.rfind(prefix, 0) == 0 || cmdline.find(prefix) != std::string::npos) {

@@ -118,7 +118,9 @@ bool contains(const std::vector<pid_t>& pids, pid_t pid) {
 
 bool isTestChild(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-  std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ostringstream text;
+  text << in.rdbuf();  // not an istreambuf_iterator: it throws if the process ends mid-read
+  const std::string cmdline = text.str();
   return cmdline.find("hydra_test_child") != std::string::npos;
 }
 

@@ -89,8 +89,12 @@ inline std::string configToml(const std::vector<AgentDef>& agents, int maxConcur
 // True once `pid` no longer runs (a zombie counts as gone).
 inline bool processGone(pid_t pid) {
   if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  // Through rdbuf(): a process ending between open and read fails the read
+  // with ESRCH, which an istreambuf_iterator would throw.
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string stat = text.str();
   auto close = stat.rfind(')');
   return close == std::string::npos || (close + 2 < stat.size() && stat[close + 2] == 'Z');
 }
