@@ -48,9 +48,9 @@ std::string baselineKey(const std::string& baseCommit, const ScoringConfig& c) {
   for (const std::string& part :
        {baseCommit, c.buildCommand.value_or(""), c.testCommand.value_or(""), c.lintCommand.value_or(""),
         c.testFormat.value_or(""), c.lintFormat.value_or(""), c.junitReport.value_or(""), std::string(kVersion),
-        // What the checks' environment asks of the runners (PYTEST_ADDOPTS=-rA -vv,
+        // What the checks' environment asks of the runners (PYTEST_ADDOPTS=-rA -vvv,
         // GOFLAGS=-v): a baseline run without it named fewer tests.
-        std::string("checks-env-5")}) {
+        std::string("checks-env-6")}) {
     h = fnv1a(part, h);
     h = fnv1a(std::string_view("\0", 1), h);
   }

@@ -146,17 +146,18 @@ void CheckSetRun::run(Step step, const std::string& command) {
   // name each test's verdict even when the configured command does not
   // (`pytest -q` names only the failures, so a deleted test would read as a
   // passing one). Its own options come after these, so a command's -r wins.
-  // pytest gets -rA (every verdict in the short summary, by node id) and -v (a
-  // line per test: the summary names a skip only by file and line, the -v
-  // line by node id, so a test that failed at the base and is skipped now is
-  // named as skipped).
+  // pytest gets -rA (every verdict in the short summary, by node id) and -vvv
+  // (a line per test: the summary names a skip only by file and line, the
+  // verbose line by node id, so a test that failed at the base and is skipped
+  // now is named as skipped; three, so that a command's -q or -qq still leaves
+  // pytest verbose).
   // go test gets -v through GOFLAGS: plain `go test` names only failing tests
   // and counts per package, so a failing test deleted from a package would
   // read as the package fixed. The go command applies a GOFLAGS flag only to
   // the commands that define it, and -v rather than -json keeps the output a
   // log to read and what a `| go-junit-report` pipe expects.
   if (step == Step::Tests) {
-    process.env["PYTEST_ADDOPTS"] = withInheritedOptions("PYTEST_ADDOPTS", "-rA -vv");
+    process.env["PYTEST_ADDOPTS"] = withInheritedOptions("PYTEST_ADDOPTS", "-rA -vvv");
     process.env["GOFLAGS"] = withInheritedOptions("GOFLAGS", "-v");
   }
   process.timeout = std::chrono::seconds(spec_.config.timeoutPerCheckSeconds);

@@ -327,34 +327,39 @@ TEST(GamedScoresTest, XfailOnTheFailingTestCountsAsFailedAndTheRealFixWins) {
 }
 
 TEST(GamedScoresTest, WithPytestQuietTestsAreStillComparedByNameAndDeletingOrSkippingTheFailingTestLoses) {
-  TestRepo repo;
   // `pytest -q` names only the failures; hydra asks pytest for the rest
-  // (PYTEST_ADDOPTS=-rA -vv, which -q brings down to -v: a line per test, so a
-  // skipped one is named by its node id, not only by its file and line).
-  const std::string quiet =
-      "[scoring]\n"
-      "build_command = \"/usr/bin/python3 -m py_compile calc.py\"\n"
-      "test_command = \"/usr/bin/python3 -m pytest -q -p no:cacheprovider\"\n";
-  const Race race = raceToTheEnd(repo,
-                                 TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
-                                     TestRepo::agent("deleter", {"write", "test_calc.py", kTestsWithoutTestAdd}) +
-                                     TestRepo::agent("xfailer", {"write", "test_calc.py", kTestsWithTestAddXfailed}) +
-                                     quiet,
-                                 {"deleter", "xfailer", "fixer"});
-  const std::string dump = json::serialize(race.finished);
-  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
-  const json::object& deleter = race.ranking("deleter");
-  ASSERT_TRUE(deleter.contains("testChanges")) << dump;
-  EXPECT_THAT(strings(deleter.at("testChanges").at("removed")), ElementsAre("test_calc.py::test_add")) << dump;
-  EXPECT_FALSE(deleter.contains("testsByCountsOnly")) << dump;
-  EXPECT_LT(deleter.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
-  EXPECT_THAT(strings(race.ranking("fixer").at("testChanges").at("fixed")), ElementsAre("test_calc.py::test_add"));
-  // Marked xfail under -q: named as skipped now (not as removed), and scored as failed.
-  const json::object& xfailer = race.ranking("xfailer");
-  ASSERT_TRUE(xfailer.contains("testChanges")) << dump;
-  EXPECT_THAT(strings(xfailer.at("testChanges").at("skipped")), ElementsAre("test_calc.py::test_add")) << dump;
-  EXPECT_THAT(strings(xfailer.at("testChanges").at("removed")), ::testing::IsEmpty()) << dump;
-  EXPECT_LT(xfailer.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
+  // (PYTEST_ADDOPTS=-rA -vvv, which -q or -qq bring down to -vv or -v: a line
+  // per test, so a skipped one is named by its node id, not only by its file
+  // and line).
+  for (const std::string quietness : {"-q", "-qq"}) {
+    SCOPED_TRACE("pytest " + quietness);
+    TestRepo repo;
+    const std::string quiet =
+        "[scoring]\n"
+        "build_command = \"/usr/bin/python3 -m py_compile calc.py\"\n"
+        "test_command = \"/usr/bin/python3 -m pytest " +
+        quietness + " -p no:cacheprovider\"\n";
+    const Race race = raceToTheEnd(repo,
+                                   TestRepo::agent("fixer", {"write", "calc.py", TestRepo::fixedCalc()}) +
+                                       TestRepo::agent("deleter", {"write", "test_calc.py", kTestsWithoutTestAdd}) +
+                                       TestRepo::agent("xfailer", {"write", "test_calc.py", kTestsWithTestAddXfailed}) +
+                                       quiet,
+                                   {"deleter", "xfailer", "fixer"});
+    const std::string dump = json::serialize(race.finished);
+    EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+    const json::object& deleter = race.ranking("deleter");
+    ASSERT_TRUE(deleter.contains("testChanges")) << dump;
+    EXPECT_THAT(strings(deleter.at("testChanges").at("removed")), ElementsAre("test_calc.py::test_add")) << dump;
+    EXPECT_FALSE(deleter.contains("testsByCountsOnly")) << dump;
+    EXPECT_LT(deleter.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
+    EXPECT_THAT(strings(race.ranking("fixer").at("testChanges").at("fixed")), ElementsAre("test_calc.py::test_add"));
+    // Marked xfail under -q: named as skipped now (not as removed), and scored as failed.
+    const json::object& xfailer = race.ranking("xfailer");
+    ASSERT_TRUE(xfailer.contains("testChanges")) << dump;
+    EXPECT_THAT(strings(xfailer.at("testChanges").at("skipped")), ElementsAre("test_calc.py::test_add")) << dump;
+    EXPECT_THAT(strings(xfailer.at("testChanges").at("removed")), ::testing::IsEmpty()) << dump;
+    EXPECT_LT(xfailer.at("breakdown").at("tests").to_number<double>(), 100.0) << dump;
+  }
 }
 
 // A Go module without dependencies (so `go test` needs no download): Add is
@@ -442,11 +447,11 @@ TEST(GamedScoresTest, WithPlainGoTestDeletingOrSkippingTheFailingTestLosesToTheR
 
 TEST(GamedScoresTest, WhenTheRunnerNamesNoTestsTheResultSaysTestsWereComparedByCountsOnly) {
   TestRepo repo;
-  // The command's own -rf comes after hydra's -rA and wins, and its -qq takes
-  // back hydra's -vv (no line per test): only failures are named.
+  // The command's own -rf comes after hydra's -rA and wins, and its -qqq takes
+  // back hydra's -vvv (no line per test): only failures are named.
   const std::string failuresOnly =
       "[scoring]\n"
-      "test_command = \"/usr/bin/python3 -m pytest -qq -rf -p no:cacheprovider\"\n";
+      "test_command = \"/usr/bin/python3 -m pytest -qqq -rf -p no:cacheprovider\"\n";
   const Race race = raceToTheEnd(
       repo, TestRepo::agent("deleter", {"write", "test_calc.py", kTestsWithoutTestAdd}) + failuresOnly, {"deleter"});
   const std::string dump = json::serialize(race.finished);
