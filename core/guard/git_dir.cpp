@@ -18,6 +18,18 @@ namespace {
 
 constexpr const char* kWatchedFolders[] = {"hooks", "info"};
 constexpr const char* kWatchedFiles[] = {"config", "objects/info/alternates", "objects/info/http-alternates"};
+// Under a watched folder but git's own: `git update-server-info`, which every
+// repack and so a background `git gc --auto` after the user's own commit
+// runs, rewrites info/refs. Only a dumb HTTP client reads it; no local git
+// command runs anything from it.
+constexpr const char* kUnwatched[] = {"info/refs"};
+
+bool unwatched(const std::string& relative) {
+  for (const char* name : kUnwatched) {
+    if (relative == name) return true;
+  }
+  return false;
+}
 
 std::uint64_t digestOf(std::string_view data) {
   // FNV-1a, 64 bits: enough to tell a rewrite, not meant against collisions.
@@ -279,9 +291,9 @@ GitDirSnapshot snapshotGitDir(const fs::path& commonDir) {
     }
     fs::recursive_directory_iterator it(commonDir / folder, fs::directory_options::skip_permission_denied, ec);
     for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (auto file = readWatched(it->path())) {
-        snapshot.files[it->path().lexically_relative(commonDir).generic_string()] = std::move(*file);
-      }
+      std::string relative = it->path().lexically_relative(commonDir).generic_string();
+      if (unwatched(relative)) continue;
+      if (auto file = readWatched(it->path())) snapshot.files[std::move(relative)] = std::move(*file);
     }
   }
   return snapshot;

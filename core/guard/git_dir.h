@@ -11,7 +11,9 @@
 // What is watched, under the common git directory: `config`, every file
 // under `hooks/` and `info/`, and `objects/info/alternates` and
 // `http-alternates` (each with its content up to kMaxKept bytes and its
-// permission bits). Not watched: the refs (their own guard), `packed-refs`
+// permission bits). Not watched: `info/refs` (git's repack, and so a
+// background `git gc --auto`, rewrites it; only dumb HTTP reads it), the refs
+// (their own guard), `packed-refs`
 // (which git rewrites whenever a packed ref is deleted; the refs it holds are
 // compared by the ref guard), the rest of `objects/info/` (git's own
 // maintenance writes it), and the worktrees' own metadata (`worktrees/NAME`).

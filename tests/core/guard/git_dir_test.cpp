@@ -58,6 +58,20 @@ TEST_F(GitDirTest, ConfigHooksAndAttributesArePutBack) {
   EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
 }
 
+// The user's own commit during a race may start `git gc --auto`, whose
+// repack rewrites info/refs: that is git's, not an agent's escape.
+TEST_F(GitDirTest, GitsOwnGcSaysNothing) {
+  repo.git("update-server-info");
+  ASSERT_TRUE(fs::exists(git() / "info" / "refs"));
+  GitDirSnapshot snapshot = snapshotGitDir(git());
+  repo.git("branch another-branch");
+  repo.git("gc -q");
+  EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+  // A planted file beside it still is one.
+  testing::writeFile(git() / "info" / "attributes", "* filter=evil\n");
+  EXPECT_THAT(restoreGitDir(snapshot), ElementsAre(".git/info/attributes added (removed)"));
+}
+
 TEST_F(GitDirTest, ADeletedOrReModedFileComesBackWithItsMode) {
   testing::writeFile(git() / "hooks" / "post-checkout", "#!/bin/sh\necho mine\n");
   fs::permissions(git() / "hooks" / "post-checkout", fs::perms::owner_all);
