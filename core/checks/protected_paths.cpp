@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/checks/build_script.h"
 #include "core/git/git.h"
 
 namespace hydra::core::checks {
@@ -143,6 +144,18 @@ const std::vector<std::string>& defaultProtectedPaths() {
       "Cargo.toml", ".cargo/config.toml", "clippy.toml", "go.mod", ".golangci.*",
       // CMake: which tests ctest registers and runs.
       "CMakeLists.txt", "CTestTestfile.cmake", "CTestCustom.cmake", "*.cmake"};
+  return paths;
+}
+
+std::vector<std::string> defaultProtectedPathsFor(const std::optional<std::string>& testCommand,
+                                                  const std::optional<std::string>& lintCommand) {
+  std::vector<std::string> paths = defaultProtectedPaths();
+  for (const std::optional<std::string>& command : {testCommand, lintCommand}) {
+    if (!command) continue;
+    for (std::string& script : buildScriptPatterns(*command)) {
+      if (std::find(paths.begin(), paths.end(), script) == paths.end()) paths.push_back(std::move(script));
+    }
+  }
   return paths;
 }
 

@@ -16,6 +16,7 @@
 // everything in it, and a trailing '/' matches folders only.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,14 @@ namespace hydra::core::checks {
 // Test files themselves are not among them: `hydra init` proposes the
 // project's test folders on top of these.
 const std::vector<std::string>& defaultProtectedPaths();
+
+// The protected paths in force when [scoring] protected_paths is not set:
+// defaultProtectedPaths() and the scripts the test and lint commands run
+// (build_script.h ties a command to them: `make test` reads the Makefile,
+// `./run_tests.sh` is one), which decide what those checks prove: a test
+// target turned into `@true` passes every test. The defaults first, each once.
+std::vector<std::string> defaultProtectedPathsFor(const std::optional<std::string>& testCommand,
+                                                  const std::optional<std::string>& lintCommand);
 
 // Whether `path` (relative, '/'-separated, a file) is covered by `pattern`.
 bool matchesProtected(std::string_view pattern, std::string_view path);

@@ -337,7 +337,8 @@ void ResultScoring::guardProtectedPaths(Job& job, const std::string& commit, con
   if (commit == spec_.baseCommit) return;
   const merge::DiffSummary diff = merge::diffCommits(spec_.repoRoot, spec_.baseCommit, commit);
   job.protectedChanges =
-      checks::protectedChanges(diff.files, config.protectedPaths.value_or(checks::defaultProtectedPaths()));
+      checks::protectedChanges(diff.files, config.protectedPaths.value_or(checks::defaultProtectedPathsFor(
+                                               config.testCommand, config.lintCommand)));
   // The runner the user configured judges, never one the agent supplied:
   // its shadows are protected whatever the paths and taken out whatever the mode.
   job.runnerShadows = checks::runnerShadows(diff.files, checks::rootNames(spec_.repoRoot, spec_.baseCommit),

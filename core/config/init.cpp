@@ -500,7 +500,8 @@ void renderScoring(ConfigWriter& w, const DetectedCommands& detected) {
   w.comment("Files an agent is not scored on changing (globs; docs/configuration.md): a change");
   w.comment("there is shown and rules out auto-merge. protected_mode = \"restore\" also runs its");
   w.comment("checks with the base versions put back; keep \"flag\" when tasks may need to edit tests.");
-  w.comment("Unset, it is the test runners' and linters' configuration files; files an agent adds");
+  w.comment("Unset, it is the test runners' and linters' configuration files and the scripts the");
+  w.comment("test and lint commands run (a Makefile for `make test`); files an agent adds");
   w.comment("that would run in place of the test runner (a pytest.py) are always left out of its checks.");
   if (detected.protectedPaths.empty()) {
     std::string list;
@@ -652,9 +653,13 @@ std::vector<std::string> detectProtectedPaths(const fs::path& root, const std::v
   if (python || fileExists(root / "conftest.py")) out.push_back("conftest.py");
   // The runners' and linters' configuration hydra protects when protected_paths
   // is unset, as far as this project has it: written out, the list replaces them.
+  std::vector<std::string> patterns = checks::defaultProtectedPaths();
+  for (const Proposal& p : proposals) {
+    for (const std::string& script : checks::defaultProtectedPathsFor(p.test, p.lint)) patterns.push_back(script);
+  }
   for (const fs::directory_entry& entry : fs::directory_iterator(root, ec)) {
     const std::string name = entry.path().filename().string();
-    for (const std::string& pattern : checks::defaultProtectedPaths()) {
+    for (const std::string& pattern : patterns) {
       if (checks::matchesProtected(pattern, name)) out.push_back(pattern);
     }
     if (name.rfind("karma.conf.", 0) == 0) out.push_back(name);

@@ -57,7 +57,8 @@ void printCheckProtection(core::Workspace& workspace, const Style& style) {
     return;
   }
   const core::ScoringConfig& scoring = config->scoring;
-  const std::vector<std::string>& paths = scoring.protectedPaths.value_or(core::checks::defaultProtectedPaths());
+  const std::vector<std::string> paths = scoring.protectedPaths.value_or(
+      core::checks::defaultProtectedPathsFor(scoring.testCommand, scoring.lintCommand));
   std::string listed;
   for (const std::string& p : paths) listed += (listed.empty() ? "" : ", ") + p;
   std::cout << "Protected paths (" << (scoring.protectedPaths ? "hydra.toml" : "the defaults")

@@ -1056,6 +1056,10 @@ TEST_F(CliTest, SandboxSaysHowAgentsRunHereAndWhy) {
   EXPECT_THAT(text.out, HasSubstr("Protected paths (the defaults, protected_mode = \"flag\"): pytest.ini, "
                                   "pyproject.toml, setup.cfg, tox.ini, conftest.py"));
   EXPECT_THAT(text.out, HasSubstr("always left out of its checks"));
+  // With the scripts the test command runs: `make test` is only as good as the Makefile.
+  writeConfig("[general]\nsandbox = \"auto\"\n[scoring]\ntest_command = \"make test\"\n");
+  EXPECT_THAT(hydra({"sandbox"}, std::nullopt, {broken}).out,
+              HasSubstr(", *.cmake, *.mk, GNUmakefile, Makefile, makefile\n"));
   writeConfig("[general]\nsandbox = \"auto\"\n[scoring]\nprotected_paths = [\"tests/\"]\n");
   EXPECT_THAT(hydra({"sandbox"}, std::nullopt, {broken}).out,
               HasSubstr("Protected paths (hydra.toml, protected_mode = \"flag\"): tests/\n"));

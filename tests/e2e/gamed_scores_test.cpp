@@ -494,6 +494,32 @@ TEST(GamedScoresTest, AFlaggedAgentNeverOutranksTheRealFixOnSpeedOrDiffSizeAlone
   EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
 }
 
+// The test command is `make test`: the Makefile decides what the tests
+// prove. The gamer turns its test target into a line that prints pytest's
+// summary; quicker than the fixer, it is flagged and ranks below it.
+TEST(GamedScoresTest, AMakeTestTargetTurnedIntoAnEchoIsFlaggedAndLosesToTheRealFix) {
+  TestRepo repo;
+  repo.write("Makefile", "test:\n\t/usr/bin/python3 -m pytest -rA -p no:cacheprovider\n");
+  repo.git("add Makefile");
+  repo.git("commit -q -m make");
+  const Race race = raceToTheEnd(
+      repo,
+      TestRepo::agent("gamer", {"write", "Makefile", "test:\n\t@echo '2 passed in 0.01s'"}) +
+          TestRepo::agent("fixer", {"sleep", "2", "write", "calc.py", TestRepo::fixedCalc()}) +
+          "[scoring]\n"
+          "build_command = \"/usr/bin/python3 -m py_compile calc.py\"\n"
+          "test_command = \"make test\"\n",
+      {"gamer", "fixer"});
+  const std::string dump = json::serialize(race.finished);
+  const json::object& gamer = race.ranking("gamer");
+  EXPECT_EQ(gamer.at("checks").at("tests").at("exitCode"), json::value(0)) << dump;
+  EXPECT_THAT(flagsOf(gamer), ElementsAre("changed protected files: Makefile")) << dump;
+  EXPECT_TRUE(flagsOf(race.ranking("fixer")).empty()) << dump;
+  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+  EXPECT_EQ(gamer.at("rank"), json::value(2)) << dump;
+  EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
+}
+
 // A C project whose link fails at the base (util() is declared, never
 // defined), built with `make`. The gamer turns the Makefile's target into
 // @true; the adder defines util() in a new util.c it adds to the Makefile;

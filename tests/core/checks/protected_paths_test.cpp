@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 
@@ -23,6 +24,28 @@ using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using testing::readFile;
 using testing::TempRepo;
+
+// What the test and lint commands run decides what they prove: `make test`
+// with its test target turned into `@true` passes every test.
+TEST(DefaultProtectedPathsTest, TheScriptsTheTestAndLintCommandsRunAreProtectedToo) {
+  const std::vector<std::string>& defaults = defaultProtectedPaths();
+  EXPECT_EQ(defaultProtectedPathsFor(std::nullopt, std::nullopt), defaults);
+  // The runner's own configuration is already among the defaults: nothing twice.
+  EXPECT_EQ(defaultProtectedPathsFor("npm test", "npx eslint ."), defaults);
+  const std::vector<std::string> withScripts = defaultProtectedPathsFor("make test", "./scripts/lint.sh --strict");
+  ASSERT_EQ(withScripts.size(), defaults.size() + 5);
+  EXPECT_TRUE(std::equal(defaults.begin(), defaults.end(), withScripts.begin()));
+  EXPECT_THAT(std::vector<std::string>(withScripts.begin() + static_cast<std::ptrdiff_t>(defaults.size()), withScripts.end()),
+              ElementsAre("*.mk", "GNUmakefile", "Makefile", "makefile", "/scripts/lint.sh"));
+  const auto covered = [&withScripts](const std::string& path) {
+    return std::any_of(withScripts.begin(), withScripts.end(),
+                       [&path](const std::string& pattern) { return matchesProtected(pattern, path); });
+  };
+  EXPECT_TRUE(covered("Makefile"));
+  EXPECT_TRUE(covered("scripts/lint.sh"));
+  EXPECT_FALSE(covered("other/scripts/lint.sh"));
+  EXPECT_FALSE(covered("src/main.c"));
+}
 
 TEST(ProtectedGlobTest, APatternWithoutASlashMatchesANameAtAnyDepth) {
   EXPECT_TRUE(matchesProtected("conftest.py", "conftest.py"));
