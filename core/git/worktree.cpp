@@ -815,7 +815,7 @@ void WorktreeManager::removeAll(const std::vector<Worktree>& worktrees, bool del
   if (const std::exception_ptr error = firstError(errors)) std::rethrow_exception(error);
 }
 
-std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Worktree&)>& isLive) {
+std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Worktree&)>& isLive, bool deleteBranches) {
   std::vector<Worktree> dead;
   std::vector<Worktree> halfMade;  // unregistered here; their directories removed after the lock
   {
@@ -830,7 +830,7 @@ std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Work
     }
     // Only once none is left: libgit2 takes a branch for checked out while a half-made entry exists.
     for (const Worktree& wt : halfMade) {
-      if (wt.branch.starts_with(kBranchPrefix)) deleteBranchIfPresent(repo.get(), wt.branch);
+      if (deleteBranches && wt.branch.starts_with(kBranchPrefix)) deleteBranchIfPresent(repo.get(), wt.branch);
     }
     for (Worktree& wt : list()) {
       if (!ownerIsDead(wt.owner) || isLive(wt) || !wt.branch.starts_with(kBranchPrefix)) continue;
@@ -844,7 +844,7 @@ std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Work
   // A dead owner's worktree stays dead: removed outside the lock (slow).
   // Nobody else removes a half-made one: its metadata is gone.
   for (const Worktree& wt : halfMade) removeDirectory(workspaceDir_, wt);
-  removeAll(dead, /*deleteBranch=*/true);
+  removeAll(dead, deleteBranches);
   dead.insert(dead.end(), halfMade.begin(), halfMade.end());
   return dead;
 }

@@ -113,12 +113,13 @@ class WorktreeManager {
   // the first error.
   void removeAll(const std::vector<Worktree>& worktrees, bool deleteBranch = true);
 
-  // Removes (with their branches) the listed worktrees for which isLive is
-  // false and whose owner is dead (ownerLife() says Dead; a worktree without
-  // an owner counts as dead), e.g. those left behind by a crashed race. A
-  // worktree of a live process, or of one on another host, is never removed.
-  // Returns what it removed.
-  std::vector<Worktree> prune(const std::function<bool(const Worktree&)>& isLive);
+  // Removes (with their branches, unless `deleteBranches` is false) the
+  // listed worktrees for which isLive is false and whose owner is dead
+  // (ownerLife() says Dead; a worktree without an owner counts as dead), e.g.
+  // those left behind by a crashed race, and the half-made or half-removed
+  // registrations such a race left. A worktree of a live process, or of one
+  // on another host, is never removed. Returns what it removed.
+  std::vector<Worktree> prune(const std::function<bool(const Worktree&)>& isLive, bool deleteBranches = true);
 
   // Done with these worktrees: while the pool holds fewer than policy.size,
   // each is reset to its base commit (core/git/checkout.h, resetTree) and

@@ -369,9 +369,10 @@ CleanupReport Workspace::cleanup(const std::optional<std::string>& raceId, bool 
     if (cleaned) continue;
     for (const auto& agent : race.agents) kept.push_back(agent.worktree);
   }
-  for (const auto& wt : worktrees.prune([&](const Worktree& w) {
-         return std::find(kept.begin(), kept.end(), w.path.string()) != kept.end();
-       })) {
+  const auto isKept = [&kept](const Worktree& w) {
+    return std::find(kept.begin(), kept.end(), w.path.string()) != kept.end();
+  };
+  for (const auto& wt : worktrees.prune(isKept, !keepBranches)) {
     out.removed.push_back(wt.path.string());
   }
   if (emptyPool) {

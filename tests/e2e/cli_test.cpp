@@ -1190,6 +1190,23 @@ TEST_F(CliTest, CleanupKeepBranchesRemovesWorktreesButKeepsTheCommits) {
   EXPECT_EQ(git("show hydra/a-" + id + ":a.txt"), "kept");
 }
 
+// A worktree a killed hydra left half removed (git can no longer open it)
+// goes with its race, and --keep-branches still keeps its branch.
+TEST_F(CliTest, CleanupKeepBranchesKeepsTheBranchOfAHalfRemovedWorktree) {
+  writeConfig(scriptedAgent("a", {"write", "a.txt", "kept"}));
+  ASSERT_EQ(hydra({"race", "Task", "--agents", "a"}).code, 0);
+  const std::string id = raceIds().at(0);
+  std::vector<fs::path> admins;
+  for (const auto& entry : fs::directory_iterator(repo_ / ".git" / "worktrees")) admins.push_back(entry.path());
+  ASSERT_EQ(admins.size(), 1u);
+  fs::remove(admins[0] / "commondir");  // as a kill inside the removal leaves it
+  Outcome r = hydra({"cleanup", id, "--keep-branches"});
+  ASSERT_EQ(r.code, 0) << r;
+  EXPECT_FALSE(fs::exists(admins[0]));
+  EXPECT_EQ(lines(git("worktree list")).size(), 1u);
+  EXPECT_EQ(git("show hydra/a-" + id + ":a.txt"), "kept");
+}
+
 // 7.
 TEST_F(CliTest, BrokenConfigStopsTheRaceNamingLineColumnAndTheNearestKey) {
   writeFile(repo_ / "hydra.toml", "[general]\nmax_concurent_agents = 2\n");

@@ -840,6 +840,20 @@ TEST_F(WorktreeTest, PruneRemovesARegistrationADeadHydraLeftHalfMade) {
   EXPECT_TRUE(fs::exists(live.path / "src/a.txt"));
 }
 
+// `hydra cleanup --keep-branches` prunes too: a half-made registration goes,
+// its branch (the agent's commits) stays.
+TEST_F(WorktreeTest, PruneKeepingBranchesRemovesAHalfMadeRegistrationButNotItsBranch) {
+  WorktreeManager dead = manager();
+  dead.setOwner(deadOwner());
+  const Worktree half = dead.create("_check-a", "HEAD", "1");
+  fs::remove(admin(half.name) / "commondir");  // as if cut short
+  const auto pruned = manager().prune([](const Worktree&) { return false; }, /*deleteBranches=*/false);
+  ASSERT_EQ(pruned.size(), 1u);
+  EXPECT_FALSE(fs::exists(admin(half.name)));
+  EXPECT_FALSE(fs::exists(half.path));
+  EXPECT_EQ(hydraBranches(), half.branch);
+}
+
 // Metadata cut short (by an older hydra killed while writing it): the
 // worktree is known by its HEAD's hydra/* branch, has no owner, and is pruned.
 TEST_F(WorktreeTest, PruneRemovesAWorktreeWhoseMetadataWasCutShort) {
