@@ -619,15 +619,19 @@ TEST(GamedScoresTest, ABuildScriptRunByItsPathTurnedIntoExitZeroEarnsNoBuildScor
 
 // A Node project built with `npm run build`, whose build script checks calc.js
 // with node alone (no packages): add() is wrong at the base. The gamer makes
-// package.json's build script `true`; the fixer fixes add().
-TEST(GamedScoresTest, AnNpmBuildScriptTurnedIntoTrueEarnsNoBuildScore) {
+// package.json's build script `true`; the checker makes check.js, which the
+// base's build script runs, exit 0; the fixer fixes add().
+TEST(GamedScoresTest, AnNpmBuildScriptTurnedIntoTrueOrTheFileItRunsTurnedIntoExitZeroEarnsNoBuildScore) {
   TestRepo repo;
   repo.write("package.json",
              "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\",\n  \"private\": true,\n"
              "  \"scripts\": {\n    \"build\": \"node check.js\"\n  }\n}\n");
   repo.write("check.js",
              "const { add } = require('./calc');\n"
-             "if (add(2, 3) !== 5) {\n  console.error('add(2, 3) is ' + add(2, 3) + ', not 5');\n  process.exit(1);\n}\n");
+             "if (add(2, 3) !== 5) {\n"
+             "  console.error('add(2, 3) is ' + add(2, 3) + ', not 5');\n"
+             "  process.exit(1);\n"
+             "}\n");
   repo.write("calc.js", "exports.add = (a, b) => a - b;\n");
   repo.git("add package.json check.js calc.js");
   repo.git("commit -q -m node");
@@ -636,14 +640,17 @@ TEST(GamedScoresTest, AnNpmBuildScriptTurnedIntoTrueEarnsNoBuildScore) {
       "  \"scripts\": {\n    \"build\": \"true\"\n  }\n}";
   const Race race = raceToTheEnd(repo,
                                  TestRepo::agent("gamer", {"write", "package.json", gamedPackage}) +
+                                     TestRepo::agent("checker", {"write", "check.js", "process.exit(0);"}) +
                                      TestRepo::agent("fixer", {"sleep", "1", "write", "calc.js",
                                                                "exports.add = (a, b) => a + b;"}) +
                                      "[scoring]\nbuild_command = \"npm run build\"\n",
-                                 {"gamer", "fixer"});
+                                 {"gamer", "checker", "fixer"});
   // package.json is also a default protected path: flagged for that too.
   expectTheGamerIsScoredAsAFailedBuild(race, "gamer", "package.json", {"changed protected files: package.json"});
   EXPECT_THAT(std::string(race.ranking("gamer").at("buildScript").at("baseBuild").at("output").as_string()),
               HasSubstr("add(2, 3) is -1, not 5"));
+  // hydra reads the base's package.json: its build script runs check.js, a build script too.
+  expectTheGamerIsScoredAsAFailedBuild(race, "checker", "check.js", {});
 }
 
 // A CMake project, configured and built by the build command, whose util.c
