@@ -676,9 +676,9 @@ TEST(GamedScoresTest, ABrokenSourceDroppedFromItsCMakeTargetEarnsNoBuildScore) {
   // CMakeLists.txt is also a default protected path: flagged for that too.
   expectTheGamerIsScoredAsAFailedBuild(race, "gamer", "CMakeLists.txt",
                                        {"changed protected files: CMakeLists.txt"});
-  // Configured afresh with the base's CMakeLists.txt, util.c was compiled and failed.
+  // Configured afresh with the base's CMakeLists.txt, util.c was compiled: the compiler's error on its line 1.
   EXPECT_THAT(std::string(race.ranking("gamer").at("buildScript").at("baseBuild").at("output").as_string()),
-              HasSubstr("util.c"));
+              HasSubstr("util.c:1:"));
 }
 
 }  // namespace
