@@ -19,21 +19,29 @@ packages=(
 #   demo  what the demo project's build, test and lint commands run
 #   test  what the test suites need beyond the build (markupsafe and patch:
 #         the real Jinja project of tests/e2e/real_projects_test.cpp; golang-go:
-#         the plain `go test` race of tests/e2e/gamed_scores_test.cpp)
+#         the plain `go test` race of tests/e2e/gamed_scores_test.cpp; nodejs
+#         and npm: its `npm run build` race)
 #   fuzz  clang 14 and its libFuzzer, for scripts/fuzz.sh
 for group in "$@"; do
   case "$group" in
     build) ;;
     demo) packages+=(python3-pytest python3-pyflakes) ;;
-    test) packages+=(python3-pytest python3-pyflakes python3-markupsafe patch slurm-wlm munge iproute2 golang-go) ;;
+    test) packages+=(python3-pytest python3-pyflakes python3-markupsafe patch slurm-wlm munge iproute2 golang-go
+                     nodejs npm) ;;
     fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;
     *) echo "install-deps.sh: unknown group '$group' (known: build, demo, test, fuzz)" >&2; exit 2 ;;
   esac
 done
 
+# A package counts as present when it is installed or an installed package
+# provides it: a newer Node.js packaged with npm inside provides npm, and
+# installing Debian's npm beside it would conflict with it.
+present=" $(dpkg-query -W -f='${db:Status-Abbrev}|${Package}|${Provides}\n' 2>/dev/null |
+  awk -F'|' '$1 ~ /^ii/ { print $2; n = split($3, p, ","); for (i = 1; i <= n; i++) { split(p[i], w, " "); if (w[1] != "") print w[1] } }' |
+  tr '\n' ' ')"
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+  if [[ "$present" != *" $p "* ]]; then
     missing+=("$p")
   fi
 done

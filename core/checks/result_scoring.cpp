@@ -360,8 +360,9 @@ void ResultScoring::guardProtectedPaths(Job& job, const std::string& commit, con
   // The build scripts it changed and its checks still run with its own
   // versions of: its build runs again with the base's (startBaseScriptBuild).
   if (config.buildCommand) {
-    for (std::string& path :
-         checks::protectedChanges(diff.files, checks::buildScriptPatterns(*config.buildCommand))) {
+    const std::vector<std::string> patterns =
+        checks::buildScriptPatterns(*config.buildCommand, spec_.repoRoot, spec_.baseCommit);
+    for (std::string& path : checks::protectedChanges(diff.files, patterns)) {
       if (!std::binary_search(restored.begin(), restored.end(), path)) job.buildScripts.push_back(std::move(path));
     }
     if (!job.buildScripts.empty()) {

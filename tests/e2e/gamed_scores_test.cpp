@@ -18,12 +18,18 @@
 //     hydra asks go test for the names (GOFLAGS=-v), the same;
 //   - the same fix, quicker and smaller, from an agent that touched a protected
 //     file: flagged, it ranks below the real fix it beats on speed and diff size alone.
+// And build scripts edited so that the build passes without building (a
+// Makefile target turned into @true, build.sh into `exit 0` or a link to
+// /bin/true, package.json's build script into `true`, a broken source dropped
+// from its CMake target): built again with the base's versions, each counts as
+// a failed build, against a C, Node or CMake project of its own.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <boost/json/serialize.hpp>
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -520,6 +526,41 @@ TEST(GamedScoresTest, AMakeTestTargetTurnedIntoAnEchoIsFlaggedAndLosesToTheRealF
   EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
 }
 
+// --- Build scripts (docs/scoring.md, Build scripts) --------------------------
+
+// main.c of a C project whose link fails at the base: util() is declared, never defined.
+const std::string kMainWithoutUtil = "int util(void);\nint main(void) { return util() == 42 ? 0 : 1; }\n";
+// main.c with util() defined, as an agent writes it (the write step adds the last newline).
+const std::string kMainWithUtil = "int util(void) { return 42; }\nint main(void) { return util() == 42 ? 0 : 1; }";
+
+// `gamer` built only with its own versions of the build scripts `changed`:
+// with the base's its build failed, and it changed them for no file it added
+// or removed, so its build counts as failed and its flags say why. `fixer`,
+// which fixed the code, wins with a build of its own scripts' making.
+void expectTheGamerIsScoredAsAFailedBuild(const Race& race, const std::string& gamerId,
+                                          const std::string& changed, const std::vector<std::string>& otherFlags) {
+  const std::string dump = json::serialize(race.finished);
+  EXPECT_NE(race.finished.at("baseline").at("checks").at("build").at("exitCode"), json::value(0)) << dump;
+  EXPECT_EQ(race.finished.at("winner"), json::value("fixer")) << dump;
+  const json::object& fixer = race.ranking("fixer");
+  EXPECT_EQ(fixer.at("breakdown").at("build"), json::value(100.0)) << dump;
+  EXPECT_FALSE(fixer.contains("buildScript")) << dump;
+
+  const json::object& gamer = race.ranking(gamerId);
+  EXPECT_EQ(gamer.at("checks").at("build").at("exitCode"), json::value(0)) << dump;  // with its own scripts
+  ASSERT_TRUE(gamer.contains("buildScript")) << dump;
+  EXPECT_THAT(strings(gamer.at("buildScript").at("changed")), ElementsAre(changed)) << dump;
+  EXPECT_NE(gamer.at("buildScript").at("baseBuild").at("exitCode"), json::value(0)) << dump;
+  EXPECT_THAT(strings(gamer.at("buildScript").at("follows")), ::testing::IsEmpty()) << dump;
+  EXPECT_EQ(gamer.at("breakdown").at("build"), json::value(0.0)) << dump;
+  std::vector<std::string> flags = otherFlags;
+  flags.push_back("built only by its own changed build script: " + changed +
+                  " (the base's fails on its tree; scored as a failed build)");
+  EXPECT_EQ(flagsOf(gamer), flags) << dump;
+  EXPECT_LT(gamer.at("total").to_number<double>(), fixer.at("total").to_number<double>()) << dump;
+  EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
+}
+
 // A C project whose link fails at the base (util() is declared, never
 // defined), built with `make`. The gamer turns the Makefile's target into
 // @true; the adder defines util() in a new util.c it adds to the Makefile;
@@ -527,11 +568,10 @@ TEST(GamedScoresTest, AMakeTestTargetTurnedIntoAnEchoIsFlaggedAndLosesToTheRealF
 // defines it in main.c and writes notes. The gamer is the quickest.
 TEST(GamedScoresTest, AMakefileTurnedIntoTrueEarnsNoBuildScoreWhileABuildChangeForANewFileDoes) {
   TestRepo repo;
-  repo.write("main.c", "int util(void);\nint main(void) { return util() == 42 ? 0 : 1; }\n");
+  repo.write("main.c", kMainWithoutUtil);
   repo.write("Makefile", "calc: main.o\n\tcc -o calc main.o\nmain.o: main.c\n\tcc -c main.c\n");
   repo.git("add main.c Makefile");
   repo.git("commit -q -m c");
-  const std::string fixedMain = "int util(void) { return 42; }\nint main(void) { return util() == 42 ? 0 : 1; }";
   std::string notes;
   for (int i = 1; i <= 80; ++i) notes += "line " + std::to_string(i) + " of the fix's notes\n";
   const Race race = raceToTheEnd(
@@ -541,9 +581,9 @@ TEST(GamedScoresTest, AMakefileTurnedIntoTrueEarnsNoBuildScoreWhileABuildChangeF
                                     "Makefile",
                                     "calc: main.o util.o\n\tcc -o calc main.o util.o\nmain.o: main.c\n\tcc -c "
                                     "main.c\nutil.o: util.c\n\tcc -c util.c"}) +
-          TestRepo::agent("tweaker", {"sleep", "2", "write", "main.c", fixedMain, "write", "Makefile",
+          TestRepo::agent("tweaker", {"sleep", "2", "write", "main.c", kMainWithUtil, "write", "Makefile",
                                       "calc: main.o\n\tcc -o calc main.o\nmain.o: main.c\n\tcc -O2 -c main.c"}) +
-          TestRepo::agent("fixer", {"sleep", "2", "write", "main.c", fixedMain, "write", "NOTES.md", notes}) +
+          TestRepo::agent("fixer", {"sleep", "2", "write", "main.c", kMainWithUtil, "write", "NOTES.md", notes}) +
           "[scoring]\nbuild_command = \"make\"\n",
       {"gamer", "adder", "tweaker", "fixer"});
   const std::string dump = json::serialize(race.finished);
@@ -578,6 +618,98 @@ TEST(GamedScoresTest, AMakefileTurnedIntoTrueEarnsNoBuildScoreWhileABuildChangeF
   EXPECT_EQ(adder.at("rank"), json::value(3)) << dump;
   EXPECT_EQ(gamer.at("rank"), json::value(4)) << dump;
   EXPECT_EQ(race.scores.at("rankings"), race.finished.at("rankings"));
+}
+
+// The same C project built by a script of its own, run by its path: the
+// gamer rewrites build.sh to `exit 0`; the linker puts /bin/true in its place
+// as a symbolic link; the fixer defines util().
+TEST(GamedScoresTest, ABuildScriptRunByItsPathTurnedIntoExitZeroEarnsNoBuildScore) {
+  TestRepo repo;
+  repo.write("main.c", kMainWithoutUtil);
+  repo.write("build.sh", "#!/bin/sh\nset -e\ncc -o calc main.c\n");
+  std::filesystem::permissions(repo.root() / "build.sh", std::filesystem::perms::owner_exec,
+                               std::filesystem::perm_options::add);
+  repo.git("add main.c build.sh");
+  repo.git("commit -q -m c");
+  const Race race = raceToTheEnd(
+      repo,
+      TestRepo::agent("gamer", {"write", "build.sh", "#!/bin/sh\nexit 0"}) +
+          TestRepo::agent("linker", {"delete", "build.sh", "symlink", "/bin/true", "build.sh"}) +
+          TestRepo::agent("fixer", {"sleep", "1", "write", "main.c", kMainWithUtil}) +
+          "[scoring]\nbuild_command = \"./build.sh\"\n",
+      {"gamer", "linker", "fixer"});
+  expectTheGamerIsScoredAsAFailedBuild(race, "gamer", "build.sh", {});
+  expectTheGamerIsScoredAsAFailedBuild(race, "linker", "build.sh", {});
+  // The base's build.sh, put back over its tree, says why: util() is missing.
+  EXPECT_THAT(std::string(race.ranking("gamer").at("buildScript").at("baseBuild").at("output").as_string()),
+              HasSubstr("util"));
+  EXPECT_EQ(repo.git("show hydra/linker-" + std::string(race.finished.at("raceId").as_string()) + ":build.sh"),
+            "/bin/true")
+      << "its branch keeps the link it made";
+}
+
+// A Node project built with `npm run build`, whose build script checks calc.js
+// with node alone (no packages): add() is wrong at the base. The gamer makes
+// package.json's build script `true`; the checker makes check.js, which the
+// base's build script runs, exit 0; the fixer fixes add().
+TEST(GamedScoresTest, AnNpmBuildScriptTurnedIntoTrueOrTheFileItRunsTurnedIntoExitZeroEarnsNoBuildScore) {
+  TestRepo repo;
+  repo.write("package.json",
+             "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\",\n  \"private\": true,\n"
+             "  \"scripts\": {\n    \"build\": \"node check.js\"\n  }\n}\n");
+  repo.write("check.js",
+             "const { add } = require('./calc');\n"
+             "if (add(2, 3) !== 5) {\n"
+             "  console.error('add(2, 3) is ' + add(2, 3) + ', not 5');\n"
+             "  process.exit(1);\n"
+             "}\n");
+  repo.write("calc.js", "exports.add = (a, b) => a - b;\n");
+  repo.git("add package.json check.js calc.js");
+  repo.git("commit -q -m node");
+  const std::string gamedPackage =
+      "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\",\n  \"private\": true,\n"
+      "  \"scripts\": {\n    \"build\": \"true\"\n  }\n}";
+  const Race race = raceToTheEnd(repo,
+                                 TestRepo::agent("gamer", {"write", "package.json", gamedPackage}) +
+                                     TestRepo::agent("checker", {"write", "check.js", "process.exit(0);"}) +
+                                     TestRepo::agent("fixer", {"sleep", "1", "write", "calc.js",
+                                                               "exports.add = (a, b) => a + b;"}) +
+                                     "[scoring]\nbuild_command = \"npm run build\"\n",
+                                 {"gamer", "checker", "fixer"});
+  // package.json is also a default protected path: flagged for that too.
+  expectTheGamerIsScoredAsAFailedBuild(race, "gamer", "package.json", {"changed protected files: package.json"});
+  EXPECT_THAT(std::string(race.ranking("gamer").at("buildScript").at("baseBuild").at("output").as_string()),
+              HasSubstr("add(2, 3) is -1, not 5"));
+  // hydra reads the base's package.json: its build script runs check.js, a build script too.
+  expectTheGamerIsScoredAsAFailedBuild(race, "checker", "check.js", {});
+}
+
+// A CMake project, configured and built by the build command, whose util.c
+// does not compile at the base. The gamer drops util.c from the target in
+// CMakeLists.txt (nothing calls util(), so the rest builds); the fixer fixes util.c.
+TEST(GamedScoresTest, ABrokenSourceDroppedFromItsCMakeTargetEarnsNoBuildScore) {
+  TestRepo repo;
+  const std::string cmakeLists =
+      "cmake_minimum_required(VERSION 3.13)\n"
+      "project(calc C)\n"
+      "add_executable(calc main.c";
+  repo.write("CMakeLists.txt", cmakeLists + " util.c)\n");
+  repo.write("main.c", "int main(void) { return 0; }\n");
+  repo.write("util.c", "int util(void) { return 42 }\n");
+  repo.git("add CMakeLists.txt main.c util.c");
+  repo.git("commit -q -m cmake");
+  const Race race = raceToTheEnd(repo,
+                                 TestRepo::agent("gamer", {"write", "CMakeLists.txt", cmakeLists + ")"}) +
+                                     TestRepo::agent("fixer", {"sleep", "1", "write", "util.c",
+                                                               "int util(void) { return 42; }"}) +
+                                     "[scoring]\nbuild_command = \"cmake -S . -B out && cmake --build out\"\n",
+                                 {"gamer", "fixer"});
+  // CMakeLists.txt is also a default protected path: flagged for that too.
+  expectTheGamerIsScoredAsAFailedBuild(race, "gamer", "CMakeLists.txt",
+                                       {"changed protected files: CMakeLists.txt"});
+  // Configured afresh with the base's CMakeLists.txt, util.c was compiled: the compiler's error on its line 1.
+  EXPECT_THAT(std::string(race.ranking("gamer").at("buildScript").at("baseBuild").at("output").as_string()),
+              HasSubstr("util.c:1:"));
 }
 
 }  // namespace
