@@ -14,6 +14,7 @@
 #include "core/guard/records.h"
 #include "hydra/version.h"
 #include "protocol/methods.h"
+#include "server/config_diagnostics.h"
 #include "server/rpc_errors.h"
 
 namespace hydra::server {
@@ -172,26 +173,6 @@ void HydraService::reportConfig(bool quietly) {
   });
 }
 
-namespace {
-
-// One LSP diagnostic at a 1-based line and column (0: unknown, the file's start).
-json::object diagnosticAt(int oneBasedLine, int oneBasedColumn, int severity, std::string message) {
-  // LSP positions are 0-based.
-  const int line = std::max(0, oneBasedLine - 1);
-  const int column = std::max(0, oneBasedColumn - 1);
-  json::object position{{"line", line}, {"character", column}};
-  json::object end{{"line", line}, {"character", oneBasedColumn > 0 ? column + 1 : 0}};
-  return json::object{{"range", json::object{{"start", position}, {"end", end}}},
-                      {"severity", severity},
-                      {"source", "hydra"},
-                      {"message", std::move(message)}};
-}
-
-constexpr int kSeverityError = 1;
-constexpr int kSeverityWarning = 2;
-
-}  // namespace
-
 void HydraService::tellConfigProblem(const std::optional<core::ConfigError>& error, bool quietly,
                                      const std::vector<core::ConfigWarning>& warnings) {
   // The diagnostics: on the file and position the error names, once per
@@ -203,12 +184,13 @@ void HydraService::tellConfigProblem(const std::optional<core::ConfigError>& err
     fs::path file = error->file();
     if (file.is_relative()) file = workspace().root() / file;
     uri = fileUriFromPath(file.lexically_normal());
-    diagnostics.push_back(diagnosticAt(error->line(), error->column(), kSeverityError,
-                                       error->message() + " (races cannot start until it is fixed)"));
+    diagnostics.push_back(configDiagnostic(file, error->line(), error->column(), kDiagnosticError,
+                                           error->message() + " (races cannot start until it is fixed)"));
   } else if (!warnings.empty()) {
-    uri = fileUriFromPath((workspace().root() / "hydra.toml").lexically_normal());
+    const fs::path file = (workspace().root() / "hydra.toml").lexically_normal();
+    uri = fileUriFromPath(file);
     for (const core::ConfigWarning& warning : warnings)
-      diagnostics.push_back(diagnosticAt(warning.line, warning.column, kSeverityWarning, warning.message));
+      diagnostics.push_back(configDiagnostic(file, warning.line, warning.column, kDiagnosticWarning, warning.message));
   }
   const std::string shown = uri + "\n" + json::serialize(diagnostics);
   if (shown != diagnosticsShown_) {

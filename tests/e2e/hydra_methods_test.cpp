@@ -830,6 +830,7 @@ TEST_F(HydraMethodsTest, HydraTomlProblemsAreDiagnosticsThatFollowTheFile) {
   ASSERT_EQ(broken.size(), 1u) << json::serialize(broken);
   // 0-based: the file's third line (writeConfig puts a line of its own first), column 25.
   EXPECT_EQ(broken[0].at("range").at("start"), json::parse(R"({"line":2,"character":24})"));
+  EXPECT_EQ(broken[0].at("range").at("end"), json::parse(R"({"line":2,"character":29})")) << "over \"two\"";
   EXPECT_EQ(broken[0].at("severity"), json::value(1));
   EXPECT_EQ(broken[0].at("source"), json::value("hydra"));
   EXPECT_THAT(str(broken[0].at("message")), HasSubstr("max_concurrent_agents"));
@@ -873,6 +874,7 @@ TEST_F(HydraMethodsTest, ATestCommandComparedByCountsOnlyIsAWarningDiagnostic) {
       std::count(written.begin(), written.begin() + static_cast<std::ptrdiff_t>(written.find("test_command")), '\n'));
   EXPECT_EQ(warned[0].at("range").at("start"),
             (json::value{{"line", keyLine}, {"character", 0}}));
+  EXPECT_EQ(warned[0].at("range").at("end"), (json::value{{"line", keyLine}, {"character", 12}})) << "over the key";
   // A warning is no broken file: no message pops up, and races still start.
   EXPECT_THAT(client().notifications("window/showMessage"), IsEmpty());
 
