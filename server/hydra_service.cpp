@@ -12,6 +12,7 @@
 
 #include "core/config/executor_choice.h"
 #include "core/guard/records.h"
+#include "core/util/text.h"
 #include "hydra/version.h"
 #include "protocol/methods.h"
 #include "server/config_diagnostics.h"
@@ -27,12 +28,6 @@ using protocol::ErrorCode;
 using protocol::RpcError;
 
 namespace {
-
-std::string firstLine(const std::string& text) {
-  std::string line = text.substr(0, text.find('\n'));
-  if (line.size() > 80) line = line.substr(0, 77) + "...";
-  return line;
-}
 
 std::string outcomeText(const core::RaceFinished& e) {
   if (e.stopReason) {
@@ -267,7 +262,7 @@ void HydraService::race(protocol::RaceParams params, Reply reply) {
         protocol::WorkDoneProgressBegin begin;
         begin.title = "Racing " + std::to_string(live.agents) + (live.agents == 1 ? " agent" : " agents");
         begin.cancellable = true;
-        begin.message = firstLine(race.task);
+        begin.message = core::firstLine(race.task, 80);
         begin.percentage = 0;
         live.progress =
             WorkDoneProgress::begin(*ctx_.dispatcher, token, ctx_.clientCreatesProgress, std::move(begin));
@@ -297,7 +292,7 @@ void HydraService::collab(protocol::CollabParams params, Reply reply) {
         protocol::WorkDoneProgressBegin begin;
         begin.title = "Collaborating: " + settings.builder + " builds, " + settings.reviewer + " reviews";
         begin.cancellable = true;
-        begin.message = firstLine(race.task);
+        begin.message = core::firstLine(race.task, 80);
         begin.percentage = 0;
         live.progress =
             WorkDoneProgress::begin(*ctx_.dispatcher, token, ctx_.clientCreatesProgress, std::move(begin));

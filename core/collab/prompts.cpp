@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/process/utf8.h"
+#include "core/util/text.h"
 
 namespace hydra::core::collab {
 
@@ -145,8 +146,7 @@ std::string firstLine(std::string_view text, std::size_t max) {
     if (a != std::string_view::npos) {
       line = line.substr(a);
       while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.remove_suffix(1);
-      if (line.size() > max) return makeValidUtf8(line.substr(0, max - 3)) + "...";
-      return std::string(line);
+      return clipped(line, max);
     }
     start = nl + 1;
   }

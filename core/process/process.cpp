@@ -23,6 +23,7 @@
 #include <string_view>
 #include <thread>
 
+#include "core/process/pidfd.h"
 #include "core/process/utf8.h"
 
 extern char** environ;
@@ -232,16 +233,6 @@ void reapFailedChild(pid_t pid) {
   ::kill(pid, SIGKILL);
   while (::waitpid(pid, nullptr, 0) == -1 && errno == EINTR) {
   }
-}
-
-int openPidfd(pid_t pid) {
-#ifdef SYS_pidfd_open
-  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-#else
-  (void)pid;
-  errno = ENOSYS;
-  return -1;
-#endif
 }
 
 // Sends SIGTERM (with a SIGCONT: a stopped member would keep SIGTERM pending

@@ -14,6 +14,8 @@
 #include <system_error>
 #include <thread>
 
+#include "core/process/pidfd.h"
+
 namespace hydra::core {
 
 using std::chrono::steady_clock;
@@ -37,16 +39,6 @@ std::string randomToken() {
     token += kHex[b & 0xF];
   }
   return token;
-}
-
-int openPidfd(pid_t pid) {
-#ifdef SYS_pidfd_open
-  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-#else
-  (void)pid;
-  errno = ENOSYS;
-  return -1;
-#endif
 }
 
 // Signals `process` if it is still the process that was seen (same pid and

@@ -7,21 +7,12 @@
 #include <thread>
 
 #include "core/run/worktree_setup.h"
+#include "core/util/text.h"
 
 namespace hydra::core {
 
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string firstLine(std::string_view text, std::size_t max = 72) {
-  std::string_view line = text.substr(0, text.find('\n'));
-  if (line.size() > max) return std::string(line.substr(0, max - 3)) + "...";
-  return std::string(line);
-}
-
-}  // namespace
 
 Race::Race(RaceContext context, RacePlan plan, Finished finished)
     : ctx_(std::move(context)), plan_(std::move(plan)), finished_(std::move(finished)) {
@@ -153,7 +144,7 @@ void Race::worktreesCreated(std::vector<Worktree> created, std::string error) {
     spec.binaryBase = plan_.repoRoot;
     spec.setupCommand = plan_.config->general.setupCommand;
     spec.resultLimits = {plan_.config->general.maxResultFiles, plan_.config->general.maxResultBytes};
-    spec.commitMessage = "hydra: " + plan.agentId + ": " + firstLine(started.task) + "\n\nRace " + id() +
+    spec.commitMessage = "hydra: " + plan.agentId + ": " + firstLine(started.task, 72) + "\n\nRace " + id() +
                          ", agent " + plan.agentId + " (" + config.adapter + ").\n\nTask:\n" + started.task + "\n";
     std::weak_ptr<Race> weak = shared_from_this();
     RunContext run = ctx_.run;
