@@ -1006,6 +1006,26 @@ struct CloseFd {
   ~CloseFd() { ::close(fd); }
 };
 
+// Runs `call`, a libgit2 call that writes into the object store, and throws
+// as check() does when it fails. A write the file system refused (a full
+// disk) leaves libgit2 without a message (its buffered file only notes that
+// the write failed), so the reason is then the errno the failed write left.
+// `what` is read only when the call failed.
+template <class Call>
+void storing(Call call, const std::string& what) {
+  errno = 0;
+  const int rc = call();
+  const int failure = errno;
+  if (rc >= 0) return;
+  if (git_error_last() == nullptr && failure != 0) {
+    throw GitError(rc, GIT_ERROR_OS, what + ": " + std::strerror(failure));
+  }
+  check(rc, what);
+}
+
+// ".../.git/objects", for errors about writing there.
+std::string objectStore(git_repository* repo) { return (git::commonDir(repo) / "objects").string(); }
+
 // Writes the file at `path` (relative to the worktree) into the object store
 // a megabyte at a time and stages it, so that git_index_add_all() finds it
 // up to date and leaves it alone. A file that a filter would change on its
@@ -1036,6 +1056,7 @@ void stageStreamed(git_repository* repo, git_index* index, const fs::path& root,
         "store " + path);
   // Freed unfinished (a cancel, an error), the stream removes its temporary file.
   const git::OdbStreamPtr stream(rawStream);
+  const std::string store = "store " + path + " in " + objectStore(repo);
   std::vector<char> buffer(std::size_t{1} << 20);
   for (;;) {
     if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw ResultCancelled();
@@ -1043,10 +1064,10 @@ void stageStreamed(git_repository* repo, git_index* index, const fs::path& root,
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw GitError(GIT_ERROR, GIT_ERROR_OS, "read " + path + ": " + std::strerror(errno));
     if (n == 0) break;
-    check(git_odb_stream_write(stream.get(), buffer.data(), static_cast<std::size_t>(n)), "store " + path);
+    storing([&] { return git_odb_stream_write(stream.get(), buffer.data(), static_cast<std::size_t>(n)); }, store);
   }
   git_oid id;
-  check(git_odb_stream_finalize_write(&id, stream.get()), "store " + path);
+  storing([&] { return git_odb_stream_finalize_write(&id, stream.get()); }, store);
   const git_index_entry entry = git::indexEntryFromStat(
       st, (st.st_mode & S_IXUSR) != 0 ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB, id, path.c_str());
   check(git_index_add(index, &entry), "stage " + path);
@@ -1083,14 +1104,18 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
   // not deleted: libgit2 1.5 does not tell the two apart, so both passes
   // leave such an entry alone unless the agent put a file there.
   // The same callback is where a cancel stops the staging, between files.
+  // It also notes the file being staged, which a failure (a full object
+  // store) is about: libgit2 does not name it.
   struct Sparse {
     git_index* index;
     fs::path root;
     const std::atomic<bool>* cancel;
-  } sparse{index.get(), worktree.path, cancel};
+    std::string staging;
+  } sparse{index.get(), worktree.path, cancel, {}};
   auto keepSkipped = [](const char* path, const char*, void* payload) -> int {
-    const auto& s = *static_cast<Sparse*>(payload);
+    auto& s = *static_cast<Sparse*>(payload);
     if (s.cancel != nullptr && s.cancel->load(std::memory_order_relaxed)) return GIT_EUSER;
+    s.staging = path;
     const git_index_entry* entry = git_index_get_bypath(s.index, path, 0);
     if (entry == nullptr || (entry->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) == 0) return 0;
     return pathExists(s.root / path) ? 0 : 1;
@@ -1098,18 +1123,27 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
   // add_all picks up new and modified files (skipping ignored ones);
   // update_all drops the entries of deleted files. Together: `git add -A`.
   for (const std::string& path : streamed) stageStreamed(repo.get(), index.get(), worktree.path, path, cancel);
-  const auto staged = [&](int rc, const std::string& what) {
-    if (rc == GIT_EUSER) throw ResultCancelled();
-    check(rc, what);
+  const std::string store = " into " + objectStore(repo.get());
+  std::string what;
+  const auto staged = [&](const auto& call) {
+    storing(
+        [&] {
+          const int rc = call();
+          if (rc == GIT_EUSER) throw ResultCancelled();
+          what = sparse.staging.empty() ? "stage files in " + inQuotes(worktree.name) + store
+                                        : "stage " + sparse.staging + store;
+          return rc;
+        },
+        what);
   };
-  staged(git_index_add_all(index.get(), nullptr, GIT_INDEX_ADD_DEFAULT, keepSkipped, &sparse),
-         "stage files in " + inQuotes(worktree.name));
-  staged(git_index_update_all(index.get(), nullptr, keepSkipped, &sparse),
-         "stage deletions in " + inQuotes(worktree.name));
-  check(git_index_write(index.get()), "write the index of " + inQuotes(worktree.name));
+  staged([&] { return git_index_add_all(index.get(), nullptr, GIT_INDEX_ADD_DEFAULT, keepSkipped, &sparse); });
+  sparse.staging.clear();
+  staged([&] { return git_index_update_all(index.get(), nullptr, keepSkipped, &sparse); });
+  storing([&] { return git_index_write(index.get()); }, "write the index of " + inQuotes(worktree.name));
 
   git_oid treeId;
-  check(git_index_write_tree(&treeId, index.get()), "write tree for " + inQuotes(worktree.name));
+  storing([&] { return git_index_write_tree(&treeId, index.get()); },
+          "write tree for " + inQuotes(worktree.name) + store);
   git::CommitPtr parent = git::lookupCommit(repo.get(), git::resolveCommit(repo.get(), "HEAD"));
   if (git_oid_equal(&treeId, git_commit_tree_id(parent.get()))) return std::nullopt;
 
@@ -1119,9 +1153,12 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
   git::SignaturePtr hydra = git::makeSignature(kAuthorName, kAuthorEmail);
   const git_commit* parents[] = {parent.get()};
   git_oid commitId;
-  check(git_commit_create(&commitId, repo.get(), refName(worktree.branch).c_str(), hydra.get(),
-                          hydra.get(), nullptr, message.c_str(), tree.get(), 1, parents),
-        "commit in worktree " + inQuotes(worktree.name));
+  storing(
+      [&] {
+        return git_commit_create(&commitId, repo.get(), refName(worktree.branch).c_str(), hydra.get(), hydra.get(),
+                                 nullptr, message.c_str(), tree.get(), 1, parents);
+      },
+      "commit in worktree " + inQuotes(worktree.name) + store);
   return git::toHex(commitId);
 }
 

@@ -802,6 +802,8 @@ void AgentRun::commitAndFinish(AgentFinished finished) {
       }
       if (!commitError.empty()) {
         spdlog::error("race {}: committing {}'s work failed: {}", finished.raceId, finished.agentId, commitError);
+        // Its work is not on its branch: whatever the agent did, the result is lost.
+        if (finished.status == AgentStatus::Completed) finished.status = AgentStatus::Failed;
         if (!finished.error) finished.error = "committing its work failed: " + commitError;
       }
       self->finish(std::move(finished));

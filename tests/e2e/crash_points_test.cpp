@@ -1,21 +1,26 @@
 // hydra killed with SIGKILL at moments spread over the commands other than a
 // race, with the real binary: a merge, a cleanup that returns worktrees to
-// the warm pool, a collaboration and an evaluation. After each kill, and
-// after the next command that starts work recovers, every record parses and
-// says what happened, nothing is leaked, and the user's branch is either
-// fully merged or untouched (docs/reliability.md, "Crash points").
+// the warm pool, a collaboration and an evaluation (`hydra eval run`). After
+// each kill, and after the next command that starts work recovers, every
+// record parses and says what happened, nothing is leaked, the user's branch
+// is either fully merged or untouched, and an evaluation's report keeps the
+// samples finished before the kill, which `--resume` completes
+// (docs/reliability.md, "Fault matrix: full disks, crashes").
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -278,6 +283,113 @@ TEST(CollabCrashTest, EveryKillOfACollaborationIsRecoveredAsInterruptedAndLeaksN
     expectNothingLeaked(repo);
     expectNoGitLock(repo);
     EXPECT_EQ(checkoutSnapshot(repo), snapshot) << "the user's checkout changed";
+  }
+}
+
+// ---- evaluation ----------------------------------------------------------------
+
+constexpr int kEvalKills = 6;
+
+TEST(EvalCrashTest, EveryKillOfAnEvaluationKeepsItsFinishedSamplesAndLeaksNothing) {
+  TestRepo repo;
+  // Two agents, one that fixes add() and one that does not; each sample is a
+  // race of its own with a build and pytest, then a verification. The noter
+  // works for 2 s, so that kills land while it runs and leave it for
+  // recovery to end.
+  const fs::path fixer = repo.script("fixer.sh", "sleep 0.2\nprintf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) + " > calc.py\n");
+  const fs::path noter = repo.script("noter.sh", "sleep 2\necho '# looked' >> calc.py\n");
+  repo.writeConfig(TestRepo::scoring() + TestRepo::commandAgent("fixer", fixer) + TestRepo::commandAgent("noter", noter));
+  repo.git("add hydra.toml");
+  repo.git("commit -qm config");
+  const fs::path evals = repo.scratch() / "evals";
+  fs::create_directories(evals);
+  std::ofstream(evals / "set.toml") << "[eval]\nname = \"crash\"\nagents = [\"fixer\", \"noter\"]\nsamples = 2\n"
+                                       "pass_k = [1]\nmax_concurrent_agents = 2\n\n[[cases]]\nid = \"add\"\n"
+                                       "task = \"Fix add() in calc.py\"\n"
+                                       "verify_command = \"/usr/bin/python3 -m pytest -q -p no:cacheprovider test_calc.py\"\n";
+  constexpr std::size_t kSamples = 4;  // 1 case x 2 agents x 2 samples
+  const fs::path report = repo.scratch() / "report.json";
+  const auto snapshot = checkoutSnapshot(repo);
+  const std::vector<std::string> run = {"eval", "run", (evals / "set.toml").string(), "--out", report.string()};
+  const auto evalTime = timed(repo.root(), run);
+  std::cout << "[ measured ] the evaluation of " << kSamples << " samples alone took " << evalTime.count() << " ms\n";
+  ASSERT_EQ(json::parse(readFile(report)).at("samples").as_array().size(), kSamples);
+  ASSERT_EQ(hydraIn(repo.root(), "cleanup").code, 0);
+
+  std::map<std::size_t, int> landed;  // samples kept by a kill -> how many kills
+  for (const auto delay : spread(evalTime, kEvalKills)) {
+    SCOPED_TRACE("kill after " + std::to_string(delay.count()) + " ms");
+    fs::remove(report);
+    std::set<std::string> racesBefore;
+    for (const auto& e : fs::directory_iterator(repo.root() / ".hydra" / "races")) racesBefore.insert(e.path().filename());
+    killAfter(repo.root(), run, delay);
+    const std::size_t orphans = processesIn(repo.root() / ".hydra-workspaces").size();
+    EXPECT_EQ(unreadableRecords(repo.root() / ".hydra"), "");
+
+    // The report says what the kill left: the samples finished before it,
+    // whole, and no end (a run that ended has its finishedAt).
+    json::array kept;
+    if (fs::exists(report)) {
+      json::value written;
+      ASSERT_NO_THROW(written = json::parse(readFile(report))) << readFile(report);
+      kept = written.at("samples").as_array();
+      if (kept.size() < kSamples) {
+        EXPECT_FALSE(written.as_object().contains("finishedAt")) << json::serialize(written);
+      }
+      for (const auto& s : kept) {
+        EXPECT_EQ(s.at("status"), "completed") << json::serialize(s);
+      }
+    }
+    ++landed[kept.size()];
+    std::cout << "[ measured ] evaluation killed after " << delay.count() << " ms: " << kept.size() << " of " << kSamples
+              << " samples kept" << (fs::exists(report) ? "" : " (no report yet)") << ", " << orphans
+              << " process(es) of it left running\n";
+
+    // A command that only reads answers; the next that starts work recovers.
+    const CommandRun status = hydraIn(repo.root(), "status");
+    EXPECT_EQ(status.code, 0) << status.out;
+    const CommandRun cleanup = hydraIn(repo.root(), "cleanup");
+    ASSERT_EQ(cleanup.code, 0) << cleanup.out;
+    // Ended by the kill or by recovery, not by running out: well within the noter's 2 s.
+    EXPECT_TRUE(eventually([&] { return processesIn(repo.root() / ".hydra-workspaces").empty(); }, 1s))
+        << "still running after the cleanup: " << processesIn(repo.root() / ".hydra-workspaces").size();
+    EXPECT_EQ(unreadableRecords(repo.root() / ".hydra"), "");
+    for (const auto& e : fs::directory_iterator(repo.root() / ".hydra" / "races")) {
+      if (racesBefore.contains(e.path().filename())) continue;
+      EXPECT_TRUE(fs::exists(e.path() / "race.json")) << "left without a record: " << e.path();
+      if (!fs::exists(e.path() / "race.json")) continue;
+      const json::object record = repo.raceRecord(e.path().filename().string());
+      EXPECT_EQ(record.at("kind"), "sample") << json::serialize(record);
+      EXPECT_THAT(std::string(record.at("status").as_string()), ::testing::AnyOf("interrupted", "completed"))
+          << json::serialize(record);
+      for (const auto& a : record.at("agents").as_array()) {
+        EXPECT_THAT(std::string(a.at("status").as_string()), Not(::testing::AnyOf("running", "queued")))
+            << json::serialize(record);
+      }
+    }
+    expectNothingLeaked(repo);
+    expectNoGitLock(repo);
+    EXPECT_EQ(checkoutSnapshot(repo), snapshot) << "the user's checkout changed";
+
+    // Resumed, the run ends with every sample, those kept as they were.
+    if (fs::exists(report)) {
+      HydraProcess resumed({"eval", "run", (evals / "set.toml").string(), "--resume", report.string()}, repo.root(),
+                           {"PYTHONDONTWRITEBYTECODE=1"});
+      ASSERT_EQ(resumed.waitExit(180s), std::optional<int>(0)) << resumed.stderrText();
+      const json::value after = json::parse(readFile(report));
+      ASSERT_EQ(after.at("samples").as_array().size(), kSamples) << json::serialize(after);
+      EXPECT_TRUE(after.as_object().contains("finishedAt"));
+      for (const auto& s : kept) {
+        EXPECT_NE(std::find(after.at("samples").as_array().begin(), after.at("samples").as_array().end(), s),
+                  after.at("samples").as_array().end())
+            << "a sample finished before the kill was not kept: " << json::serialize(s);
+      }
+      ASSERT_EQ(hydraIn(repo.root(), "cleanup").code, 0);
+      expectNothingLeaked(repo);
+    }
+  }
+  for (const auto& [samples, count] : landed) {
+    std::cout << "[ measured ] " << count << " evaluation kill(s) kept " << samples << " sample(s)\n";
   }
 }
 

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -324,6 +325,102 @@ TEST_F(FullDiskTest, ACheckoutThatFillsTheWorkspaceFailsTheAgentNamingThePath) {
   EXPECT_EQ(cleanup.code, 0) << cleanup.out;
   expectNothingLeaked(repo_);
   EXPECT_TRUE(fs::is_empty(repo_.root() / ".hydra-workspaces"));
+}
+
+// Files under the object store that are not whole objects: libgit2's
+// temporary files (tmp_object_git2_*, *.lock) and loose objects that git
+// cannot read back.
+std::string brokenObjects(const TestRepo& repo) {
+  std::string out;
+  const fs::path objects = repo.root() / ".git" / "objects";
+  for (const auto& e : fs::recursive_directory_iterator(objects)) {
+    if (!e.is_regular_file()) continue;
+    const fs::path rel = e.path().lexically_relative(objects);
+    const std::string dir = rel.begin()->string();
+    if (dir == "pack" || dir == "info") continue;
+    const std::string id = dir + rel.filename().string();
+    if (id.size() != 40 || id.find_first_not_of("0123456789abcdef") != std::string::npos ||
+        runShell("git -C " + shellQuote(repo.root().string()) + " cat-file -e " + id).code != 0) {
+      out += rel.string() + " (" + std::to_string(e.file_size()) + " bytes)\n";
+    }
+  }
+  return out;
+}
+
+// The repository's object store is on a 512 KiB tmpfs: one agent's result
+// is bigger than what is left, so committing it fails; the agent beside it
+// writes a small fix later, which still fits once the failed object is gone.
+// `bigBytes` of random data (incompressible, so its blob is as big as the
+// file); `whereItFails` is what the big agent's error names beside the store.
+void fillTheObjectStore(TestRepo& repo, int bigBytes, const std::string& whereItFails) {
+  const fs::path big = repo.script("big.sh", "head -c " + std::to_string(bigBytes) + " /dev/urandom > big.bin\n");
+  repo.writeConfig(TestRepo::scoring() + TestRepo::commandAgent("big", big) +
+                   TestRepo::agent("fixer", {"sleep", "1.5", "write", "calc.py", TestRepo::fixedCalc()}));
+  repo.git("add hydra.toml");
+  repo.git("commit -qm config");
+  repo.git("config gc.auto 0");
+  // The objects so far, moved onto the tmpfs.
+  const fs::path objects = repo.root() / ".git" / "objects";
+  const fs::path aside = repo.root() / ".git" / "objects.aside";
+  fs::rename(objects, aside);
+  auto disk = Mount::tmpfs(objects, "512k");
+  sh("cp -a " + shellQuote(aside.string()) + "/. " + shellQuote(objects.string()));
+  fs::remove_all(aside);
+
+  const SplitRun full = hydraSplit(repo, "race 'Fix add() in calc.py' --agents big,fixer --json");
+  EXPECT_LT(full.code, 128) << "hydra crashed\n" << full.err;
+  const std::string id = onlyNewRace(repo, "");
+  ASSERT_FALSE(id.empty()) << full.err;
+  expectEveryRecordParses(repo.root() / ".hydra");
+  const json::object record = repo.raceRecord(id);
+  EXPECT_EQ(record.at("status"), "completed") << json::serialize(record);
+  std::map<std::string, json::object> agents;
+  for (const auto& a : record.at("agents").as_array()) agents[std::string(a.at("agentId").as_string())] = a.as_object();
+  ASSERT_TRUE(agents.contains("big") && agents.contains("fixer")) << json::serialize(record);
+
+  // The big result: failed, saying where and why, nothing committed.
+  const json::object& failed = agents.at("big");
+  EXPECT_EQ(failed.at("status"), "failed") << json::serialize(failed);
+  ASSERT_TRUE(failed.contains("error")) << json::serialize(failed);
+  const std::string error(failed.at("error").as_string());
+  EXPECT_THAT(error, HasSubstr("committing its work failed: "));
+  EXPECT_THAT(error, HasSubstr(whereItFails + " " + objects.string() + ": "));
+  EXPECT_THAT(error, ::testing::EndsWith("No space left on device"));
+  EXPECT_FALSE(failed.contains("commit")) << json::serialize(failed);
+  std::cout << "[ measured ] " << bigBytes << " bytes into a full object store: " << error << "\n";
+
+  // The small fix beside it was committed, checked and scored.
+  const json::object& fixer = agents.at("fixer");
+  EXPECT_EQ(fixer.at("status"), "completed") << json::serialize(fixer);
+  EXPECT_TRUE(fixer.contains("commit")) << json::serialize(fixer);
+  const json::object printed = json::parse(full.out).as_object();
+  ASSERT_TRUE(printed.at("scores").is_object()) << full.out.substr(0, 2000);
+  bool scored = false;
+  for (const auto& r : printed.at("scores").at("rankings").as_array()) {
+    if (r.at("agentId") != "fixer") continue;
+    scored = true;
+    EXPECT_GT(r.at("total").to_number<double>(), 0) << json::serialize(r);
+  }
+  EXPECT_TRUE(scored) << full.out.substr(0, 3000);
+
+  // No half-written object is left on the store: every file there is a whole object.
+  EXPECT_EQ(brokenObjects(repo), "");
+  EXPECT_EQ(runShell("git -C " + shellQuote(repo.root().string()) + " fsck --no-dangling").code, 0);
+
+  const CommandRun cleanup = hydraIn(repo.root(), "cleanup");
+  EXPECT_EQ(cleanup.code, 0) << cleanup.out;
+  expectNothingLeaked(repo);
+  expectEveryRecordParses(repo.root() / ".hydra");
+}
+
+// Over 1 MiB: hydra streams the file into the store itself, a megabyte at a time.
+TEST_F(FullDiskTest, AStreamedFileThatFillsTheObjectStoreFailsThatAgentAndTheOtherIsScored) {
+  fillTheObjectStore(repo_, 3000000, "store big.bin in");
+}
+
+// Under 1 MiB: libgit2 stores it while staging the worktree.
+TEST_F(FullDiskTest, AStagedFileThatFillsTheObjectStoreFailsThatAgentAndTheOtherIsScored) {
+  fillTheObjectStore(repo_, 1000000, "stage big.bin into");
 }
 
 // .hydra mounted read-only: a race refuses at once, naming the path; the

@@ -404,6 +404,24 @@ TEST_F(AgentRunTest, ARunWithoutACommitMessageLeavesItsCheckoutAsItIs) {
   EXPECT_TRUE(fs::exists(checkout.path / "notes.txt"));
 }
 
+// An agent that ran to its end but whose work could not be committed (here
+// its worktree left its branch; a full object store alike) has no result:
+// it is failed, saying why, not completed without a commit.
+TEST_F(AgentRunTest, AResultThatCannotBeCommittedFailsTheAgent) {
+  auto s = spec("mover", kScriptedAgent.string(), {"write", "out.txt", "done"});
+  TempRepo::gitIn(s.checkout.path, "checkout -q -b elsewhere");
+  const Worktree checkout = s.checkout;
+  start(std::move(s));
+  ASSERT_TRUE(runUntil([&] { return !results.empty(); }));
+  const AgentFinished& f = results.at(0);
+  EXPECT_EQ(f.status, AgentStatus::Failed);
+  EXPECT_FALSE(f.commit);
+  ASSERT_TRUE(f.error);
+  EXPECT_THAT(*f.error, ::testing::HasSubstr("committing its work failed: "));
+  EXPECT_THAT(*f.error, ::testing::HasSubstr("not on its branch"));
+  EXPECT_EQ(repo.git("rev-parse " + checkout.branch), repo.git("rev-parse HEAD"));
+}
+
 TEST_F(AgentRunTest, TheAdaptersSummaryGivesUsageWarningsAndTheFinalMessage) {
   fs::path stream = fs::path(HYDRA_SOURCE_DIR) / "tests" / "core" / "adapter" / "fixtures" /
                     "claude.permission-denied.edited.jsonl";
