@@ -608,12 +608,15 @@ void HydraService::startEval(std::shared_ptr<core::eval::EvalRunner> runner,
                                                         std::to_string(done) + " solved"});
           e.progress.reset();
         }
-        notify(method::kEvalFinished, json::object{{"evalId", id},
-                                                   {"status", status},
-                                                   {"report", e.report.string()},
-                                                   {"done", done},
-                                                   {"total", total},
-                                                   {"solved", solved}});
+        json::object params{{"evalId", id}, {"status", status}, {"report", e.report.string()},
+                            {"done", done},  {"total", total},   {"solved", solved}};
+        if (auto failure = e.runner->recordFailure()) {
+          params["recordIncomplete"] = *failure;
+          showMessage(protocol::MessageType::Warning,
+                      "Evaluation " + id + " could not be recorded in full: " + *failure +
+                          ". The report on disk is the last one written whole.");
+        }
+        notify(method::kEvalFinished, params);
       });
 }
 
@@ -797,7 +800,16 @@ void HydraService::onEvent(core::RaceEvent& event) {
           workspace_->whenRecorded([this, alive = alive_, finished = e] {
             if (!*alive || stopped_) return;
             output_->flushRace(finished.raceId);
-            notify(method::kRaceFinished, core::toJson(core::RaceEventBody(finished)));
+            json::value params = core::toJson(core::RaceEventBody(finished));
+            // What finished is whole in this notification; what is on disk
+            // is not (a full disk, a read-only .hydra): say so, naming the file.
+            if (auto failure = workspace_->recordFailure(finished.raceId)) {
+              params.as_object()["recordIncomplete"] = *failure;
+              showMessage(protocol::MessageType::Warning,
+                          "The record of race " + finished.raceId + " could not be written in full: " + *failure +
+                              ". The results shown are whole; on disk is the last record written whole.");
+            }
+            notify(method::kRaceFinished, params);
             auto it = live_.find(finished.raceId);
             if (it == live_.end()) return;
             if (it->second.progress) it->second.progress->end(protocol::WorkDoneProgressEnd{outcomeText(finished)});

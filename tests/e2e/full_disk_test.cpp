@@ -20,6 +20,7 @@
 #include <string>
 
 #include "tests/e2e/cli_run.h"
+#include "tests/e2e/rpc_client.h"
 #include "tests/e2e/test_repo.h"
 
 namespace hydra::test {
@@ -200,6 +201,44 @@ TEST_F(FullDiskTest, ALogThatFillsHydraSaysWhichFileAndLeavesEveryRecordWhole) {
 
 // A collaboration whose builder floods its log until .hydra is full: like a
 // race, `hydra collab` prints its result whole and fails, naming the file.
+// The same through `hydra serve`: the editor hears the results whole in
+// hydra/raceFinished, with recordIncomplete naming the file, and a warning.
+TEST_F(FullDiskTest, AnEditorIsToldWhenARaceCouldNotBeRecordedInFull) {
+  const fs::path flooder = repo_.script(
+      "flooder.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
+                        " > calc.py\nyes 'flooding the log with one line after another, until the disk is full' | head -c 3000000\n");
+  repo_.writeConfig(TestRepo::scoring() + fixer_ + TestRepo::commandAgent("flooder", flooder));
+  const fs::path hydraDir = repo_.root() / ".hydra";
+  auto disk = Mount::tmpfs(hydraDir, "512k");
+
+  RpcClient client(repo_.root());
+  client.initialize(repo_.uri());
+  const json::value started = client.call(
+      "hydra/race", json::object{{"task", "Fix add() in calc.py"}, {"agents", json::array{"fixer", "flooder"}}});
+  const std::string id(started.at("raceId").as_string());
+  const std::size_t at = client.waitFor("hydra/raceFinished", id, 0, std::chrono::seconds(240));
+  const json::object& finished = client.notifications().at(at).at("params").as_object();
+  const std::string raceDir = (hydraDir / "races" / id).string();
+  // The results are whole: both agents ranked.
+  EXPECT_EQ(finished.at("status"), "completed") << json::serialize(finished);
+  EXPECT_EQ(finished.at("rankings").as_array().size(), 2u) << json::serialize(finished);
+  ASSERT_TRUE(finished.contains("recordIncomplete")) << json::serialize(finished);
+  EXPECT_THAT(std::string(finished.at("recordIncomplete").as_string()),
+              HasSubstr("cannot append to " + raceDir + "/flooder.log: No space left on device"));
+  bool warned = false;
+  for (const json::object& m : client.notifications("window/showMessage")) {
+    const std::string message(m.at("params").at("message").as_string());
+    if (message.find("The record of race " + id + " could not be written in full") == std::string::npos) continue;
+    warned = true;
+    EXPECT_EQ(m.at("params").at("type"), json::value(2)) << message;
+    EXPECT_THAT(message, HasSubstr("No space left on device"));
+  }
+  EXPECT_TRUE(warned) << "no window/showMessage about the record";
+  client.process().closeStdin();
+  EXPECT_TRUE(client.process().waitExit(std::chrono::seconds(30)).has_value());
+  expectEveryRecordParses(hydraDir);
+}
+
 TEST_F(FullDiskTest, ACollaborationThatFillsHydraFailsNamingTheFile) {
   const fs::path builder = repo_.script(
       "builder.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
