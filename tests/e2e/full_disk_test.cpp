@@ -137,6 +137,17 @@ class FullDiskTest : public ::testing::Test {
     return std::string(jsonOf(first).at("race").at("id").as_string());
   }
 
+  // hydra.toml with the fixer and a flooder, which fixes calc.py and then
+  // prints 3 MB: more than the 512 KiB tmpfs mounted at `hydraDir` holds.
+  std::unique_ptr<Mount> floodOnASmallDisk(const fs::path& hydraDir) {
+    const fs::path flooder = repo_.script(
+        "flooder.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
+                          " > calc.py\nyes 'flooding the log with one line after another, until the disk is full' | "
+                          "head -c 3000000\n");
+    repo_.writeConfig(TestRepo::scoring() + fixer_ + TestRepo::commandAgent("flooder", flooder));
+    return Mount::tmpfs(hydraDir, "512k");
+  }
+
   std::string recordFiles(const std::string& id) const {
     const fs::path dir = repo_.root() / ".hydra" / "races" / id;
     return readFile(dir / "race.json") + readFile(dir / "scores.json");
@@ -149,12 +160,8 @@ class FullDiskTest : public ::testing::Test {
 // An agent floods its log until the tmpfs that holds .hydra is full: its log,
 // then the race's record, events and scores fail to be written.
 TEST_F(FullDiskTest, ALogThatFillsHydraSaysWhichFileAndLeavesEveryRecordWhole) {
-  const fs::path flooder = repo_.script(
-      "flooder.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
-                        " > calc.py\nyes 'flooding the log with one line after another, until the disk is full' | head -c 3000000\n");
-  repo_.writeConfig(TestRepo::scoring() + fixer_ + TestRepo::commandAgent("flooder", flooder));
   const fs::path hydraDir = repo_.root() / ".hydra";
-  auto disk = Mount::tmpfs(hydraDir, "512k");
+  auto disk = floodOnASmallDisk(hydraDir);
 
   const std::string before = firstRace();
   const std::string beforeFiles = recordFiles(before);
@@ -199,17 +206,11 @@ TEST_F(FullDiskTest, ALogThatFillsHydraSaysWhichFileAndLeavesEveryRecordWhole) {
   expectNothingLeaked(repo_);
 }
 
-// A collaboration whose builder floods its log until .hydra is full: like a
-// race, `hydra collab` prints its result whole and fails, naming the file.
 // The same through `hydra serve`: the editor hears the results whole in
 // hydra/raceFinished, with recordIncomplete naming the file, and a warning.
 TEST_F(FullDiskTest, AnEditorIsToldWhenARaceCouldNotBeRecordedInFull) {
-  const fs::path flooder = repo_.script(
-      "flooder.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
-                        " > calc.py\nyes 'flooding the log with one line after another, until the disk is full' | head -c 3000000\n");
-  repo_.writeConfig(TestRepo::scoring() + fixer_ + TestRepo::commandAgent("flooder", flooder));
   const fs::path hydraDir = repo_.root() / ".hydra";
-  auto disk = Mount::tmpfs(hydraDir, "512k");
+  auto disk = floodOnASmallDisk(hydraDir);
 
   RpcClient client(repo_.root());
   client.initialize(repo_.uri());
@@ -239,6 +240,8 @@ TEST_F(FullDiskTest, AnEditorIsToldWhenARaceCouldNotBeRecordedInFull) {
   expectEveryRecordParses(hydraDir);
 }
 
+// A collaboration whose builder floods its log until .hydra is full: like a
+// race, `hydra collab` prints its result whole and fails, naming the file.
 TEST_F(FullDiskTest, ACollaborationThatFillsHydraFailsNamingTheFile) {
   const fs::path builder = repo_.script(
       "builder.sh", "printf '%s\\n' " + shellQuote(TestRepo::fixedCalc()) +
