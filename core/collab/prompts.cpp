@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "core/process/utf8.h"
+#include "core/util/utf8.h"
 #include "core/util/text.h"
 
 namespace hydra::core::collab {

@@ -18,7 +18,7 @@
 #include "core/executor/command.h"
 #include "core/executor/job_files.h"
 #include "core/process/line_splitter.h"
-#include "core/process/utf8.h"
+#include "core/util/utf8.h"
 
 namespace hydra::core {
 

@@ -24,7 +24,7 @@
 #include <thread>
 
 #include "core/process/pidfd.h"
-#include "core/process/utf8.h"
+#include "core/util/utf8.h"
 
 extern char** environ;
 

@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/guard/worktree_link.h"
-#include "core/process/utf8.h"
+#include "core/util/utf8.h"
 #include "core/sandbox/net_jail.h"
 #include "core/sandbox/network.h"
 #include "core/sandbox/sandboxed.h"

@@ -36,7 +36,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/process/utf8.h"
+#include "core/util/utf8.h"
 #include "core/scoring/parsers.h"
 
 namespace hydra::core::scoring {

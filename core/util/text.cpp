@@ -1,6 +1,6 @@
 #include "core/util/text.h"
 
-#include "core/process/utf8.h"
+#include "core/util/utf8.h"
 
 namespace hydra::core {
 

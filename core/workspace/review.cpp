@@ -9,7 +9,7 @@
 
 #include "core/collab/iterations.h"
 #include "core/merge/diff.h"
-#include "core/process/utf8.h"
+#include "core/util/utf8.h"
 #include "core/util/base64.h"
 #include "core/util/paths.h"
 #include "core/workspace/workspace.h"

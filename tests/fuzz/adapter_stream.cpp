@@ -21,7 +21,7 @@
 #include "core/adapter/adapter.h"
 #include "core/adapter/builtin.h"
 #include "core/process/line_splitter.h"
-#include "core/process/utf8.h"
+#include "core/util/utf8.h"
 #include "core/race/record.h"
 #include "protocol/message.h"
 #include "server/output_coalescer.h"

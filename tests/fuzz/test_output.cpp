@@ -17,7 +17,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/process/utf8.h"
+#include "core/util/utf8.h"
 #include "core/scoring/parsers.h"
 #include "core/scoring/scores.h"
 #include "tests/fuzz/fuzz_checks.h"

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/process/utf8.h"
+#include "core/util/utf8.h"
 
 namespace hydra::core {
 namespace {

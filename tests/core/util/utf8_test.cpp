@@ -1,4 +1,4 @@
-#include "core/process/utf8.h"
+#include "core/util/utf8.h"
 
 #include <gtest/gtest.h>
 
