@@ -341,23 +341,41 @@ std::string ineligibility(AgentStatus status, const DiffStats& diff, bool escape
 
 namespace {
 
-// The verdict `cases` give `name`, also where one run named a test executable
-// whole and the other named the cases inside it (`ctest -V`: an executable
-// that crashed before its framework printed a verdict is named alone,
-// "misc_tests"; one that ran prints "misc_tests::case" for each case). A case
-// takes its executable's verdict; an executable takes its cases' together:
-// failed if one failed, else passed if one passed, else skipped.
-std::optional<TestOutcome> verdictIn(const std::map<std::string, TestOutcome>& cases, const std::string& name) {
+// Where the whole a test belongs to ends in its name, for the runners that
+// name a whole alone when it could not run its tests: ctest -V
+// ("misc_tests::case" in "misc_tests", an executable that crashed before its
+// framework printed a verdict) and go test ("example.com/calc.TestAdd/sub" in
+// "example.com/calc", a package that failed to build: its tests begin with an
+// upper-case letter, its import path's dots do not). npos for a whole.
+std::size_t wholeEnd(std::string_view name, bool go) {
+  if (const std::size_t sep = name.find("::"); sep != std::string_view::npos) return sep;
+  if (!go) return std::string_view::npos;
+  for (std::size_t dot = name.find('.'); dot != std::string_view::npos; dot = name.find('.', dot + 1)) {
+    if (dot + 1 < name.size() && name[dot + 1] >= 'A' && name[dot + 1] <= 'Z') return dot;
+  }
+  return std::string_view::npos;
+}
+
+// The verdict `cases` give `name`, also where one run named a whole (a test
+// executable, a Go package) and the other the tests inside it (wholeEnd). A
+// test takes its whole's verdict; a whole takes its tests' together: failed if
+// one failed, else passed if one passed, else skipped.
+std::optional<TestOutcome> verdictIn(const std::map<std::string, TestOutcome>& cases, const std::string& name,
+                                     bool go) {
   if (const auto it = cases.find(name); it != cases.end()) return it->second;
-  if (const std::size_t sep = name.find("::"); sep != std::string::npos) {
-    if (const auto whole = cases.find(name.substr(0, sep)); whole != cases.end()) return whole->second;
+  if (const std::size_t end = wholeEnd(name, go); end != std::string::npos) {
+    if (const auto whole = cases.find(name.substr(0, end)); whole != cases.end()) return whole->second;
     return std::nullopt;
   }
-  const std::string prefix = name + "::";
   std::optional<TestOutcome> together;
-  for (auto it = cases.lower_bound(prefix); it != cases.end() && it->first.starts_with(prefix); ++it) {
-    if (it->second == TestOutcome::Failed) return TestOutcome::Failed;
-    if (it->second == TestOutcome::Passed || !together) together = it->second;
+  for (const std::string& separator : {std::string("::"), std::string(go ? "." : "")}) {
+    if (separator.empty()) continue;
+    const std::string prefix = name + separator;
+    for (auto it = cases.lower_bound(prefix); it != cases.end() && it->first.starts_with(prefix); ++it) {
+      if (wholeEnd(it->first, go) != name.size()) continue;  // "calc.v2.TestX" is not in "calc"
+      if (it->second == TestOutcome::Failed) return TestOutcome::Failed;
+      if (it->second == TestOutcome::Passed || !together) together = it->second;
+    }
   }
   return together;
 }
@@ -367,9 +385,10 @@ std::optional<TestOutcome> verdictIn(const std::map<std::string, TestOutcome>& c
 std::optional<TestChanges> compareTests(const CheckResult& base, const CheckResult& agent) {
   if (!namesEveryVerdict(base) || !namesEveryVerdict(agent)) return std::nullopt;
   TestChanges changes;
+  const bool go = base.format == "go" || agent.format == "go";
   for (const auto& [name, before] : base.testCases) {
     if (before == TestOutcome::Skipped) continue;
-    const auto now = verdictIn(agent.testCases, name);
+    const auto now = verdictIn(agent.testCases, name, go);
     if (!now) {
       changes.removed.push_back(name);
     } else if (*now == TestOutcome::Skipped) {

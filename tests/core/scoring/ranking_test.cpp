@@ -530,6 +530,51 @@ TEST(TestChangesTest, AnExecutableNamedWholeOnOneSideIsItsCasesOnTheOther) {
   EXPECT_THAT(changes->removed, ::testing::IsEmpty());
 }
 
+// go test names a package that failed to build by its import path alone:
+// the fixer that makes it build has its tests named inside it, not removed.
+TEST(TestChangesTest, AGoPackageNamedWholeOnOneSideIsItsTestsOnTheOther) {
+  CheckResult base;
+  base.format = "go";
+  base.tests = TestCounts{1, 1, 0};
+  base.testCases = {{"example.com/calc", TestOutcome::Failed}, {"example.com/util.TestTrim", TestOutcome::Passed}};
+  CheckResult fixed = base;
+  fixed.tests = TestCounts{3, 0, 0};
+  fixed.testCases = {{"example.com/calc.TestAdd", TestOutcome::Passed},
+                     {"example.com/calc.TestSub/negative", TestOutcome::Passed},
+                     {"example.com/util.TestTrim", TestOutcome::Passed}};
+  auto changes = compareTests(base, fixed);
+  ASSERT_TRUE(changes);
+  EXPECT_THAT(changes->fixed, ::testing::ElementsAre("example.com/calc"));
+  EXPECT_THAT(changes->removed, ::testing::IsEmpty());
+
+  // Tests of another package whose path starts alike are not the package's.
+  CheckResult elsewhere = fixed;
+  elsewhere.testCases = {{"example.com/calc.v2.TestAdd", TestOutcome::Passed},
+                         {"example.com/calculator.TestAdd", TestOutcome::Passed},
+                         {"example.com/util.TestTrim", TestOutcome::Passed}};
+  changes = compareTests(base, elsewhere);
+  ASSERT_TRUE(changes);
+  EXPECT_THAT(changes->removed, ::testing::ElementsAre("example.com/calc"));
+
+  // The other way round: the package no longer builds, its tests take its verdict.
+  changes = compareTests(fixed, base);
+  ASSERT_TRUE(changes);
+  EXPECT_THAT(changes->broken, ::testing::ElementsAre("example.com/calc.TestAdd", "example.com/calc.TestSub/negative"));
+  EXPECT_THAT(changes->removed, ::testing::IsEmpty());
+
+  // Only go test's names are cut at a dot: a pytest id is not a package.
+  CheckResult pytestBase;
+  pytestBase.format = "pytest";
+  pytestBase.tests = TestCounts{0, 1, 0};
+  pytestBase.testCases = {{"calc", TestOutcome::Failed}};
+  CheckResult pytestNow = pytestBase;
+  pytestNow.tests = TestCounts{1, 0, 0};
+  pytestNow.testCases = {{"calc.Test", TestOutcome::Passed}};
+  changes = compareTests(pytestBase, pytestNow);
+  ASSERT_TRUE(changes);
+  EXPECT_THAT(changes->removed, ::testing::ElementsAre("calc"));
+}
+
 TEST(FlagsTest, AFlaggedAgentNeverOutranksAnUnflaggedOneOnSpeedOrDiffSizeAlone) {
   const ScoringConfig config = allCommands();
   // Same build, tests and lint; the flagged one is faster and changed less.
