@@ -314,6 +314,36 @@ async function raceScenario() {
     `Compare Agents opens a diff of the fixer's lib.sh (left) and the breaker's (right): ${compared.original} ↔ ${compared.modified}`);
     await wb.shot('compare-agents');
 
+    // Show All Changes from the fixer's context menu: every file it changed at once, in VS Code's changes
+    // editor; CHANGELOG.md, which it added, with nothing on the left.
+    const changesEditor = page.locator('.part.editor .editor-group-container.active .editor-container').first();
+    const changesText = async () => plain(await changesEditor.innerText());
+    await wb.contextMenu(agentRow, 'Show All Changes');
+    const allTab = await wb.waitActiveTab(/All changes \(base ↔ fixer\)/, 'the changes editor of the fixer');
+    const allText = await waitFor(async () => {
+      const t = await changesText();
+      return /CHANGELOG\.md/.test(t) && /lib\.sh/.test(t) && /\$1 \+ \$2/.test(t) && /add\(\) adds/.test(t) ? t : undefined;
+    }, 20000, 'both files of the fixer in the changes editor').catch(changesText);
+    check(/CHANGELOG\.md/.test(allText) && /lib\.sh/.test(allText) && /\$1 \+ \$2/.test(allText) && /add\(\) adds/.test(allText),
+      `Show All Changes opens "${allTab}" with both files the fixer changed, lib.sh's fix and the added CHANGELOG.md: ${
+        allText.replace(/\s+/g, ' ').slice(0, 300)}`);
+    await page.mouse.move(900, 450); // the row's tooltip would cover the editor in the screenshot
+    await wb.shot('all-changes');
+    // Compare All Changes from the race's context menu: the first agent, then the only other one; the
+    // fixer (the winner) on the left. The breaker did not write CHANGELOG.md: only the fixer's side has it.
+    await wb.contextMenu(raceRow, 'Compare All Changes of Two Agents');
+    await wb.pick('breaker');
+    const bothTab = await wb.waitActiveTab(/All changes \(fixer ↔ breaker\)/, 'the changes editor of both agents');
+    const bothText = await waitFor(async () => {
+      const t = await changesText();
+      return /CHANGELOG\.md/.test(t) && /lib\.sh/.test(t) && /\$1 \+ \$2/.test(t) && /^fi$/m.test(t) ? t : undefined;
+    }, 20000, 'both agents\' files in the changes editor').catch(changesText);
+    check(/CHANGELOG\.md/.test(bothText) && /lib\.sh/.test(bothText) && /\$1 \+ \$2/.test(bothText) && /^fi$/m.test(bothText),
+      `Compare All Changes opens "${bothTab}": every file either changed, the fixer's lib.sh beside the breaker's: ${
+        bothText.replace(/\s+/g, ' ').slice(0, 300)}`);
+    await page.mouse.move(900, 450);
+    await wb.shot('compare-all-changes');
+
     // The inline buttons of each row.
     await wb.inline(raceRow, 'Show Scoreboard');
     const board = await wb.waitActiveTab(new RegExp(`Hydra scoreboard ${raceId}`), 'the scoreboard tab');
