@@ -390,6 +390,19 @@ async function raceScenario() {
         bothText.replace(/\s+/g, ' ').slice(0, 300)}`);
     await page.mouse.move(900, 450);
     await wb.shot('compare-all-changes');
+    // Take This Change in the changes editor, the cursor on the breaker's "fi" (its side, the right): as in a
+    // two-agent diff, the take names the breaker's change before it takes anything; Cancel takes nothing.
+    const libBefore = fs.readFileSync(path.join(repo, 'lib.sh'), 'utf8');
+    const fiLine = changesEditor.locator('.editor.modified .view-line', { hasText: /^\s*fi\s*$/ }).first();
+    await fiLine.waitFor({ timeout: 20000 });
+    await fiLine.click();
+    await wb.palette('Hydra: Take This Change');
+    const takeAsk = await wb.dialog();
+    check(/Take breaker's change at lines? [0-9-]+ into lib\.sh\?/.test(takeAsk.text) && takeAsk.buttons.includes("Take breaker's change"),
+      `Take This Change in Compare All Changes names whose change it takes first: ${takeAsk.text}`);
+    await wb.shot('take-in-all-changes');
+    await takeAsk.press('Cancel');
+    check(fs.readFileSync(path.join(repo, 'lib.sh'), 'utf8') === libBefore, 'Cancel took nothing into lib.sh');
 
     // The inline buttons of each row.
     await wb.inline(raceRow, 'Show Scoreboard');
