@@ -2,7 +2,9 @@
 // file are documents of the `hydra:` scheme, served from hydra/diff (git's
 // objects, never a worktree that may still change), so they are read-only.
 // "Show Diff" puts the base on the left and the agent's version on the
-// right; "Compare Agents" two agents' versions side by side.
+// right; "Compare Agents" two agents' versions side by side. "Show All
+// Changes" and "Compare All Changes" show every file of either at once, in
+// VS Code's changes editor (changeList.ts says what goes on each side).
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
@@ -10,6 +12,7 @@ import { byRank, describeServerError, raceIsActive, visibleControls } from './fo
 import { ensureRankings, pickAgent, pickRace, resolveAgent, resultsOf, targetOf } from './pick';
 import { isCollab } from './collabModel';
 import type { ShownDocument } from './takeSource';
+import { agentChangeList, type ChangeEntry, comparisonChangeList, type FileVersion } from './changeList';
 
 export const SCHEME = 'hydra';
 
@@ -102,55 +105,114 @@ async function changesOf(session: HydraSession, raceId: string, agentId: string)
   }
 }
 
+const versionUri = (raceId: string, v: FileVersion | undefined) => v && contentUri(raceId, v.agentId, v.path, v.side, v.owner);
+
 /**
- * Two agents' versions of a file side by side: a race, two of its agents
- * (a collaboration's: two of its iterations), then one of the files either
- * changed. An agent that did not change the file shows the base's version of it.
- * The agents are offered, and shown left to right, by rank.
+ * Opens `entries` in VS Code's changes editor (vscode.changes, VS Code 1.85
+ * and later). False when this VS Code has none: the caller falls back to one
+ * file at a time.
  */
-async function compareAgents(session: HydraSession, arg: unknown): Promise<void> {
+async function openChanges(title: string, raceId: string, entries: ChangeEntry[]): Promise<boolean> {
+  // Each file as [what names it, its left side, its right side]; a side it does not exist on is undefined.
+  const resources = entries.flatMap((e) => {
+    const original = versionUri(raceId, e.original);
+    const modified = versionUri(raceId, e.modified);
+    const named = modified ?? original;
+    return named ? [[named, original, modified]] : [];
+  });
+  try {
+    await vscode.commands.executeCommand('vscode.changes', title, resources);
+    return true;
+  } catch (error) {
+    if (/not found/i.test(String((error as Error)?.message ?? error))) return false;
+    throw error;
+  }
+}
+
+const NO_CHANGES_EDITOR = 'this VS Code has no changes editor (VS Code 1.85 or later has one): one file at a time instead.';
+
+/** Every file an agent changed, at once: the base on the left, its version on the right. */
+async function showAllChanges(session: HydraSession, arg: unknown): Promise<void> {
+  const chosen = await resolveAgent(session, arg, 'show all changes of', true);
+  if (!chosen) return;
+  const { race, agent } = chosen;
+  const files = await changesOf(session, race.raceId, agent.agentId);
+  if (!files) return;
+  if (files.length === 0) {
+    void vscode.window.showInformationMessage(`Hydra: ${agent.agentId} changed no file.`);
+    return;
+  }
+  if (await openChanges(`All changes (base ↔ ${agent.agentId})`, race.raceId, agentChangeList(agent.agentId, files))) return;
+  void vscode.window.showInformationMessage(`Hydra: ${NO_CHANGES_EDITOR}`);
+  await showDiff(session, { raceId: race.raceId, agentId: agent.agentId });
+}
+
+/**
+ * Two agents to compare: a race, two of its agents (a collaboration's: two
+ * of its iterations), offered by rank, and the files each changed. `a` is
+ * the better ranked: the left side, as the scoreboard lists them.
+ */
+async function pickComparison(session: HydraSession, arg: unknown)
+  : Promise<{ raceId: string; a: string; b: string; changedByA: proto.FileChange[]; changedByB: proto.FileChange[] } | undefined> {
   const target = targetOf(arg);
   const race = (target ? session.store.get(target.raceId) : undefined) ?? await pickRace(session, 'The race whose agents to compare',
     (r) => !raceIsActive(r.state) && resultsOf(r).length >= 2, 'no finished race has two agents to compare');
-  if (!race) return;
+  if (!race) return undefined;
   const agents = resultsOf(race);
   if (agents.length < 2) {
     void vscode.window.showInformationMessage(isCollab(race)
       ? `Hydra: collaboration ${race.raceId} has ${agents.length === 0 ? 'no iteration' : 'one iteration'}: nothing to compare.`
       : `Hydra: race ${race.raceId} has one agent: nothing to compare it with.`);
-    return;
+    return undefined;
   }
   const first = agents.find((a) => a.agentId === target?.agentId) ?? await pickAgent(session, race, 'The first agent to compare', agents);
-  if (!first) return;
+  if (!first) return undefined;
   const second = await pickAgent(session, race, `The agent to compare with ${first.agentId}`,
     agents.filter((a) => a.agentId !== first.agentId));
-  if (!second) return;
-  // The better ranked on the left, as the scoreboard lists them.
+  if (!second) return undefined;
   await ensureRankings(session, race);
   const [a, b] = byRank([first, second], (id) => session.store.rankingOf(race.raceId, id)?.rank).map((x) => x.agentId);
   const [changedByA, changedByB] = await Promise.all([changesOf(session, race.raceId, a), changesOf(session, race.raceId, b)]);
-  if (!changedByA || !changedByB) return;
-  const paths = [...new Set([...changedByA, ...changedByB].map((f) => f.path))].sort();
-  if (paths.length === 0) {
+  if (!changedByA || !changedByB) return undefined;
+  if (changedByA.length === 0 && changedByB.length === 0) {
     void vscode.window.showInformationMessage(`Hydra: neither ${a} nor ${b} changed a file.`);
-    return;
+    return undefined;
+  }
+  return { raceId: race.raceId, a, b, changedByA, changedByB };
+}
+
+/**
+ * Two agents' versions side by side: of one of the files either changed
+ * (`all` false: Compare Agents), or of all of them at once (Compare All
+ * Changes). An agent that did not change a file shows the base's version of it.
+ */
+async function compareAgents(session: HydraSession, arg: unknown, all: boolean): Promise<void> {
+  const picked = await pickComparison(session, arg);
+  if (!picked) return;
+  const { raceId, a, b, changedByA, changedByB } = picked;
+  const entries = comparisonChangeList(a, changedByA, b, changedByB);
+  if (all) {
+    if (await openChanges(`All changes (${a} ↔ ${b})`, raceId, entries)) return;
+    void vscode.window.showInformationMessage(`Hydra: ${NO_CHANGES_EDITOR}`);
   }
   const who = (p: string) => [a, b].filter((_, i) => [changedByA, changedByB][i].some((f) => f.path === p));
-  const path = paths.length === 1 ? paths[0] : (await vscode.window.showQuickPick(
-    paths.map((p) => ({ label: visibleControls(p), path: p, description: `changed by ${who(p).join(' and ')}` })),
-    { placeHolder: `A file ${a} or ${b} changed`, matchOnDescription: true }))?.path;
-  if (!path) return;
-  const version = (agentId: string, other: string, changes: proto.FileChange[]) => changes.some((f) => f.path === path)
-    ? contentUri(race.raceId, agentId, path, 'agent')
-    : contentUri(race.raceId, other, path, 'base', agentId);
-  await vscode.commands.executeCommand('vscode.diff', version(a, b, changedByA), version(b, a, changedByB), `${visibleControls(path)} (${a} ↔ ${b})`,
-    { preview: true });
+  const entry = entries.length === 1 ? entries[0] : (await vscode.window.showQuickPick(
+    entries.map((e) => ({ label: visibleControls(e.path), entry: e, description: `changed by ${who(e.path).join(' and ')}` })),
+    { placeHolder: `A file ${a} or ${b} changed`, matchOnDescription: true }))?.entry;
+  if (!entry) return;
+  // A side without the file is shown empty: the base's version of it, which hydra serves as nothing.
+  const side = (v: FileVersion | undefined, agentId: string, other: string) =>
+    versionUri(raceId, v) ?? contentUri(raceId, other, entry.path, 'base', agentId);
+  await vscode.commands.executeCommand('vscode.diff', side(entry.original, a, b), side(entry.modified, b, a),
+    `${visibleControls(entry.path)} (${a} ↔ ${b})`, { preview: true });
 }
 
 export function activate(context: vscode.ExtensionContext, session: HydraSession): void {
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, new AgentContentProvider(session)),
     vscode.commands.registerCommand('hydra.showDiff', (arg?: unknown) => showDiff(session, arg)),
-    vscode.commands.registerCommand('hydra.compareAgents', (arg?: unknown) => compareAgents(session, arg)),
+    vscode.commands.registerCommand('hydra.compareAgents', (arg?: unknown) => compareAgents(session, arg, false)),
+    vscode.commands.registerCommand('hydra.showAllChanges', (arg?: unknown) => showAllChanges(session, arg)),
+    vscode.commands.registerCommand('hydra.compareAllChanges', (arg?: unknown) => compareAgents(session, arg, true)),
   );
 }

@@ -7,6 +7,7 @@ import * as diff from './diff';
 import * as evaluation from './eval';
 import * as merge from './merge';
 import * as output from './output';
+import * as outputTerminals from './outputTerminals';
 import * as races from './races';
 import * as scoreboard from './scoreboard';
 import * as statusBar from './statusBar';
@@ -19,7 +20,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const log = vscode.window.createOutputChannel('Hydra');
   session = new HydraSession(log);
   context.subscriptions.push(log, session);
-  for (const feature of [races, collab, view, output, diff, take, merge, scoreboard, evaluation, statusBar, diagnostics]) feature.activate(context, session);
+  for (const feature of [races, collab, view, output, outputTerminals, diff, take, merge, scoreboard, evaluation, statusBar, diagnostics]) feature.activate(context, session);
 
   const s = session;
   context.subscriptions.push(

@@ -466,6 +466,16 @@ export function visibleControls(text: string): string {
   });
 }
 
+/**
+ * An agent's text for a terminal (outputTerminals.ts): every control
+ * character made visible (visibleControls: an escape sequence drives
+ * nothing, a carriage return rewrites no line), then each line ended with
+ * \r\n, as a terminal needs to start the next line at its left edge.
+ */
+export function terminalText(text: string): string {
+  return visibleControls(text).replace(/\n/g, '\r\n');
+}
+
 /** Escapes text for HTML element content and attribute values; control characters are made visible. */
 export function escapeHtml(text: string): string {
   return visibleControls(text)

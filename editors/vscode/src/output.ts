@@ -3,21 +3,21 @@
 // (an older race, or one from before a restart) it holds a transcript of what
 // hydra stored (hydra/agentEvents), and when notifications left lines out it
 // reloads the full log. "Show Agent Raw Log" shows hydra/log as printed.
+// What is loaded, and how, is agentText.ts': the terminals of "Show All
+// Agents' Output" (outputTerminals.ts) load the same.
 import * as vscode from 'vscode';
 import * as proto from './protocol';
 import type { HydraSession } from './session';
-import { finishedDetails, finishedNote, outputText, transcriptText, visibleControls } from './format';
+import { visibleControls } from './format';
 import { resolveAgent } from './pick';
-
-const LOG_PAGE = 256 * 1024;
-const EVENTS_PAGE = 1000;
+import { type AgentTextSink, loadLog, loadTranscript, writeFinished, writeOutput } from './agentText';
 
 /**
  * An output channel that shows an agent's text as text: every control
  * character it printed is made visible (format.ts, visibleControls), so a
  * sequence meant for a terminal shows as what it is and drives nothing.
  */
-class AgentChannel implements vscode.Disposable {
+class AgentChannel implements AgentTextSink, vscode.Disposable {
   constructor(private readonly channel: vscode.OutputChannel) {}
   append(text: string): void { this.channel.append(visibleControls(text)); }
   appendLine(text: string): void { this.channel.appendLine(visibleControls(text)); }
@@ -36,15 +36,12 @@ class AgentOutputs implements vscode.Disposable {
 
   append(p: proto.AgentOutputParams): void {
     const key = `${p.raceId}/${p.agentId}`;
-    this.channel(this.channels, p.raceId, p.agentId).append(outputText(p));
+    writeOutput(this.channel(this.channels, p.raceId, p.agentId), p);
     if (p.droppedLines) this.incomplete.add(key);
   }
 
   finished(p: proto.AgentFinishedParams): void {
-    const channel = this.channel(this.channels, p.raceId, p.agentId);
-    channel.appendLine(finishedNote(p.agentId, p.status, p.exitCode, p.error));
-    for (const line of finishedDetails(p)) channel.appendLine(line);
-    for (const escape of p.escapes ?? []) channel.appendLine(`[hydra: outside its worktree: ${escape}]`);
+    writeFinished(this.channel(this.channels, p.raceId, p.agentId), p);
   }
 
   async show(raceId: string, agentId: string): Promise<void> {
@@ -52,7 +49,7 @@ class AgentOutputs implements vscode.Disposable {
     const known = this.channels.has(key);
     const channel = this.channel(this.channels, raceId, agentId);
     if (!known) {
-      if (!(await this.loadTranscript(channel, raceId, agentId))) {
+      if (!(await loadTranscript(this.session, channel, raceId, agentId))) {
         // hydra could not say (its error is shown): the next show asks again.
         this.channels.delete(key);
         channel.dispose();
@@ -60,7 +57,7 @@ class AgentOutputs implements vscode.Disposable {
       }
     } else if (this.incomplete.has(key)) {
       channel.clear();
-      await this.loadLog(channel, raceId, agentId);
+      await loadLog(this.session, channel, raceId, agentId);
       this.incomplete.delete(key);
     }
     channel.show(true);
@@ -70,7 +67,7 @@ class AgentOutputs implements vscode.Disposable {
   async showRaw(raceId: string, agentId: string): Promise<void> {
     const channel = this.channel(this.rawLogs, raceId, agentId, ' raw log');
     channel.clear();
-    await this.loadLog(channel, raceId, agentId);
+    await loadLog(this.session, channel, raceId, agentId);
     channel.show(true);
   }
 
@@ -87,57 +84,6 @@ class AgentOutputs implements vscode.Disposable {
     }
     return channel;
   }
-
-  /**
-   * What hydra stored of an agent this window did not watch: its events as a
-   * transcript, then how it ended. An agent whose adapter reads nothing of
-   * its output (a plain command) stored no event worth a line: its log is
-   * all there is.
-   * False when hydra did not answer.
-   */
-  private async loadTranscript(channel: AgentChannel, raceId: string, agentId: string): Promise<boolean> {
-    const events: proto.AgentEvent[] = [];
-    let offset: number | undefined = 0;
-    while (offset !== undefined) {
-      const page: proto.AgentEventsResult | undefined =
-        await this.session.request(proto.agentEvents, { raceId, agentId, offset, limit: EVENTS_PAGE });
-      if (!page) return false;
-      events.push(...page.events);
-      offset = page.nextOffset !== undefined && page.nextOffset > offset ? page.nextOffset : undefined;
-    }
-    const transcript = transcriptText(events);
-    if (transcript !== '') {
-      channel.appendLine(`[hydra: ${agentId} in race ${raceId}, as hydra recorded it; Hydra: Show Agent Raw Log has its output as printed]`);
-      channel.append(transcript);
-    } else {
-      await this.loadLog(channel, raceId, agentId);
-    }
-    const agent = this.session.store.get(raceId)?.agents.find((a) => a.agentId === agentId);
-    if (agent && agent.state !== 'queued' && agent.state !== 'running') {
-      channel.appendLine(finishedNote(agentId, agent.state, agent.exitCode, agent.error));
-      const summarised = events.flatMap((e) => (e.kind === 'summary' ? e.warnings ?? [] : []));
-      for (const line of finishedDetails(agent, transcript !== '' ? summarised : [])) channel.appendLine(line);
-    }
-    return true;
-  }
-
-  /** The agent's whole stdout, a page at a time, then its stderr. */
-  private async loadLog(channel: AgentChannel, raceId: string, agentId: string): Promise<void> {
-    for (const stream of ['stdout', 'stderr'] as const) {
-      let offset = 0;
-      for (;;) {
-        const page = await this.session.request(proto.log, { raceId, agentId, offset, limit: LOG_PAGE, stream });
-        if (!page) return;
-        if (page.data) channel.append(stream === 'stderr' ? prefixLines(page.data, '[stderr] ') : page.data);
-        if (page.nextOffset >= page.totalSize || page.nextOffset === offset) break;
-        offset = page.nextOffset;
-      }
-    }
-  }
-}
-
-function prefixLines(text: string, prefix: string): string {
-  return text.replace(/^(?=.)/gm, prefix);
 }
 
 export function activate(context: vscode.ExtensionContext, session: HydraSession): void {

@@ -76,6 +76,7 @@ class Scoreboards implements vscode.Disposable {
       if (typeof message.agentId !== 'string') return;
       if (message.type === 'merge') await confirmAndMerge(this.session, raceId, message.agentId);
       if (message.type === 'diff') await vscode.commands.executeCommand('hydra.showDiff', { raceId, agentId: message.agentId });
+      if (message.type === 'allChanges') await vscode.commands.executeCommand('hydra.showAllChanges', { raceId, agentId: message.agentId });
     });
     return board;
   }

@@ -126,6 +126,7 @@ ${bars}
 ${checks}
 ${renderStderr(notes.stderrTail)}  <div class="actions">
 ${cannotWin || merged ? '' : renderMergeButton(r.agentId, isWinner)}    <button class="diff secondary" data-agent="${escapeHtml(r.agentId)}">Show Diff</button>
+    <button class="all-changes secondary" data-agent="${escapeHtml(r.agentId)}" title="Every file ${escapeHtml(r.agentId)} changed, in one editor">All Changes</button>
   </div>
 </section>`;
 }
@@ -301,5 +302,8 @@ for (const button of document.querySelectorAll('button.merge')) {
 }
 for (const button of document.querySelectorAll('button.diff')) {
   button.addEventListener('click', () => vscode.postMessage({ type: 'diff', agentId: button.dataset.agent }));
+}
+for (const button of document.querySelectorAll('button.all-changes')) {
+  button.addEventListener('click', () => vscode.postMessage({ type: 'allChanges', agentId: button.dataset.agent }));
 }
 `;

@@ -47,6 +47,13 @@ function otherSide(uri: vscode.Uri): ShownDocument | undefined {
     if (same(input.modified)) return parseContentUri(input.original);
     if (same(input.original)) return parseContentUri(input.modified);
   }
+  // In the changes editor (Show All Changes, Compare All Changes) no tab is the file's diff: its two
+  // sides are the visible editors of the same race's same file.
+  const shown = parseContentUri(uri);
+  for (const editor of vscode.window.visibleTextEditors) {
+    const other = parseContentUri(editor.document.uri);
+    if (other && !same(editor.document.uri) && other.raceId === shown?.raceId && other.path === shown.path) return other;
+  }
   return undefined;
 }
 

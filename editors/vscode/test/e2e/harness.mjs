@@ -145,6 +145,10 @@ export class Workbench {
     await input.waitFor({ state: 'visible', timeout: 15000 });
     await input.fill(`>${title}`);
     await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
+    // A command used recently is listed first when the text matches it too ("Show Agent Output" matches
+    // "Show All Agents' Output"): down to the row of this one.
+    const focused = this.page.locator('.quick-input-list .monaco-list-row.focused').first();
+    for (let i = 0; i < 20 && !(await focused.innerText().catch(() => '')).includes(title); i++) await this.page.keyboard.press('ArrowDown');
     await this.page.keyboard.press('Enter');
   }
 
@@ -301,7 +305,7 @@ export class Workbench {
    * `diagnostics` (vscode.languages.getDiagnostics(), by file path: each
    * {line, character, endLine, severity, source, message}, 0-based) and
    * `activeTab` ({kind: 'diff', label, original, modified, originalText,
-   * modifiedText} for a diff editor).
+   * modifiedText} for a diff editor) and `terminals` (the open terminals' names).
    */
   probe() {
     if (!fs.existsSync(this.probeFile)) throw new Error('the probe extension has written nothing (is HYDRA_PROBE_VSIX set?)');

@@ -4,11 +4,14 @@
 // two sides), which the browser cannot see.
 //  1. race: a throwaway git repository with two scripted agents; a race
 //     started from the empty view's welcome button; then what the user sees
-//     is checked: the agent pick, the agents' output channels, the scoreboard
+//     is checked: the agent pick, the agents' output channels and their
+//     terminals side by side (opened as the race starts, then again from what
+//     hydra stored), the scoreboard
 //     (against hydra/scores asked directly), the breaker's build error as a
 //     diagnostic on its worktree's file, the view's rows and each of their
 //     inline buttons (diffs, output, scoreboard, merges, with a warning for
-//     the agent that lost, cancels), Compare Agents, the race shown as
+//     the agent that lost, cancels), Compare Agents, Show All Changes and
+//     Compare All Changes in the changes editor, the race shown as
 //     merged everywhere once merged (and its findings gone), a race every
 //     agent fails, races cancelled, the view's title buttons (Start Race,
 //     Show Race History, Clean Up), Clean Up Race, and a broken hydra.toml
@@ -142,7 +145,10 @@ async function raceScenario() {
     agentDelaySeconds: 3,
     extraAgents: [{ name: 'sleeper', mode: 'fix', delaySeconds: 60 }, { name: 'dozer', mode: 'fix', delaySeconds: 60 }],
   });
-  const settings = { 'hydra.serverPath': hydra, 'hydra.defaultAgents': ['fixer', 'breaker'], 'hydra.logLevel': 'debug' };
+  // The terminals' text in the DOM (not drawn on a canvas), where the test reads it.
+  const settings = {
+    'hydra.serverPath': hydra, 'hydra.defaultAgents': ['fixer', 'breaker'], 'hydra.logLevel': 'debug', 'terminal.integrated.gpuAcceleration': 'off',
+  };
   let wb;
   let rpc;
   try {
@@ -236,6 +242,47 @@ async function raceScenario() {
     check(/Merge fixer, the winner, into main\?/.test(ask.text) && git(repo, 'rev-parse', 'HEAD') === headAtScore,
       `the scoreboard's Merge button shows the dry run, and Cancel changes nothing: ${ask.text}`);
 
+    // Every agent's output at once: a terminal per agent, opened as each started (hydra.showAllOutputsOnRaceStart
+    // is on by default), named in full, filled live; Show All Agents' Output brings them forward.
+    const agentTerminals = () => (wb.probe().terminals ?? []).filter((n) => n.startsWith('hydra: ')).sort();
+    const terminalNamed = (names) => names.length === 2 && names.every((n, i) => {
+      const m = /^hydra: (\S+) \((\S+)\)$/.exec(n);
+      return m && m[1] === ['breaker', 'fixer'][i] && m[2].length >= 8 && raceId.startsWith(m[2]);
+    });
+    const liveNames = await waitFor(() => terminalNamed(agentTerminals()) && agentTerminals(), 20000, 'a terminal per agent')
+      .catch(agentTerminals);
+    check(terminalNamed(liveNames), `a terminal per agent opened as the race started, named in full: ${liveNames.join(', ')}`);
+    const terminalTexts = () => page.locator('.part.panel .xterm-rows').evaluateAll((els) => els.map((e) => e.innerText)).then((ts) => ts.map(plain));
+    const bothShown = async (finished) => {
+      const texts = await terminalTexts();
+      const fixer = texts.find((t) => /fix: fixed add\(\) in lib\.sh/.test(t));
+      const breaker = texts.find((t) => /break: rewriting lib\.sh from scratch/.test(t));
+      return texts.length === 2 && fixer && breaker && finished.test(fixer) && /\[stderr\] fix: a remark on stderr/.test(fixer) ? texts : undefined;
+    };
+    await wb.palette("Hydra: Show All Agents' Output");
+    await wb.pick(raceId);
+    const liveTexts = await waitFor(() => bothShown(/\[hydra: fixer completed, exit code 0\]/), 20000, 'both agents\' output in their terminals')
+      .catch(terminalTexts);
+    check(Boolean(await bothShown(/\[hydra: fixer completed, exit code 0\]/)),
+      `both agents' terminals show at once, side by side, each its agent's output and how it ended: ${
+        liveTexts.map((t) => t.replace(/\s+/g, ' ').slice(0, 160)).join(' | ')}`);
+    await wb.shot('all-outputs-live');
+    // Closed, then opened again from the race's context menu: filled from what hydra stored.
+    await wb.palette('Terminal: Kill All Terminals');
+    await waitFor(() => agentTerminals().length === 0, 20000, 'the terminals to close');
+    sidebar = await wb.hydraView();
+    const racedRow = sidebar.locator('.monaco-list-row', { hasText: 'Make add() add its arguments' }).first();
+    await wb.contextMenu(racedRow, "Show All Agents' Output");
+    const storedNames = await waitFor(() => terminalNamed(agentTerminals()) && agentTerminals(), 20000, 'the terminals again')
+      .catch(agentTerminals);
+    const storedTexts = await waitFor(() => bothShown(/\[hydra: fixer completed/), 20000, 'the stored output in the terminals')
+      .catch(terminalTexts);
+    check(terminalNamed(storedNames) && Boolean(await bothShown(/\[hydra: fixer completed/)),
+      `Show All Agents' Output on a finished race fills each agent's terminal with what hydra stored: ${storedNames.join(', ')}: ${
+        storedTexts.map((t) => t.replace(/\s+/g, ' ').slice(0, 160)).join(' | ')}`);
+    await page.mouse.move(900, 300);
+    await wb.shot('all-outputs-stored');
+
     // The breaker's build error (build.sh prints it as compilers do: lib.sh:3:1: error: ...) is a
     // diagnostic on lib.sh in the breaker's worktree, as vscode.languages.getDiagnostics() says.
     const { races: [scored] } = await rpc.request('hydra/status', { raceId });
@@ -313,6 +360,49 @@ async function raceScenario() {
       compared.originalText !== compared.modifiedText,
     `Compare Agents opens a diff of the fixer's lib.sh (left) and the breaker's (right): ${compared.original} ↔ ${compared.modified}`);
     await wb.shot('compare-agents');
+
+    // Show All Changes from the fixer's context menu: every file it changed at once, in VS Code's changes
+    // editor; CHANGELOG.md, which it added, with nothing on the left.
+    const changesEditor = page.locator('.part.editor .editor-group-container.active .editor-container').first();
+    const changesText = async () => plain(await changesEditor.innerText());
+    await wb.contextMenu(agentRow, 'Show All Changes');
+    const allTab = await wb.waitActiveTab(/All changes \(base ↔ fixer\)/, 'the changes editor of the fixer');
+    const allText = await waitFor(async () => {
+      const t = await changesText();
+      return /CHANGELOG\.md/.test(t) && /lib\.sh/.test(t) && /\$1 \+ \$2/.test(t) && /add\(\) adds/.test(t) ? t : undefined;
+    }, 20000, 'both files of the fixer in the changes editor').catch(changesText);
+    check(/CHANGELOG\.md/.test(allText) && /lib\.sh/.test(allText) && /\$1 \+ \$2/.test(allText) && /add\(\) adds/.test(allText),
+      `Show All Changes opens "${allTab}" with both files the fixer changed, lib.sh's fix and the added CHANGELOG.md: ${
+        allText.replace(/\s+/g, ' ').slice(0, 300)}`);
+    await page.mouse.move(900, 450); // the row's tooltip would cover the editor in the screenshot
+    await wb.shot('all-changes');
+    // Compare All Changes from the race's context menu: the first agent, then the only other one; the
+    // fixer (the winner) on the left. The breaker did not write CHANGELOG.md: only the fixer's side has it.
+    await wb.contextMenu(raceRow, 'Compare All Changes of Two Agents');
+    await wb.pick('breaker');
+    const bothTab = await wb.waitActiveTab(/All changes \(fixer ↔ breaker\)/, 'the changes editor of both agents');
+    const bothText = await waitFor(async () => {
+      const t = await changesText();
+      return /CHANGELOG\.md/.test(t) && /lib\.sh/.test(t) && /\$1 \+ \$2/.test(t) && /^fi$/m.test(t) ? t : undefined;
+    }, 20000, 'both agents\' files in the changes editor').catch(changesText);
+    check(/CHANGELOG\.md/.test(bothText) && /lib\.sh/.test(bothText) && /\$1 \+ \$2/.test(bothText) && /^fi$/m.test(bothText),
+      `Compare All Changes opens "${bothTab}": every file either changed, the fixer's lib.sh beside the breaker's: ${
+        bothText.replace(/\s+/g, ' ').slice(0, 300)}`);
+    await page.mouse.move(900, 450);
+    await wb.shot('compare-all-changes');
+    // Take This Change in the changes editor, the cursor on the breaker's "fi" (its side, the right): as in a
+    // two-agent diff, the take names the breaker's change before it takes anything; Cancel takes nothing.
+    const libBefore = fs.readFileSync(path.join(repo, 'lib.sh'), 'utf8');
+    const fiLine = changesEditor.locator('.editor.modified .view-line', { hasText: /^\s*fi\s*$/ }).first();
+    await fiLine.waitFor({ timeout: 20000 });
+    await fiLine.click();
+    await wb.palette('Hydra: Take This Change');
+    const takeAsk = await wb.dialog();
+    check(/Take breaker's change at lines? [0-9-]+ into lib\.sh\?/.test(takeAsk.text) && takeAsk.buttons.includes("Take breaker's change"),
+      `Take This Change in Compare All Changes names whose change it takes first: ${takeAsk.text}`);
+    await wb.shot('take-in-all-changes');
+    await takeAsk.press('Cancel');
+    check(fs.readFileSync(path.join(repo, 'lib.sh'), 'utf8') === libBefore, 'Cancel took nothing into lib.sh');
 
     // The inline buttons of each row.
     await wb.inline(raceRow, 'Show Scoreboard');

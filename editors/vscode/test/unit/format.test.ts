@@ -6,7 +6,7 @@ import {
   agentPickDescription, agentStateIcon, alreadyMergedAgent, byRank, mergedDetail, mergedText, agentFinishedNotice, agentTooltip, autoMergeLabel, autoMergeNotice, briefProblem, cappedList, deniedText, describeDryRun, describeServerError,
   escapeHtml, escapesMessage, finishedDetails, finishedNote, formatElapsed, formatPartScore, formatTotal, ineligibleLabel, mergeConcerns, messageFor, oneLine,
   outputText, plainState, protectedText, raceOutcome, rankOrder, refusedAgent, replaceAgent, scoreBand, tailLines, testCaseCounts,
-  countsOnlyText, testChangeLines, transcriptText, unconfinedNotice, usageText, visibleControls, winnerMergeNote,
+  countsOnlyText, testChangeLines, transcriptText, terminalText, unconfinedNotice, usageText, visibleControls, winnerMergeNote,
 } from '../../src/format';
 import type { AgentEvent, AgentStateName, Ranking, ScoresResult } from '../../src/protocol';
 
@@ -512,6 +512,17 @@ test('an agent\'s control sequences are shown as text, as the CLI shows them', (
   const tooltip = agentTooltip({ error: 'exit 1 \x1b[2J', stderrTail: 'boom\x1b]52;c;eA==\x07\n' }, undefined);
   assert.doesNotMatch(tooltip, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
   assert.match(tooltip, /exit 1 \^\[\[2J/);
+});
+
+test('an agent\'s text for a terminal: controls visible, then every line ended with CR LF', () => {
+  // A clear-screen, a title, a clipboard write, a bare carriage return, a C1 CSI: all shown, none left to drive the terminal.
+  const hostile = 'go\x1b[2J\x1b]0;owned\x07\x1b]52;c;aGk=\x07 100%\rdone\u009b31m\n';
+  const shown = terminalText(hostile);
+  assert.equal(shown, 'go^[[2J^[]0;owned^G^[]52;c;aGk=^G 100%^Mdone\\u009b31m\r\n');
+  assert.doesNotMatch(shown.replace(/\r\n/g, ''), /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+  // Only line ends become \r\n: a CRLF the agent wrote keeps its CR visible, and tabs stay.
+  assert.equal(terminalText('a\r\nb\tc\n\n'), 'a^M\r\nb\tc\r\n\r\n');
+  assert.equal(terminalText('no line end'), 'no line end');
 });
 
 test('notifications quoting an agent\'s warnings or paths show its control sequences as text', () => {

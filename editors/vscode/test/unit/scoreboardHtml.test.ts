@@ -111,6 +111,7 @@ test('an agent that cannot win is marked, shows its error and has no Merge butto
   assert.match(card, /<p class="error">exited with code 3: &lt;quota&gt; exceeded<\/p>/);
   assert.doesNotMatch(card, /button class="merge/);
   assert.match(card, /button class="diff secondary"/);
+  assert.match(card, /button class="all-changes secondary" data-agent="[^"]+" title="Every file [^"]+ changed, in one editor">All Changes<\/button>/);
   // The winner keeps its button, and no mark.
   const winnerCard = html.slice(html.indexOf(`data-agent="${winner.agentId}"`), html.indexOf(`data-agent="${loser.agentId}"`));
   assert.match(winnerCard, /button class="merge"/);

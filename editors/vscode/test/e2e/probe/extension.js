@@ -1,6 +1,7 @@
 // The end-to-end test's window into VS Code's extension API, which a browser
 // driving the workbench cannot reach: what vscode.languages.getDiagnostics()
-// and the active tab say (a text tab's language and text too), written as JSON to the file $HYDRA_E2E_PROBE names
+// and the active tab say (a text tab's language and text too), and the names
+// of the open terminals, written as JSON to the file $HYDRA_E2E_PROBE names
 // whenever they change (and every half second). It only reads.
 const fs = require('fs');
 const vscode = require('vscode');
@@ -33,7 +34,7 @@ function snapshot() {
       severity: d.severity, source: d.source, message: d.message,
     }));
   }
-  return { time: Date.now(), diagnostics, activeTab: tabState() };
+  return { time: Date.now(), diagnostics, activeTab: tabState(), terminals: vscode.window.terminals.map((t) => t.name) };
 }
 
 function activate(context) {
@@ -54,6 +55,8 @@ function activate(context) {
     vscode.window.tabGroups.onDidChangeTabs(write),
     vscode.window.onDidChangeActiveTextEditor(write),
     vscode.workspace.onDidOpenTextDocument(write),
+    vscode.window.onDidOpenTerminal(write),
+    vscode.window.onDidCloseTerminal(write),
   );
   write();
 }
