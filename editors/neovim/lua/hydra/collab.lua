@@ -13,16 +13,11 @@ local config = require('hydra.config')
 local protocol = require('hydra.protocol')
 local race = require('hydra.race')
 local ui = require('hydra.ui')
+local util = require('hydra.util')
 
 local M = {}
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
-
-local function opt(v)
-  return present(v) and v or nil
-end
+local present, opt = util.present, util.opt
 
 -- The record of a collaboration (race.races) gets:
 --   collaboration = { builder, reviewer, maxIterations, untilScore, approveMarker, stopReason? }
@@ -307,10 +302,10 @@ function M.render(r, expanded)
     b:add(' · iteration ' .. r.phase.iteration .. ': ' .. (M.phase_words[r.phase.phase] or r.phase.phase), 'HydraHeader')
   end
   b:newline()
-  b:line('task: ' .. ((r.task or ''):match('^[^\n]*')), 'HydraHeader')
+  b:line('task: ' .. util.first_line(r.task), 'HydraHeader')
   local about = { 'builder: ' .. agent_name(r, 'builder'), 'reviewer: ' .. agent_name(r, 'reviewer') }
   if type(c.maxIterations) == 'number' then
-    table.insert(about, 'up to ' .. c.maxIterations .. ' iteration' .. (c.maxIterations == 1 and '' or 's'))
+    table.insert(about, 'up to ' .. util.plural(c.maxIterations, 'iteration'))
   end
   if type(c.untilScore) == 'number' then
     table.insert(about, string.format('until %.1f', c.untilScore))

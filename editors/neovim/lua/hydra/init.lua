@@ -12,6 +12,7 @@ local protocol = require('hydra.protocol')
 local race = require('hydra.race')
 local transcript = require('hydra.transcript')
 local ui = require('hydra.ui')
+local util = require('hydra.util')
 
 local M = {}
 
@@ -28,9 +29,7 @@ function M.setup(options)
   return config.setup(options)
 end
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
+local present = util.present
 
 local function repository_root()
   local root = client.find_root()

@@ -11,6 +11,7 @@ local findings = require('hydra.findings')
 local protocol = require('hydra.protocol')
 local transcript = require('hydra.transcript')
 local ui = require('hydra.ui')
+local util = require('hydra.util')
 
 local M = {}
 
@@ -29,9 +30,7 @@ local latest = {}
 local HEADER_LINES = 5
 local output_ns = vim.api.nvim_create_namespace('hydra-output')
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
+local present = util.present
 
 -- fn(race, summary) for every RaceSummary read into a race record (adopt).
 local adopt_listeners = {}
@@ -117,7 +116,7 @@ local function header(race, agent)
     b:add(' · ' .. ui.all_failed, 'HydraError')
   end
   b:newline()
-  b:line('task: ' .. ((race.task or ''):match('^[^\n]*')), 'HydraHeader')
+  b:line('task: ' .. util.first_line(race.task), 'HydraHeader')
   b:line('branch: ' .. (agent.branch or '?'), 'HydraHeader')
   b:line('worktree: ' .. (agent.worktree or '?'), 'HydraHeader')
   b:line(string.rep('─', 40), 'HydraHeader')

@@ -8,16 +8,11 @@
 local client = require('hydra.client')
 local protocol = require('hydra.protocol')
 local ui = require('hydra.ui')
+local util = require('hydra.util')
 
 local M = {}
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
-
-local function first_line(text)
-  return ((text or ''):match('^[^\n]*'))
-end
+local present = util.present
 
 local function opt(v, prefix)
   return present(v) and v ~= '' and ((prefix or '') .. v) or ''
@@ -58,9 +53,9 @@ function M.render_event(event)
   if kind == 'text' then
     return event.text or '', nil
   elseif kind == 'toolCall' then
-    return '→ ' .. opt(event.tool) .. opt(first_line(event.detail), ' '), 'HydraToolCall'
+    return '→ ' .. opt(event.tool) .. opt(util.first_line(event.detail), ' '), 'HydraToolCall'
   elseif kind == 'toolResult' then
-    local text = '  ← ' .. (present(event.tool) and event.tool or 'result') .. opt(first_line(event.detail), ': ')
+    local text = '  ← ' .. (present(event.tool) and event.tool or 'result') .. opt(util.first_line(event.detail), ': ')
     if event.isError == true then
       return text .. ' (error)', 'HydraError'
     end

@@ -1,6 +1,8 @@
 -- What the plugin draws: highlight groups, floating windows, the scoreboard
 -- and the race list. Pure rendering from the server's answers; no requests.
 
+local util = require('hydra.util')
+
 local M = {}
 
 M.ns = vim.api.nvim_create_namespace('hydra')
@@ -324,12 +326,9 @@ local function pad(text, width)
 end
 M.pad = pad
 
+-- The first line of `text`, cut to `max` characters.
 local function first_line(text, max)
-  text = (text or ''):match('^[^\n]*')
-  if #text > max then
-    text = text:sub(1, max - 3) .. '...'
-  end
-  return text
+  return util.shorten(util.first_line(text), max)
 end
 
 local function build_passed(ranking)
@@ -340,9 +339,7 @@ local function build_passed(ranking)
   return (ranking.breakdown.build or 0) > 0
 end
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
+local present = util.present
 
 -- Why a collaboration stopped (hydra/iterationFinished's stopReason), in words.
 M.stop_words = {
@@ -485,7 +482,7 @@ function M.denied_text(count)
   if type(count) ~= 'number' or count <= 0 then
     return nil
   end
-  return string.format('%d tool call%s denied', count, count == 1 and '' or 's')
+  return util.plural(count, 'tool call') .. ' denied'
 end
 
 --- "not for auto-merge: 2 tool calls denied; ..." for a ranking hydra would
@@ -537,10 +534,7 @@ local function check_counts(check)
   end
   if type(check.lint) == 'table' then
     local errors, warnings = check.lint.errors or 0, check.lint.warnings or 0
-    table.insert(
-      parts,
-      string.format('%d error%s, %d warning%s', errors, errors == 1 and '' or 's', warnings, warnings == 1 and '' or 's')
-    )
+    table.insert(parts, util.plural(errors, 'error') .. ', ' .. util.plural(warnings, 'warning'))
   end
   return #parts > 0 and table.concat(parts, '; ') or nil
 end
@@ -1028,7 +1022,7 @@ end
 local function add_collab_summary(b, race)
   local c = type(race.collaboration) == 'table' and race.collaboration or {}
   local count = #list_of(race.iterations)
-  b:add('    ' .. count .. ' iteration' .. (count == 1 and '' or 's'), 'HydraMuted')
+  b:add('    ' .. util.plural(count, 'iteration'), 'HydraMuted')
   if type(c.maxIterations) == 'number' then
     b:add(' of ' .. c.maxIterations .. ' at most', 'HydraMuted')
   end
