@@ -9,6 +9,7 @@
 -- hydra/status (RaceSummary.iterations) for one this editor did not watch.
 
 local client = require('hydra.client')
+local commands = require('hydra.commands')
 local config = require('hydra.config')
 local protocol = require('hydra.protocol')
 local race = require('hydra.race')
@@ -486,9 +487,6 @@ local function view_buffer(r)
       lines_of_view[buf] = nil
     end,
   })
-  local hydra = function()
-    return require('hydra')
-  end
   local keys = config.options.keymaps
   -- Calls fn(n, part) with the iteration under the cursor.
   local function at_cursor(fn)
@@ -512,19 +510,19 @@ local function view_buffer(r)
     M.refresh_view(r)
   end), 'Show or hide the whole review of this iteration')
   ui.map(buf, keys.diff, at_cursor(function(n)
-    hydra().diff(target(n))
+    commands.diff(target(n))
   end), "Review this iteration's diff")
   ui.map(buf, keys.merge, at_cursor(function(n)
-    hydra().merge(target(n))
+    commands.merge(target(n))
   end), 'Merge this iteration')
   ui.map(buf, keys.log, at_cursor(function(_, part)
-    hydra().log({ root = r.root, race = r.id, agent = part == 'review' and 'reviewer' or 'builder' })
+    commands.log({ root = r.root, race = r.id, agent = part == 'review' and 'reviewer' or 'builder' })
   end), "The builder's full log (on a review: the reviewer's)")
   ui.map(buf, keys.scores, function()
-    hydra().scores({ root = r.root, race = r.id })
+    commands.scores({ root = r.root, race = r.id })
   end, 'The scoreboard of the iterations')
   ui.map(buf, keys.cancel, function()
-    hydra().cancel({ root = r.root, race = r.id })
+    commands.cancel({ root = r.root, race = r.id })
   end, 'Cancel the collaboration')
   ui.map(buf, 'o', function()
     race.show(r, 'tab')

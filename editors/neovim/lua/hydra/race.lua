@@ -6,6 +6,7 @@
 -- costs the editor one buffer update per tick.
 
 local client = require('hydra.client')
+local commands = require('hydra.commands')
 local config = require('hydra.config')
 local findings = require('hydra.findings')
 local protocol = require('hydra.protocol')
@@ -147,25 +148,22 @@ end
 
 local function set_keymaps(buf, race, agent)
   local keys = config.options.keymaps
-  local hydra = function()
-    return require('hydra')
-  end
   local target = { race = race.id, root = race.root, agent = agent.id }
   ui.map(buf, keys.close, ui.close_window, 'Close')
   ui.map(buf, keys.diff, function()
-    hydra().diff(target)
+    commands.diff(target)
   end, 'Review this agent\'s diff')
   ui.map(buf, keys.merge, function()
-    hydra().merge(target)
+    commands.merge(target)
   end, 'Merge this agent\'s branch')
   ui.map(buf, keys.log, function()
-    hydra().log(target)
+    commands.log(target)
   end, 'This agent\'s full log')
   ui.map(buf, keys.cancel, function()
-    hydra().cancel(target)
+    commands.cancel(target)
   end, 'Cancel this agent')
   ui.map(buf, keys.scores, function()
-    hydra().scores({ race = race.id, root = race.root })
+    commands.scores({ race = race.id, root = race.root })
   end, 'The scoreboard')
 end
 
@@ -544,7 +542,7 @@ local function on_race_finished(p, root)
   end
   vim.notify(message, level)
   if show and not typing then
-    require('hydra').show_scores(race, score_model(race, p))
+    commands.show_scores(race, score_model(race, p))
   end
 end
 
