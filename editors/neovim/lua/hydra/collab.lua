@@ -273,19 +273,18 @@ end
 local function help_line(r)
   local keys = config.options.keymaps
   local help = { '<CR> review', '<Tab> expand' }
-  for _, k in ipairs({
-    { keys.diff, 'diff' },
-    { not r.merged and keys.merge, 'merge' },
-    { keys.log, 'log' },
-    { keys.scores, 'scores' },
-    { 'o', 'output' },
-    { keys.cancel, 'cancel' },
-    { keys.close, 'close' },
-  }) do
-    if k[1] then
-      table.insert(help, k[1] .. ' ' .. k[2])
-    end
-  end
+  vim.list_extend(
+    help,
+    ui.key_help({
+      { keys.diff, 'diff' },
+      { not r.merged and keys.merge, 'merge' },
+      { keys.log, 'log' },
+      { keys.scores, 'scores' },
+      { 'o', 'output' },
+      { keys.cancel, 'cancel' },
+      { keys.close, 'close' },
+    })
+  )
   return table.concat(help, ' · ')
 end
 
@@ -531,14 +530,6 @@ local function view_buffer(r)
   return buf
 end
 
-local function set_view_window_options(win)
-  vim.wo[win].wrap = false
-  vim.wo[win].number = false
-  vim.wo[win].relativenumber = false
-  vim.wo[win].signcolumn = 'no'
-  vim.wo[win].cursorline = true
-end
-
 --- The view's buffer of collaboration `r`, made and drawn.
 function M.view(r)
   local buf = view_buffer(r)
@@ -567,7 +558,7 @@ function M.open(r)
     vim.api.nvim_set_current_win(wins[1])
   else
     vim.cmd('tab sbuffer ' .. buf)
-    set_view_window_options(0)
+    ui.set_view_window_options(0)
     local line = first_iteration_line(buf)
     if line then
       vim.api.nvim_win_set_cursor(0, { line, 0 })
@@ -600,7 +591,7 @@ function M.show(r, layout)
     vim.cmd('aboveleft split')
   end
   vim.api.nvim_win_set_buf(0, buf)
-  set_view_window_options(0)
+  ui.set_view_window_options(0)
   local height = math.min(vim.api.nvim_buf_line_count(buf) + 2, math.max(math.floor(vim.o.lines / 2), 8))
   vim.api.nvim_win_set_height(0, height)
   return buf

@@ -169,16 +169,7 @@ end
 
 local function add_help(b, running)
   local keys = config.options.keymaps
-  local help = {}
-  for _, k in ipairs({ { running and keys.cancel, 'cancel' }, { keys.close, 'close' } }) do
-    if k[1] then
-      table.insert(help, k[1] .. ' ' .. k[2])
-    end
-  end
-  if #help > 0 then
-    b:line('')
-    b:line(table.concat(help, ' · '), 'HydraMuted')
-  end
+  ui.add_key_help(b, { { running and keys.cancel, 'cancel' }, { keys.close, 'close' } })
 end
 
 --- "Evaluating shopcart: 3/4 samples · 2 solved" (while it runs;
@@ -294,14 +285,6 @@ function M.refresh_view(ev)
   end
 end
 
-local function set_window_options(win)
-  vim.wo[win].wrap = false
-  vim.wo[win].number = false
-  vim.wo[win].relativenumber = false
-  vim.wo[win].signcolumn = 'no'
-  vim.wo[win].cursorline = true
-end
-
 -- Shows `buf` alone: in the window that shows it already, else in a tab of
 -- its own, at its first line.
 local function open(buf)
@@ -310,7 +293,7 @@ local function open(buf)
     vim.api.nvim_set_current_win(wins[1])
   else
     vim.cmd('tab sbuffer ' .. buf)
-    set_window_options(0)
+    ui.set_view_window_options(0)
     vim.api.nvim_win_set_cursor(0, { 1, 0 })
   end
   return buf

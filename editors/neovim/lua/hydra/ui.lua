@@ -237,6 +237,39 @@ function M.map(buf, lhs, fn, desc)
   end
 end
 
+--- "d diff", "q close", ... for the pairs { key, what } whose key is set
+--- (a key mapped to false in setup() is left out).
+function M.key_help(keys)
+  local help = {}
+  for _, k in ipairs(keys) do
+    if k[1] then
+      table.insert(help, k[1] .. ' ' .. k[2])
+    end
+  end
+  return help
+end
+
+--- Ends builder `b` with a line of the keys of a view (M.key_help), after a
+--- blank one; nothing when no key is set.
+function M.add_key_help(b, keys)
+  local help = M.key_help(keys)
+  if #help > 0 then
+    b:line('')
+    b:line(table.concat(help, ' · '), 'HydraMuted')
+  end
+end
+
+--- The window options of a view read line by line (a collaboration's
+--- iterations, an evaluation): no wrapping, numbers or signs; the line
+--- under the cursor marked.
+function M.set_view_window_options(win)
+  vim.wo[win].wrap = false
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.wo[win].signcolumn = 'no'
+  vim.wo[win].cursorline = true
+end
+
 --- Closes the current window, or when it is the last of its tab the tab,
 --- or when it is the last window of all switches to the alternate buffer.
 function M.close_window()
@@ -982,16 +1015,7 @@ function M.agent_details(model, agent_id)
     end
   end
   local keys = require('hydra.config').options.keymaps
-  local help = {}
-  for _, k in ipairs({ { keys.diff, 'diff' }, { not merged and keys.merge, 'merge' }, { keys.log, 'log' }, { keys.scores, 'scores' }, { keys.close, 'close' } }) do
-    if k[1] then
-      table.insert(help, k[1] .. ' ' .. k[2])
-    end
-  end
-  if #help > 0 then
-    b:line('')
-    b:line(table.concat(help, ' · '), 'HydraMuted')
-  end
+  M.add_key_help(b, { { keys.diff, 'diff' }, { not merged and keys.merge, 'merge' }, { keys.log, 'log' }, { keys.scores, 'scores' }, { keys.close, 'close' } })
   return b.lines, b.highlights
 end
 
