@@ -2,8 +2,8 @@
 -- (lua/hydra/actions/) require the views and what is under them, never the
 -- other way round, and nothing requires init.lua back. Read from the source
 -- (a require inside a function counts, though it runs later), and checked
--- again by loading every module in a Neovim of its own with `require`
--- traced.
+-- again by loading every module, with `require` traced, in a separate
+-- Neovim.
 
 local H = require('helpers')
 
@@ -204,7 +204,7 @@ describe('the modules', function()
     end
   end)
 
-  it('each load in a Neovim of its own, none requiring one that is still loading', function()
+  it('all load in a separate Neovim, none requiring one that is still loading', function()
     local modules = plugin_modules()
     local names = vim.tbl_keys(modules)
     table.sort(names)

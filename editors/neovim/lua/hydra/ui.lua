@@ -3,6 +3,8 @@
 
 local util = require('hydra.util')
 
+local present = util.present
+
 local M = {}
 
 M.ns = vim.api.nvim_create_namespace('hydra')
@@ -167,7 +169,7 @@ end
 --- A text's lines, the way a buffer holds them (no empty last line for the
 --- final newline); none for nil.
 function M.text_lines(text)
-  if text == nil or text == vim.NIL then
+  if not present(text) then
     return {}
   end
   local lines = vim.split(text, '\n', { plain = true })
@@ -367,12 +369,11 @@ end
 local function build_passed(ranking)
   local check = ranking.checks and ranking.checks.build
   if type(check) == 'table' then
-    return check.exitCode == 0 and not check.timedOut and (check.error == nil or check.error == vim.NIL)
+    return check.exitCode == 0 and not check.timedOut and not present(check.error)
   end
   return (ranking.breakdown.build or 0) > 0
 end
 
-local present = util.present
 
 -- Why a collaboration stopped (hydra/iterationFinished's stopReason), in words.
 M.stop_words = {
