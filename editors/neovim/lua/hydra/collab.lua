@@ -9,20 +9,16 @@
 -- hydra/status (RaceSummary.iterations) for one this editor did not watch.
 
 local client = require('hydra.client')
+local commands = require('hydra.commands')
 local config = require('hydra.config')
 local protocol = require('hydra.protocol')
 local race = require('hydra.race')
 local ui = require('hydra.ui')
+local util = require('hydra.util')
 
 local M = {}
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
-
-local function opt(v)
-  return present(v) and v or nil
-end
+local present, opt = util.present, util.opt
 
 -- The record of a collaboration (race.races) gets:
 --   collaboration = { builder, reviewer, maxIterations, untilScore, approveMarker, stopReason? }
@@ -277,19 +273,18 @@ end
 local function help_line(r)
   local keys = config.options.keymaps
   local help = { '<CR> review', '<Tab> expand' }
-  for _, k in ipairs({
-    { keys.diff, 'diff' },
-    { not r.merged and keys.merge, 'merge' },
-    { keys.log, 'log' },
-    { keys.scores, 'scores' },
-    { 'o', 'output' },
-    { keys.cancel, 'cancel' },
-    { keys.close, 'close' },
-  }) do
-    if k[1] then
-      table.insert(help, k[1] .. ' ' .. k[2])
-    end
-  end
+  vim.list_extend(
+    help,
+    ui.key_help({
+      { keys.diff, 'diff' },
+      { not r.merged and keys.merge, 'merge' },
+      { keys.log, 'log' },
+      { keys.scores, 'scores' },
+      { 'o', 'output' },
+      { keys.cancel, 'cancel' },
+      { keys.close, 'close' },
+    })
+  )
   return table.concat(help, ' · ')
 end
 
@@ -307,10 +302,10 @@ function M.render(r, expanded)
     b:add(' · iteration ' .. r.phase.iteration .. ': ' .. (M.phase_words[r.phase.phase] or r.phase.phase), 'HydraHeader')
   end
   b:newline()
-  b:line('task: ' .. ((r.task or ''):match('^[^\n]*')), 'HydraHeader')
+  b:line('task: ' .. util.first_line(r.task), 'HydraHeader')
   local about = { 'builder: ' .. agent_name(r, 'builder'), 'reviewer: ' .. agent_name(r, 'reviewer') }
   if type(c.maxIterations) == 'number' then
-    table.insert(about, 'up to ' .. c.maxIterations .. ' iteration' .. (c.maxIterations == 1 and '' or 's'))
+    table.insert(about, 'up to ' .. util.plural(c.maxIterations, 'iteration'))
   end
   if type(c.untilScore) == 'number' then
     table.insert(about, string.format('until %.1f', c.untilScore))
@@ -491,9 +486,6 @@ local function view_buffer(r)
       lines_of_view[buf] = nil
     end,
   })
-  local hydra = function()
-    return require('hydra')
-  end
   local keys = config.options.keymaps
   -- Calls fn(n, part) with the iteration under the cursor.
   local function at_cursor(fn)
@@ -517,33 +509,25 @@ local function view_buffer(r)
     M.refresh_view(r)
   end), 'Show or hide the whole review of this iteration')
   ui.map(buf, keys.diff, at_cursor(function(n)
-    hydra().diff(target(n))
+    commands.diff(target(n))
   end), "Review this iteration's diff")
   ui.map(buf, keys.merge, at_cursor(function(n)
-    hydra().merge(target(n))
+    commands.merge(target(n))
   end), 'Merge this iteration')
   ui.map(buf, keys.log, at_cursor(function(_, part)
-    hydra().log({ root = r.root, race = r.id, agent = part == 'review' and 'reviewer' or 'builder' })
+    commands.log({ root = r.root, race = r.id, agent = part == 'review' and 'reviewer' or 'builder' })
   end), "The builder's full log (on a review: the reviewer's)")
   ui.map(buf, keys.scores, function()
-    hydra().scores({ root = r.root, race = r.id })
+    commands.scores({ root = r.root, race = r.id })
   end, 'The scoreboard of the iterations')
   ui.map(buf, keys.cancel, function()
-    hydra().cancel({ root = r.root, race = r.id })
+    commands.cancel({ root = r.root, race = r.id })
   end, 'Cancel the collaboration')
   ui.map(buf, 'o', function()
     race.show(r, 'tab')
   end, "The builder's and the reviewer's output")
   ui.map(buf, keys.close, ui.close_window, 'Close')
   return buf
-end
-
-local function set_view_window_options(win)
-  vim.wo[win].wrap = false
-  vim.wo[win].number = false
-  vim.wo[win].relativenumber = false
-  vim.wo[win].signcolumn = 'no'
-  vim.wo[win].cursorline = true
 end
 
 --- The view's buffer of collaboration `r`, made and drawn.
@@ -574,7 +558,7 @@ function M.open(r)
     vim.api.nvim_set_current_win(wins[1])
   else
     vim.cmd('tab sbuffer ' .. buf)
-    set_view_window_options(0)
+    ui.set_view_window_options(0)
     local line = first_iteration_line(buf)
     if line then
       vim.api.nvim_win_set_cursor(0, { line, 0 })
@@ -607,7 +591,7 @@ function M.show(r, layout)
     vim.cmd('aboveleft split')
   end
   vim.api.nvim_win_set_buf(0, buf)
-  set_view_window_options(0)
+  ui.set_view_window_options(0)
   local height = math.min(vim.api.nvim_buf_line_count(buf) + 2, math.max(math.floor(vim.o.lines / 2), 8))
   vim.api.nvim_win_set_height(0, height)
   return buf

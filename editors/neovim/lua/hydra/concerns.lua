@@ -6,12 +6,11 @@
 -- makes "Cancel" the first choice.
 
 local ui = require('hydra.ui')
+local util = require('hydra.util')
 
 local M = {}
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
+local present = util.present
 
 --- The concerns about merging `agent_id`, as phrases ("its build failed
 --- (exit 2)"); empty when there is none. `scores` is hydra/scores' answer, or

@@ -16,6 +16,7 @@ local config = require('hydra.config')
 local findings = require('hydra.findings')
 local protocol = require('hydra.protocol')
 local ui = require('hydra.ui')
+local util = require('hydra.util')
 
 local M = {}
 
@@ -102,7 +103,7 @@ end
 
 local function version_lines(result, side)
   local text = result[side]
-  if text == nil or text == vim.NIL then
+  if not util.present(text) then
     return {}
   end
   if result.binary or result.encoding ~= 'utf-8' then
@@ -234,7 +235,7 @@ local function panel_lines(review)
         b:add(' ')
         b:add('-' .. (change.deletions or 0), 'HydraRemoved')
       end
-      if change.oldPath and change.oldPath ~= vim.NIL then
+      if util.present(change.oldPath) then
         b:add('  ← ' .. change.oldPath, 'HydraMuted')
       end
     end
@@ -497,7 +498,7 @@ local function ensure_pair(review, file)
   if not left_buf then
     -- A file the agent renamed is yours under its old name.
     local change = file.changes[review.agents[1]]
-    local old = change.status == 'renamed' and change.oldPath ~= vim.NIL and change.oldPath or nil
+    local old = change.status == 'renamed' and util.opt(change.oldPath) or nil
     pair.worktree = review.root .. '/' .. (old or path)
   end
   review.pairs[path] = pair
@@ -519,7 +520,7 @@ local function describe(file)
     return file.status .. ' (binary)'
   end
   local text = string.format('%s +%d -%d', file.status, file.additions or 0, file.deletions or 0)
-  if file.oldPath and file.oldPath ~= vim.NIL then
+  if util.present(file.oldPath) then
     text = text .. ' (from ' .. file.oldPath .. ')'
   end
   return text

@@ -11,16 +11,11 @@ local client = require('hydra.client')
 local config = require('hydra.config')
 local protocol = require('hydra.protocol')
 local ui = require('hydra.ui')
+local util = require('hydra.util')
 
 local M = {}
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
-
-local function opt(v)
-  return present(v) and v or nil
-end
+local present, opt = util.present, util.opt
 
 -- evalId -> evaluation: { id, root, name, report (its path), cases, agents,
 --   samples (per case and agent), passK, total, done, solved, status
@@ -99,10 +94,6 @@ local function pass_k_text(pass_k)
   )
 end
 
-local function plural(n, word)
-  return string.format('%d %s%s', n, word, n == 1 and '' or 's')
-end
-
 --- The finished samples of `results` (by key), in the order they are
 --- listed: by case, then by agent (in `agents`' order, then by name), then
 --- by index.
@@ -157,11 +148,7 @@ local function add_samples(b, samples)
       b:add(string.format('%5.1f', s.score), ui.score_group(s.score))
     end
     if present(s.error) and s.error ~= '' then
-      local error = ui.one_line(s.error)
-      if #error > 100 then
-        error = error:sub(1, 97) .. '...'
-      end
-      b:add('  ' .. error, 'HydraError')
+      b:add('  ' .. util.shorten(ui.one_line(s.error), 100), 'HydraError')
     end
     b:newline()
   end
@@ -182,16 +169,7 @@ end
 
 local function add_help(b, running)
   local keys = config.options.keymaps
-  local help = {}
-  for _, k in ipairs({ { running and keys.cancel, 'cancel' }, { keys.close, 'close' } }) do
-    if k[1] then
-      table.insert(help, k[1] .. ' ' .. k[2])
-    end
-  end
-  if #help > 0 then
-    b:line('')
-    b:line(table.concat(help, ' · '), 'HydraMuted')
-  end
+  ui.add_key_help(b, { { running and keys.cancel, 'cancel' }, { keys.close, 'close' } })
 end
 
 --- "Evaluating shopcart: 3/4 samples · 2 solved" (while it runs;
@@ -218,13 +196,13 @@ function M.render(ev)
     table.insert(about, 'agents: ' .. table.concat(ev.agents, ', '))
   end
   if type(ev.samples) == 'number' then
-    table.insert(about, plural(ev.samples, 'sample') .. ' each')
+    table.insert(about, util.plural(ev.samples, 'sample') .. ' each')
   end
   if type(ev.passK) == 'table' and #ev.passK > 0 then
     table.insert(about, pass_k_text(ev.passK))
   end
   if type(ev.cases) == 'number' then
-    table.insert(about, plural(ev.cases, 'case'))
+    table.insert(about, util.plural(ev.cases, 'case'))
   end
   if #about > 0 then
     b:line(table.concat(about, ' · '), 'HydraHeader')
@@ -307,14 +285,6 @@ function M.refresh_view(ev)
   end
 end
 
-local function set_window_options(win)
-  vim.wo[win].wrap = false
-  vim.wo[win].number = false
-  vim.wo[win].relativenumber = false
-  vim.wo[win].signcolumn = 'no'
-  vim.wo[win].cursorline = true
-end
-
 -- Shows `buf` alone: in the window that shows it already, else in a tab of
 -- its own, at its first line.
 local function open(buf)
@@ -323,7 +293,7 @@ local function open(buf)
     vim.api.nvim_set_current_win(wins[1])
   else
     vim.cmd('tab sbuffer ' .. buf)
-    set_window_options(0)
+    ui.set_view_window_options(0)
     vim.api.nvim_win_set_cursor(0, { 1, 0 })
   end
   return buf
@@ -537,7 +507,7 @@ function M.start(root, params, callback)
         ev.id,
         ev.name or '?',
         table.concat(ev.agents, ', '),
-        plural(ev.total or 0, 'sample')
+        util.plural(ev.total or 0, 'sample')
       ),
       vim.log.levels.INFO
     )

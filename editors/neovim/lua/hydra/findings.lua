@@ -7,6 +7,7 @@
 
 local client = require('hydra.client')
 local protocol = require('hydra.protocol')
+local util = require('hydra.util')
 
 local M = {}
 
@@ -23,9 +24,7 @@ local known = {}
 -- The buffers showing findings now.
 local shown = {}
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
+local present = util.present
 
 local function resolved(path)
   return vim.fn.resolve(vim.fn.simplify(path))

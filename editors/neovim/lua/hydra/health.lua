@@ -2,6 +2,8 @@
 -- repository, can hydra run eval sets, do agents run confined here, and
 -- which agents could race here.
 
+local util = require('hydra.util')
+
 local M = {}
 
 -- Neovim 0.10 has vim.health.start/ok/...; 0.7 has require('health').report_*.
@@ -20,9 +22,7 @@ local function reporter()
   }
 end
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
+local present = util.present
 
 function M.check()
   local health = reporter()
@@ -81,7 +81,7 @@ function M.check()
   end
   local reports = vim.fn.glob(root .. '/.hydra/evals/*.json', false, true)
   if #reports > 0 then
-    health.info(string.format('%d eval report%s under .hydra/evals (:HydraEvalReport shows the newest)', #reports, #reports == 1 and '' or 's'))
+    health.info(util.plural(#reports, 'eval report') .. ' under .hydra/evals (:HydraEvalReport shows the newest)')
   end
 
   health.start('sandbox')

@@ -6,12 +6,11 @@
 -- available is listed with why, and refused when picked.
 
 local ui = require('hydra.ui')
+local util = require('hydra.util')
 
 local M = {}
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
+local present = util.present
 
 -- How many times one agent may be picked: one digit in its box.
 local MAX_COUNT = 9

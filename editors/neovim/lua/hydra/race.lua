@@ -6,11 +6,13 @@
 -- costs the editor one buffer update per tick.
 
 local client = require('hydra.client')
+local commands = require('hydra.commands')
 local config = require('hydra.config')
 local findings = require('hydra.findings')
 local protocol = require('hydra.protocol')
 local transcript = require('hydra.transcript')
 local ui = require('hydra.ui')
+local util = require('hydra.util')
 
 local M = {}
 
@@ -29,9 +31,7 @@ local latest = {}
 local HEADER_LINES = 5
 local output_ns = vim.api.nvim_create_namespace('hydra-output')
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
+local present = util.present
 
 -- fn(race, summary) for every RaceSummary read into a race record (adopt).
 local adopt_listeners = {}
@@ -117,7 +117,7 @@ local function header(race, agent)
     b:add(' · ' .. ui.all_failed, 'HydraError')
   end
   b:newline()
-  b:line('task: ' .. ((race.task or ''):match('^[^\n]*')), 'HydraHeader')
+  b:line('task: ' .. util.first_line(race.task), 'HydraHeader')
   b:line('branch: ' .. (agent.branch or '?'), 'HydraHeader')
   b:line('worktree: ' .. (agent.worktree or '?'), 'HydraHeader')
   b:line(string.rep('─', 40), 'HydraHeader')
@@ -148,25 +148,22 @@ end
 
 local function set_keymaps(buf, race, agent)
   local keys = config.options.keymaps
-  local hydra = function()
-    return require('hydra')
-  end
   local target = { race = race.id, root = race.root, agent = agent.id }
   ui.map(buf, keys.close, ui.close_window, 'Close')
   ui.map(buf, keys.diff, function()
-    hydra().diff(target)
+    commands.diff(target)
   end, 'Review this agent\'s diff')
   ui.map(buf, keys.merge, function()
-    hydra().merge(target)
+    commands.merge(target)
   end, 'Merge this agent\'s branch')
   ui.map(buf, keys.log, function()
-    hydra().log(target)
+    commands.log(target)
   end, 'This agent\'s full log')
   ui.map(buf, keys.cancel, function()
-    hydra().cancel(target)
+    commands.cancel(target)
   end, 'Cancel this agent')
   ui.map(buf, keys.scores, function()
-    hydra().scores({ race = race.id, root = race.root })
+    commands.scores({ race = race.id, root = race.root })
   end, 'The scoreboard')
 end
 
@@ -545,7 +542,7 @@ local function on_race_finished(p, root)
   end
   vim.notify(message, level)
   if show and not typing then
-    require('hydra').show_scores(race, score_model(race, p))
+    commands.show_scores(race, score_model(race, p))
   end
 end
 

@@ -8,18 +8,14 @@
 local client = require('hydra.client')
 local protocol = require('hydra.protocol')
 local ui = require('hydra.ui')
+local util = require('hydra.util')
 
 local M = {}
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
+local present = util.present
 
-local function first_line(text)
-  return ((text or ''):match('^[^\n]*'))
-end
-
-local function opt(v, prefix)
+-- `prefix` and `v` when `v` is there and not empty, else ''.
+local function prefixed(v, prefix)
   return present(v) and v ~= '' and ((prefix or '') .. v) or ''
 end
 
@@ -58,23 +54,23 @@ function M.render_event(event)
   if kind == 'text' then
     return event.text or '', nil
   elseif kind == 'toolCall' then
-    return '→ ' .. opt(event.tool) .. opt(first_line(event.detail), ' '), 'HydraToolCall'
+    return '→ ' .. prefixed(event.tool) .. prefixed(util.first_line(event.detail), ' '), 'HydraToolCall'
   elseif kind == 'toolResult' then
-    local text = '  ← ' .. (present(event.tool) and event.tool or 'result') .. opt(first_line(event.detail), ': ')
+    local text = '  ← ' .. (present(event.tool) and event.tool or 'result') .. prefixed(util.first_line(event.detail), ': ')
     if event.isError == true then
       return text .. ' (error)', 'HydraError'
     end
     return text, 'HydraToolResult'
   elseif kind == 'fileChange' then
-    return '✎ ' .. (present(event.change) and event.change or 'change') .. ' ' .. opt(event.path), 'HydraFileChange'
+    return '✎ ' .. (present(event.change) and event.change or 'change') .. ' ' .. prefixed(event.path), 'HydraFileChange'
   elseif kind == 'usage' then
     return '· ' .. (M.usage_text(event.usage) or 'usage'), 'HydraMuted'
   elseif kind == 'error' then
-    return '✗ ' .. opt(event.text), 'HydraError'
+    return '✗ ' .. prefixed(event.text), 'HydraError'
   elseif kind == 'summary' then
     local warnings = present(event.warnings) and event.warnings or {}
     if
-      not (present(event.turns) or M.usage_text(event.usage) or opt(event.text) ~= '' or event.isError == true or #warnings > 0)
+      not (present(event.turns) or M.usage_text(event.usage) or prefixed(event.text) ~= '' or event.isError == true or #warnings > 0)
     then
       -- Nothing beyond "it ended", which hydra/agentFinished says anyway.
       return nil, nil
@@ -94,7 +90,7 @@ function M.render_event(event)
     return table.concat(lines, '\n'), event.isError == true and 'HydraError' or 'HydraSummary'
   end
   -- raw, and kinds a newer hydra may add: the text as it came.
-  return opt(event.text) ~= '' and event.text or opt(event.detail), nil
+  return prefixed(event.text) ~= '' and event.text or prefixed(event.detail), nil
 end
 
 --- The line an agent's output ends with: "■ failed · exit 3 · 0.2 s · tokens: ...".

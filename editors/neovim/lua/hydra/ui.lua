@@ -1,6 +1,10 @@
 -- What the plugin draws: highlight groups, floating windows, the scoreboard
 -- and the race list. Pure rendering from the server's answers; no requests.
 
+local util = require('hydra.util')
+
+local present = util.present
+
 local M = {}
 
 M.ns = vim.api.nvim_create_namespace('hydra')
@@ -165,7 +169,7 @@ end
 --- A text's lines, the way a buffer holds them (no empty last line for the
 --- final newline); none for nil.
 function M.text_lines(text)
-  if text == nil or text == vim.NIL then
+  if not present(text) then
     return {}
   end
   local lines = vim.split(text, '\n', { plain = true })
@@ -233,6 +237,39 @@ function M.map(buf, lhs, fn, desc)
   if lhs then
     vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, silent = true, desc = desc })
   end
+end
+
+--- "d diff", "q close", ... for the pairs { key, what } whose key is set
+--- (a key mapped to false in setup() is left out).
+function M.key_help(keys)
+  local help = {}
+  for _, k in ipairs(keys) do
+    if k[1] then
+      table.insert(help, k[1] .. ' ' .. k[2])
+    end
+  end
+  return help
+end
+
+--- Ends builder `b` with a line of the keys of a view (M.key_help), after a
+--- blank one; nothing when no key is set.
+function M.add_key_help(b, keys)
+  local help = M.key_help(keys)
+  if #help > 0 then
+    b:line('')
+    b:line(table.concat(help, ' · '), 'HydraMuted')
+  end
+end
+
+--- The window options of a view read line by line (a collaboration's
+--- iterations, an evaluation): no wrapping, numbers or signs; the line
+--- under the cursor marked.
+function M.set_view_window_options(win)
+  vim.wo[win].wrap = false
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.wo[win].signcolumn = 'no'
+  vim.wo[win].cursorline = true
 end
 
 --- Closes the current window, or when it is the last of its tab the tab,
@@ -324,25 +361,19 @@ local function pad(text, width)
 end
 M.pad = pad
 
+-- The first line of `text`, cut to `max` characters.
 local function first_line(text, max)
-  text = (text or ''):match('^[^\n]*')
-  if #text > max then
-    text = text:sub(1, max - 3) .. '...'
-  end
-  return text
+  return util.shorten(util.first_line(text), max)
 end
 
 local function build_passed(ranking)
   local check = ranking.checks and ranking.checks.build
   if type(check) == 'table' then
-    return check.exitCode == 0 and not check.timedOut and (check.error == nil or check.error == vim.NIL)
+    return check.exitCode == 0 and not check.timedOut and not present(check.error)
   end
   return (ranking.breakdown.build or 0) > 0
 end
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
 
 -- Why a collaboration stopped (hydra/iterationFinished's stopReason), in words.
 M.stop_words = {
@@ -485,7 +516,7 @@ function M.denied_text(count)
   if type(count) ~= 'number' or count <= 0 then
     return nil
   end
-  return string.format('%d tool call%s denied', count, count == 1 and '' or 's')
+  return util.plural(count, 'tool call') .. ' denied'
 end
 
 --- "not for auto-merge: 2 tool calls denied; ..." for a ranking hydra would
@@ -537,10 +568,7 @@ local function check_counts(check)
   end
   if type(check.lint) == 'table' then
     local errors, warnings = check.lint.errors or 0, check.lint.warnings or 0
-    table.insert(
-      parts,
-      string.format('%d error%s, %d warning%s', errors, errors == 1 and '' or 's', warnings, warnings == 1 and '' or 's')
-    )
+    table.insert(parts, util.plural(errors, 'error') .. ', ' .. util.plural(warnings, 'warning'))
   end
   return #parts > 0 and table.concat(parts, '; ') or nil
 end
@@ -988,16 +1016,7 @@ function M.agent_details(model, agent_id)
     end
   end
   local keys = require('hydra.config').options.keymaps
-  local help = {}
-  for _, k in ipairs({ { keys.diff, 'diff' }, { not merged and keys.merge, 'merge' }, { keys.log, 'log' }, { keys.scores, 'scores' }, { keys.close, 'close' } }) do
-    if k[1] then
-      table.insert(help, k[1] .. ' ' .. k[2])
-    end
-  end
-  if #help > 0 then
-    b:line('')
-    b:line(table.concat(help, ' · '), 'HydraMuted')
-  end
+  M.add_key_help(b, { { keys.diff, 'diff' }, { not merged and keys.merge, 'merge' }, { keys.log, 'log' }, { keys.scores, 'scores' }, { keys.close, 'close' } })
   return b.lines, b.highlights
 end
 
@@ -1028,7 +1047,7 @@ end
 local function add_collab_summary(b, race)
   local c = type(race.collaboration) == 'table' and race.collaboration or {}
   local count = #list_of(race.iterations)
-  b:add('    ' .. count .. ' iteration' .. (count == 1 and '' or 's'), 'HydraMuted')
+  b:add('    ' .. util.plural(count, 'iteration'), 'HydraMuted')
   if type(c.maxIterations) == 'number' then
     b:add(' of ' .. c.maxIterations .. ' at most', 'HydraMuted')
   end
