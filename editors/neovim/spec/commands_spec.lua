@@ -354,7 +354,7 @@ describe('commands', function()
     assert.are.equal('exited with code 3: crash: the model refused: quota exceeded', lines[ended + 1])
   end)
 
-  it('writes a chatty agent to its buffer in batches, every line in order', function()
+  it('writes a chatty agent to its buffer in batches, every line in order or said to be left out', function()
     local r = H.start_race(root, { 'chatty' }, 'talk')
     local buf = H.find_buffer(race.output_key(r.id, 'chatty'))
     local updates = 0
@@ -366,14 +366,23 @@ describe('commands', function()
     H.wait_race(r.id)
     race.flush()
     local lines = H.buffer_lines(buf)
-    local expected, at = 1, 1
-    while at <= #lines and expected <= 2000 do
-      if lines[at] == 'chatty: line ' .. expected then
-        expected = expected + 1
+    -- On a busy machine hydra may leave lines out for a client that reads too
+    -- slowly (docs/protocol.md, "Slow clients"): the buffer then says how many,
+    -- where. Every line is either there, in order, or counted in such a note.
+    local shown, left_out, last = 0, 0, 0
+    for _, l in ipairs(lines) do
+      local n = tonumber(l:match('^chatty: line (%d+)$'))
+      if n then
+        assert.is_true(n > last, 'line ' .. n .. ' after line ' .. last)
+        last, shown = n, shown + 1
       end
-      at = at + 1
+      local dropped = tonumber(l:match('^… (%d+) line%(s%) left out here'))
+      if dropped then
+        left_out = left_out + dropped
+      end
     end
-    assert.are.equal(2001, expected, 'every line, in order')
+    assert.is_true(shown > 0, 'no line shown')
+    assert.are.equal(2000, shown + left_out, shown .. ' lines shown, ' .. left_out .. ' said to be left out')
     -- 2000 lines, a handful of updates: hydra sends batches and the plugin
     -- writes what arrived in one update per tick.
     assert.is_true(updates < 100, updates .. ' buffer updates')
