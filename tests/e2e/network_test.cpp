@@ -303,7 +303,11 @@ TEST_P(ForwarderLifetimeTest, TheAgentsExitStatusAndTimeoutPassThrough) {
     EXPECT_THAT(json::serialize(finished["exits"]), Not(HasSubstr("left running")));
     EXPECT_THAT(json::serialize(finished["sleeps"]), Not(HasSubstr("3 processes")));
   }
-  EXPECT_EQ(sh("ps -eo args | grep -c '[s]leeps.sh' || true"), "0");
+  // This test's own script by its whole path: the other instance of this
+  // test may run beside it, with a sleeps.sh of its own. The brackets keep
+  // grep from counting itself.
+  const std::string mine = sleeps.parent_path().string() + "/[s]leeps.sh";
+  EXPECT_EQ(sh("ps -eo args | grep -c " + shellQuote(mine) + " || true"), "0");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sandbox, ForwarderLifetimeTest, ::testing::Values("bubblewrap", "off"));
