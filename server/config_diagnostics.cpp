@@ -1,8 +1,11 @@
 #include "server/config_diagnostics.h"
 
 #include <algorithm>
-#include <fstream>
+#include <stdexcept>
 #include <vector>
+
+#include "core/config/config.h"
+#include "core/util/read_file.h"
 
 namespace hydra::server {
 
@@ -53,22 +56,24 @@ std::size_t utf16Units(const std::vector<char32_t>& line, std::size_t from, std:
   return units;
 }
 
-// Line `oneBasedLine` of `file`, or nothing when it cannot be read; a line
-// past what hydra reads of the file (hydra.toml is small) counts as unread.
+// Line `oneBasedLine` of `file`, or nothing when it cannot be read (read as
+// hydra.toml is: a regular file of at most kMaxConfigBytes).
 std::string lineOf(const std::filesystem::path& file, int oneBasedLine) {
-  constexpr std::size_t kMaxRead = 1 << 20;
-  std::ifstream in(file, std::ios::binary);
-  std::string line;
-  std::size_t read = 0;
-  for (int n = 1; n <= oneBasedLine && std::getline(in, line); ++n) {
-    read += line.size() + 1;
-    if (read > kMaxRead) return {};
-    if (n == oneBasedLine) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      return line;
-    }
+  std::string text;
+  try {
+    text = core::readRegularFile(file, core::kMaxConfigBytes);
+  } catch (const std::runtime_error&) {
+    return {};  // hydra.toml's own error says why
   }
-  return {};
+  std::size_t start = 0;
+  for (int n = 1; n < oneBasedLine; ++n) {
+    start = text.find('\n', start);
+    if (start == std::string::npos) return {};
+    ++start;
+  }
+  std::string line = text.substr(start, text.find('\n', start) - start);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/sandbox/network.h"
 #include "core/scoring/parsers.h"
 #include "core/scoring/test_naming.h"
+#include "core/util/read_file.h"
 
 #include <algorithm>
 #include <array>
@@ -588,12 +589,13 @@ Config loadConfig(const fs::path& repoRoot) {
   if (ec) throw ConfigError(file, 0, 0, "cannot read: " + ec.message());
   if (fs::is_directory(status)) throw ConfigError(file, 0, 0, "is a directory, not a file");
 
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError(file, 0, 0, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(file, 0, 0, "cannot read: input error");
-  return parseConfig(text.str(), file);
+  std::string text;
+  try {
+    text = readRegularFile(file, kMaxConfigBytes);
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(file, 0, 0, e.what());
+  }
+  return parseConfig(text, file);
 }
 
 bool isValidAgentName(std::string_view name) {

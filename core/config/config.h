@@ -3,6 +3,7 @@
 // hydra.toml as typed structs. Every field carries its documented default, so a
 // missing file or table means "use these values" (docs/configuration.md).
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -27,6 +28,8 @@ inline constexpr std::int64_t kMaxMemoryLimitMiB = std::int64_t{1} << 30;  // 1 
 inline constexpr std::int64_t kMinProcessLimit = 8;
 inline constexpr std::int64_t kMaxProcessLimit = 4'194'304;  // the kernel's largest pid_max
 inline constexpr std::int64_t kMaxCpuLimitSeconds = 31'536'000;  // a year
+// hydra.toml is read whole: a larger file is refused, not read.
+inline constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
 // Per-agent limits as written in hydra.toml: unset takes the default (or, in
 // [agents.NAME], [general]'s), 0 means no limit. core/process/resource_limits.h
@@ -246,7 +249,8 @@ class ConfigError : public std::runtime_error {
 };
 
 // Reads `<repoRoot>/hydra.toml`; defaults when the file does not exist.
-// Throws ConfigError for anything wrong in it.
+// Throws ConfigError for anything wrong in it, and when it is not a regular
+// file (a FIFO is never waited on) or is larger than kMaxConfigBytes.
 Config loadConfig(const std::filesystem::path& repoRoot);
 
 // Parses TOML text; `file` only names it in errors.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/json/parse.hpp>
@@ -70,6 +71,10 @@ TEST_F(ConfigDiagnosticFileTest, AnUnknownPlaceOrAnUnreadableFileKeepsTheOldRang
             json::parse(R"({"start":{"line":0,"character":0},"end":{"line":0,"character":0}})"));
   EXPECT_EQ(configDiagnostic(dir_ / "missing.toml", 2, 3, kDiagnosticError, "m").at("range"),
             json::parse(R"({"start":{"line":1,"character":2},"end":{"line":1,"character":3}})"));
+  // A FIFO is not waited on.
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.toml").c_str(), 0600), 0);
+  EXPECT_EQ(configDiagnostic(dir_ / "fifo.toml", 1, 1, kDiagnosticError, "m").at("range"),
+            json::parse(R"({"start":{"line":0,"character":0},"end":{"line":0,"character":1}})"));
 }
 
 }  // namespace

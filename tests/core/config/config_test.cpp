@@ -4,9 +4,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/core/config/temp_dir.h"
@@ -308,6 +310,38 @@ TEST(ConfigTest, DirectoryInPlaceOfTheFileIsAnError) {
     EXPECT_EQ(error.line(), 0);
     EXPECT_THAT(error.message(), HasSubstr("directory"));
   }
+}
+
+// hydra.toml is read whole, so what stands in its place must be a small file:
+// a FIFO (an unconfined agent could plant one) is refused without waiting for
+// a writer, and a huge file without reading it.
+TEST(ConfigTest, AFifoOrAHugeFileInPlaceOfTheFileIsAnErrorAtOnce) {
+  test::TempDir repo;
+  const fs::path file = repo.path() / "hydra.toml";
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  try {
+    loadConfig(repo.path());
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.file(), file);
+    EXPECT_EQ(error.message(), "is not a regular file");
+  }
+  fs::remove(file);
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << "# " << std::string(kMaxConfigBytes, 'x') << "\n";
+  }
+  try {
+    loadConfig(repo.path());
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.message(), "is larger than 1048576 bytes");
+  }
+  // Through a link to a small file it reads as usual.
+  fs::remove(file);
+  { std::ofstream(repo.path() / "real.toml") << "[general]\nmax_concurrent_agents = 5\n"; }
+  fs::create_symlink("real.toml", file);
+  EXPECT_EQ(loadConfig(repo.path()).general.maxConcurrentAgents, 5);
 }
 
 // ---------------------------------------------------------------------------
