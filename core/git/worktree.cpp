@@ -28,6 +28,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/file_lock.h"
 #include "core/util/paths.h"
+#include "core/util/read_file.h"
 
 namespace hydra::core {
 
@@ -299,6 +300,76 @@ void unregister(git_repository* repo, const fs::path& commonDir, const Worktree&
 // nothing matches). hydra never configures its branches; an entry an agent
 // added (`git push -u`) stays behind, harmlessly.
 // Call with registryMutex() held.
+// A branch hydra deletes with its worktree is named in this file of the
+// common git directory from before the worktree is unregistered until the
+// branch is gone, all under the registry lock: a hydra killed between the two
+// leaves this file rather than a branch that nothing names, and prune()
+// finishes the deletion. Found under the lock, its writer is dead.
+constexpr std::string_view kBranchJournalPrefix = "hydra-delete-branch-";
+
+fs::path branchJournal(const fs::path& commonDir, const std::string& worktreeName) {
+  return commonDir / (std::string(kBranchJournalPrefix) + worktreeName);
+}
+
+void deleteBranchIfPresent(git_repository* repo, const std::string& branch);
+
+// "hydra/name": segments of safe ids only, so that it names a file under refs/heads.
+bool isSafeRefName(const std::string& branch) {
+  std::size_t start = 0;
+  while (start <= branch.size()) {
+    const std::size_t end = std::min(branch.find('/', start), branch.size());
+    if (!isSafeId(std::string_view(branch).substr(start, end - start))) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+// Deletes the branches named by the journals a killed hydra left; call with
+// the registry lock held. A branch that cannot go (checked out meanwhile) stays.
+void finishBranchDeletions(git_repository* repo, const fs::path& commonDir) {
+  std::error_code ec;
+  std::vector<fs::path> journals;
+  for (fs::directory_iterator it(commonDir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (it->path().filename().string().starts_with(kBranchJournalPrefix)) journals.push_back(it->path());
+  }
+  for (const fs::path& journal : journals) {
+    try {
+      std::string branch = readRegularFile(journal, 4096);
+      branch = branch.substr(0, branch.find('\n'));
+      if (branch.starts_with(kBranchPrefix) && isSafeRefName(branch)) {
+        // A hydra killed inside the deletion left the ref's lock: hydra
+        // deletes its branches only under the registry lock, held here, and
+        // nothing else writes a branch whose worktree is gone, so it is stale.
+        std::error_code stale;
+        fs::remove(commonDir / "refs" / "heads" / (branch + ".lock"), stale);
+        deleteBranchIfPresent(repo, branch);
+      }
+    } catch (const GitError&) {
+      // Checked out, or taken for checked out while another half-removed
+      // entry exists: the journal stays, and a later prune tries again.
+      git_error_clear();
+      continue;
+    } catch (const std::exception&) {
+      // Unreadable: nothing to finish.
+    }
+    std::error_code removed;
+    fs::remove(journal, removed);
+  }
+}
+
+// Removes the empty directories under `commonDir`/worktrees: what a hydra
+// killed while removing a registration's files left of it (git has nothing
+// to open there). Call with the registry lock held: registrations are made
+// under it, so none is half made now. rmdir() removes only an empty one.
+void removeEmptyRegistrations(const fs::path& commonDir) {
+  std::error_code ec;
+  std::vector<fs::path> dirs;
+  for (fs::directory_iterator it(commonDir / "worktrees", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) dirs.push_back(it->path());
+  }
+  for (const fs::path& dir : dirs) ::rmdir(dir.c_str());
+}
+
 void deleteBranchIfPresent(git_repository* repo, const std::string& branch) {
   git_reference* raw = nullptr;
   const int rc = git_branch_lookup(&raw, repo, branch.c_str(), GIT_BRANCH_LOCAL);
@@ -804,12 +875,19 @@ void WorktreeManager::removeAll(const std::vector<Worktree>& worktrees, bool del
   RegistryLock lock(commonDir_);
   for (std::size_t i = 0; i < worktrees.size(); ++i) {
     if (errors[i]) continue;
+    const bool journaled = deleteBranch && worktrees[i].branch.starts_with(kBranchPrefix);
+    const fs::path journal = branchJournal(commonDir_, worktrees[i].name);
     try {
+      if (journaled) writeWhole(journal, worktrees[i].branch + "\n");
       unregister(repo.get(), commonDir_, worktrees[i]);
       // Only now: a branch checked out in a worktree cannot be deleted.
       if (deleteBranch) deleteBranchIfPresent(repo.get(), worktrees[i].branch);
     } catch (...) {
       errors[i] = std::current_exception();
+    }
+    if (journaled) {
+      std::error_code ec;
+      fs::remove(journal, ec);
     }
   }
   if (const std::exception_ptr error = firstError(errors)) std::rethrow_exception(error);
@@ -823,14 +901,24 @@ std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Work
     // its owner written before the lock is let go, so it is never seen ownerless.
     RegistryLock lock(commonDir_);
     git::RepositoryPtr repo = git::openRepository(repoRoot_);
+    // First: libgit2 takes every branch for checked out while an empty one exists.
+    removeEmptyRegistrations(commonDir_);
+    if (deleteBranches) finishBranchDeletions(repo.get(), commonDir_);
     for (Worktree& wt : halfRegistered(repo.get(), commonDir_, workspaceDir_)) {
       if (isLive(wt)) continue;  // a race's record names it: kept, as its worktrees are
+      if (deleteBranches && wt.branch.starts_with(kBranchPrefix)) {
+        writeWhole(branchJournal(commonDir_, wt.name), wt.branch + "\n");
+      }
       removeTree(adminDir(commonDir_, wt.name));
       halfMade.push_back(std::move(wt));
     }
     // Only once none is left: libgit2 takes a branch for checked out while a half-made entry exists.
     for (const Worktree& wt : halfMade) {
-      if (deleteBranches && wt.branch.starts_with(kBranchPrefix)) deleteBranchIfPresent(repo.get(), wt.branch);
+      if (deleteBranches && wt.branch.starts_with(kBranchPrefix)) {
+        deleteBranchIfPresent(repo.get(), wt.branch);
+        std::error_code ec;
+        fs::remove(branchJournal(commonDir_, wt.name), ec);
+      }
     }
     for (Worktree& wt : list()) {
       if (!ownerIsDead(wt.owner) || isLive(wt) || !wt.branch.starts_with(kBranchPrefix)) continue;
@@ -970,14 +1058,19 @@ std::vector<fs::path> WorktreeManager::repairPool() {
         aside.push_back(setAside(workspaceDir_, dir, self));
         removed.push_back(dir);
       }
+      // Killed before the branch of the race it served was deleted: it goes
+      // once the entry is gone (finishBranchDeletions(), through the journal,
+      // so that a failure or a kill now does not leave it named nowhere).
+      if (pooledMeta && !isPoolName(name) && meta->branch.starts_with(kBranchPrefix)) {
+        writeWhole(branchJournal(commonDir_, name), meta->branch + "\n");
+      }
       // Without its metadata nobody can claim it any more.
       removeTree(admin);
       removed.push_back(admin);
-      // Killed before the branch of the race it served was deleted: it goes now.
-      if (pooledMeta && !isPoolName(name) && meta->branch.starts_with(kBranchPrefix)) {
-        git::RepositoryPtr repo = git::openRepository(repoRoot_);
-        deleteBranchIfPresent(repo.get(), meta->branch);
-      }
+    }
+    {
+      git::RepositoryPtr repo = git::openRepository(repoRoot_);
+      finishBranchDeletions(repo.get(), commonDir_);
     }
     // Directories named like pool entries that git no longer knows (claims
     // and returns rename under the lock, so none is half done now), and

@@ -117,8 +117,9 @@ class WorktreeManager {
   // listed worktrees for which isLive is false and whose owner is dead
   // (ownerLife() says Dead; a worktree without an owner counts as dead), e.g.
   // those left behind by a crashed race, and the half-made or half-removed
-  // registrations such a race left. A worktree of a live process, or of one
-  // on another host, is never removed. Returns what it removed.
+  // registrations such a race left, and the branches a hydra killed while
+  // removing their worktrees had yet to delete. A worktree of a live process,
+  // or of one on another host, is never removed. Returns what it removed.
   std::vector<Worktree> prune(const std::function<bool(const Worktree&)>& isLive, bool deleteBranches = true);
 
   // Done with these worktrees: while the pool holds fewer than policy.size,

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -838,6 +839,29 @@ TEST_F(WorktreeTest, PruneRemovesARegistrationADeadHydraLeftHalfMade) {
   EXPECT_EQ(hydraBranches(), live.branch) << "the half-made one's branch is gone";
   EXPECT_TRUE(fs::exists(admin(live.name))) << "a live hydra's entry is left alone";
   EXPECT_TRUE(fs::exists(live.path / "src/a.txt"));
+}
+
+// A hydra killed between unregistering a worktree and deleting its branch
+// leaves the branch named in a journal in the git directory: the next prune
+// deletes it, and the journal goes too.
+TEST_F(WorktreeTest, PruneDeletesTheBranchAKilledRemovalHadYetToDelete) {
+  const Worktree wt = manager().create("_check-a", "HEAD", "1");
+  const fs::path journal = repo_.root() / ".git" / ("hydra-delete-branch-" + wt.name);
+  {
+    std::ofstream(journal) << wt.branch << "\n";
+  }
+  manager().remove(wt, /*deleteBranch=*/false);  // killed before the branch went
+  ASSERT_EQ(hydraBranches(), wt.branch);
+  EXPECT_THAT(manager().prune([](const Worktree&) { return false; }), ::testing::IsEmpty());
+  EXPECT_EQ(hydraBranches(), "");
+  EXPECT_FALSE(fs::exists(journal));
+  // A removal that finishes leaves no journal behind.
+  const Worktree other = manager().create("_check-b", "HEAD", "1");
+  manager().remove(other);
+  EXPECT_EQ(hydraBranches(), "");
+  for (const auto& entry : fs::directory_iterator(repo_.root() / ".git")) {
+    EXPECT_FALSE(entry.path().filename().string().starts_with("hydra-delete-branch-")) << entry.path();
+  }
 }
 
 // `hydra cleanup --keep-branches` prunes too: a half-made registration goes,
