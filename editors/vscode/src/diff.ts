@@ -107,12 +107,8 @@ async function changesOf(session: HydraSession, raceId: string, agentId: string)
 
 const versionUri = (raceId: string, v: FileVersion | undefined) => v && contentUri(raceId, v.agentId, v.path, v.side, v.owner);
 
-/**
- * Opens `entries` in VS Code's changes editor (vscode.changes, VS Code 1.85
- * and later). False when this VS Code has none: the caller falls back to one
- * file at a time.
- */
-async function openChanges(title: string, raceId: string, entries: ChangeEntry[]): Promise<boolean> {
+/** Opens `entries` in VS Code's changes editor (the multi-file diff). */
+async function openChanges(title: string, raceId: string, entries: ChangeEntry[]): Promise<void> {
   // Each file as [what names it, its left side, its right side]; a side it does not exist on is undefined.
   const resources = entries.flatMap((e) => {
     const original = versionUri(raceId, e.original);
@@ -120,16 +116,8 @@ async function openChanges(title: string, raceId: string, entries: ChangeEntry[]
     const named = modified ?? original;
     return named ? [[named, original, modified]] : [];
   });
-  try {
-    await vscode.commands.executeCommand('vscode.changes', title, resources);
-    return true;
-  } catch (error) {
-    if (/not found/i.test(String((error as Error)?.message ?? error))) return false;
-    throw error;
-  }
+  await vscode.commands.executeCommand('vscode.changes', title, resources);
 }
-
-const NO_CHANGES_EDITOR = 'this VS Code has no changes editor (VS Code 1.85 or later has one): one file at a time instead.';
 
 /** Every file an agent changed, at once: the base on the left, its version on the right. */
 async function showAllChanges(session: HydraSession, arg: unknown): Promise<void> {
@@ -142,9 +130,7 @@ async function showAllChanges(session: HydraSession, arg: unknown): Promise<void
     void vscode.window.showInformationMessage(`Hydra: ${agent.agentId} changed no file.`);
     return;
   }
-  if (await openChanges(`All changes (base ↔ ${agent.agentId})`, race.raceId, agentChangeList(agent.agentId, files))) return;
-  void vscode.window.showInformationMessage(`Hydra: ${NO_CHANGES_EDITOR}`);
-  await showDiff(session, { raceId: race.raceId, agentId: agent.agentId });
+  await openChanges(`All changes (base ↔ ${agent.agentId})`, race.raceId, agentChangeList(agent.agentId, files));
 }
 
 /**
@@ -192,8 +178,8 @@ async function compareAgents(session: HydraSession, arg: unknown, all: boolean):
   const { raceId, a, b, changedByA, changedByB } = picked;
   const entries = comparisonChangeList(a, changedByA, b, changedByB);
   if (all) {
-    if (await openChanges(`All changes (${a} ↔ ${b})`, raceId, entries)) return;
-    void vscode.window.showInformationMessage(`Hydra: ${NO_CHANGES_EDITOR}`);
+    await openChanges(`All changes (${a} ↔ ${b})`, raceId, entries);
+    return;
   }
   const who = (p: string) => [a, b].filter((_, i) => [changedByA, changedByB][i].some((f) => f.path === p));
   const entry = entries.length === 1 ? entries[0] : (await vscode.window.showQuickPick(

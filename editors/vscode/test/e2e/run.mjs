@@ -31,7 +31,9 @@
 //     through another hydra serve first (its notifications checked against
 //     the protocol, then shown from hydra/races), one started from the
 //     palette (agent picks, progress, live phases, iterations with scores,
-//     the review as Markdown, an iteration's diff, merging builder@2), one
+//     the review as Markdown, an iteration's diff, all of an iteration's
+//     changes and both iterations' side by side in the changes editor,
+//     merging builder@2), one
 //     cancelled from its progress notification.
 //  5. untrusted: the same kind of repository in an untrusted workspace: no
 //     race starts and hydra is never even started.
@@ -1192,6 +1194,39 @@ async function collabScenario() {
       p.activeTab.modifiedText !== undefined && p.activeTab, 'its sides');
     check(/\$1 - \$2/.test(diff2.originalText) && /\$1 \+ \$2/.test(diff2.modifiedText), 'a file of builder@2 opens its diff: add() fixed');
     await wb.shot('collab-diff');
+
+    // All of iteration 2's changes at once, from its context menu: the three files it changed, in the changes editor.
+    const iterChanges = page.locator('.part.editor .editor-group-container.active .editor-container').first();
+    const iterText = async () => plain(await iterChanges.innerText());
+    await wb.contextMenu(iterRow(2), 'Show All Changes');
+    const iterTab = await wb.waitActiveTab(/All changes \(base ↔ builder@2\)/, 'the changes editor of builder@2');
+    const iterAll = await waitFor(async () => {
+      const t = await iterText();
+      return ['cart.sh', 'lib.sh', 'prices.csv'].every((f) => t.includes(f)) && /An empty cart costs nothing/.test(t) &&
+        /\$1 \+ \$2/.test(t) ? t : undefined;
+    }, 20000, "builder@2's files in the changes editor").catch(iterText);
+    check(['cart.sh', 'lib.sh', 'prices.csv'].every((f) => iterAll.includes(f)) && /An empty cart costs nothing/.test(iterAll) &&
+      /\$1 \+ \$2/.test(iterAll),
+    `Show All Changes on an iteration opens "${iterTab}" with every file iteration 2 changed: ${iterAll.replace(/\s+/g, ' ').slice(0, 300)}`);
+    await page.mouse.move(900, 450);
+    await wb.shot('collab-all-changes');
+    // Both iterations side by side, from the collaboration's context menu: the first iteration picked, the
+    // other one follows; builder@2, the winner, on the left. Only builder@2 fixed add() and wrote prices.csv.
+    await wb.contextMenu(collabRow, 'Compare All Changes of Two Agents');
+    await wb.pick('builder@1');
+    const itersTab = await wb.waitActiveTab(/All changes \(builder@2 ↔ builder@1\)/, 'the changes editor of both iterations');
+    const sideText = async (side) => plain((await iterChanges.locator(`.editor.${side} .view-lines`).allInnerTexts()).join('\n'));
+    const [left, right] = await waitFor(async () => {
+      const [l, r] = [await sideText('original'), await sideText('modified')];
+      return /An empty cart costs nothing/.test(l) && /\$1 \+ \$2/.test(l) && /cart_total/.test(r) ? [l, r] : undefined;
+    }, 20000, 'both iterations\' files in the changes editor').catch(async () => [await sideText('original'), await sideText('modified')]);
+    const itersAll = await iterText();
+    check(['cart.sh', 'lib.sh', 'prices.csv'].every((f) => itersAll.includes(f)) && /An empty cart costs nothing/.test(left) &&
+      /\$1 \+ \$2/.test(left) && /cart_total/.test(right) && !/An empty cart costs nothing/.test(right),
+    `Compare All Changes of a collaboration opens "${itersTab}": builder@2's files on the left, builder@1's on the right: ${
+      left.replace(/\s+/g, ' ').slice(0, 150)} | ${right.replace(/\s+/g, ' ').slice(0, 150)}`);
+    await page.mouse.move(900, 450);
+    await wb.shot('collab-compare-all-changes');
 
     // Merge builder@2 from its row: the winner, so a plain question; its change lands.
     const headBefore = git(repo, 'rev-parse', 'HEAD');
