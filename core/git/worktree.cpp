@@ -273,24 +273,66 @@ void removeDirectory(const fs::path& workspaceDir, const Worktree& wt) {
   if (isBelow(workspaceDir, wt.path) && pathExists(wt.path)) removeTree(wt.path);
 }
 
-// Removes .git/worktrees/<name> with libgit2's prune, which also deletes a
-// working directory still present (one made by hand outside the workspace).
-// What prune cannot handle (metadata too incomplete to look up, a file it
-// failed to delete) is removed directly. Call with registryMutex() held.
-void unregister(git_repository* repo, const fs::path& commonDir, const Worktree& wt) {
-  git_worktree* raw = nullptr;
-  if (git_worktree_lookup(&raw, repo, wt.name.c_str()) == 0) {
-    git::WorktreePtr handle(raw);
-    git_worktree_prune_options options;
-    check(git_worktree_prune_options_init(&options, GIT_WORKTREE_PRUNE_OPTIONS_VERSION),
-          "initialise prune options");
-    options.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_WORKING_TREE;
-    if (git_worktree_prune(handle.get(), &options) < 0) git_error_clear();
-  } else {
-    git_error_clear();
+// ---- retiring registrations ------------------------------------------------
+
+// Where a registration goes to be deleted: <common dir>/hydra-removing/
+// <remover>-<random>. Deleting .git/worktrees/<name> in place, file by file,
+// can be cut short by a kill, and what is left (HEAD, index, no gitdir, no
+// hydra metadata) is neither git's to list nor recognisably hydra's to
+// finish, and libgit2 takes a branch for checked out while it is there.
+// One rename takes the whole entry out of .git/worktrees instead, and its
+// name says which hydra deletes it, so that what a killed one left is
+// finished by the next and a live one's is left alone.
+constexpr std::string_view kRetiredDir = "hydra-removing";
+
+std::string randomHex(int digits) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::random_device random;
+  std::string out;
+  for (int i = 0; i < digits; ++i) out += kHex[random() % 16];
+  return out;
+}
+
+// Takes `admin` (an entry of .git/worktrees) out of git's sight in one
+// rename and deletes it. Call with the registry lock held.
+void retireRegistration(const fs::path& commonDir, const fs::path& admin) {
+  if (!pathExists(admin)) return;
+  const fs::path retired = commonDir / kRetiredDir;
+  std::error_code ec;
+  fs::create_directory(retired, ec);
+  if (ec || !fs::is_directory(fs::symlink_status(retired, ec))) {
+    throw osError("make " + inQuotes(retired.string()), ec ? ec : std::make_error_code(std::errc::not_a_directory));
   }
-  const fs::path admin = adminDir(commonDir, wt.name);
-  if (pathExists(admin)) removeTree(admin);
+  const fs::path target = retired / (toWord(ProcessOwner::self()) + "-" + randomHex(12));
+  fs::rename(admin, target, ec);
+  if (ec) throw osError("unregister " + inQuotes(admin.string()), ec);
+  removeTree(target);
+  ::rmdir(retired.c_str());  // only when empty: another hydra may be retiring one now
+}
+
+// Deletes what hydras that died left being retired. Call with the registry
+// lock held.
+void finishRetirements(const fs::path& commonDir) {
+  const fs::path retired = commonDir / kRetiredDir;
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(retired, ec))) return;
+  std::vector<fs::path> dead;
+  for (fs::directory_iterator it(retired, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const auto dash = name.rfind('-');
+    const auto remover = dash == std::string::npos ? std::nullopt : parseOwnerWord(std::string_view(name).substr(0, dash));
+    if (remover && !ownerIsDead(remover)) continue;
+    dead.push_back(it->path());
+  }
+  for (const fs::path& p : dead) removeTree(p);
+  ::rmdir(retired.c_str());
+}
+
+// Unregisters the worktree: its entry of .git/worktrees is retired whole,
+// whatever state it is in. Its working directory is removeDirectory()'s,
+// and only inside the workspace. Call with the registry lock held.
+void unregister(const fs::path& commonDir, const Worktree& wt) {
+  retireRegistration(commonDir, adminDir(commonDir, wt.name));
 }
 
 // Makes the checks git_branch_delete makes, then deletes the ref (and its
@@ -482,7 +524,7 @@ void discard(git_repository* repo, const fs::path& commonDir, const fs::path& wo
   try {
     RegistryLock lock(commonDir);
     try {
-      unregister(repo, commonDir, wt);
+      unregister(commonDir, wt);
     } catch (...) {
     }
     deleteBranchIfPresent(repo, wt.branch);
@@ -496,13 +538,7 @@ constexpr std::string_view kPoolPrefix = "_pool-";
 
 bool isPoolName(std::string_view name) { return name.starts_with(kPoolPrefix); }
 
-std::string newPoolName() {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::random_device random;
-  std::string name(kPoolPrefix);
-  for (int i = 0; i < 12; ++i) name += kHex[random() % 16];
-  return name;
-}
+std::string newPoolName() { return std::string(kPoolPrefix) + randomHex(12); }
 
 std::string trimmed(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
@@ -604,7 +640,7 @@ std::optional<ProcessOwner> removerOf(std::string_view name) {
 // directory to remove once the lock is let go. Call with the lock held.
 std::optional<fs::path> drop(const fs::path& commonDir, const fs::path& workspaceDir, const PooledWorktree& pooled,
                              const ProcessOwner& remover) {
-  removeTree(adminDir(commonDir, pooled.name));
+  retireRegistration(commonDir, adminDir(commonDir, pooled.name));
   if (!pathExists(pooled.path)) return std::nullopt;
   return setAside(workspaceDir, pooled.path, remover);
 }
@@ -879,7 +915,7 @@ void WorktreeManager::removeAll(const std::vector<Worktree>& worktrees, bool del
     const fs::path journal = branchJournal(commonDir_, worktrees[i].name);
     try {
       if (journaled) writeWhole(journal, worktrees[i].branch + "\n");
-      unregister(repo.get(), commonDir_, worktrees[i]);
+      unregister(commonDir_, worktrees[i]);
       // Only now: a branch checked out in a worktree cannot be deleted.
       if (deleteBranch) deleteBranchIfPresent(repo.get(), worktrees[i].branch);
     } catch (...) {
@@ -903,13 +939,14 @@ std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Work
     git::RepositoryPtr repo = git::openRepository(repoRoot_);
     // First: libgit2 takes every branch for checked out while an empty one exists.
     removeEmptyRegistrations(commonDir_);
+    finishRetirements(commonDir_);
     if (deleteBranches) finishBranchDeletions(repo.get(), commonDir_);
     for (Worktree& wt : halfRegistered(repo.get(), commonDir_, workspaceDir_)) {
       if (isLive(wt)) continue;  // a race's record names it: kept, as its worktrees are
       if (deleteBranches && wt.branch.starts_with(kBranchPrefix)) {
         writeWhole(branchJournal(commonDir_, wt.name), wt.branch + "\n");
       }
-      removeTree(adminDir(commonDir_, wt.name));
+      retireRegistration(commonDir_, adminDir(commonDir_, wt.name));
       halfMade.push_back(std::move(wt));
     }
     // Only once none is left: libgit2 takes a branch for checked out while a half-made entry exists.
@@ -973,7 +1010,7 @@ bool WorktreeManager::poolOne(const Worktree& wt, bool deleteBranch, const std::
     for (const fs::path& p : {wt.path, path}) {
       if (pathExists(p)) removeTree(p);
     }
-    removeTree(adminDir(commonDir_, name));
+    retireRegistration(commonDir_, adminDir(commonDir_, name));
     throw;
   }
   return true;
@@ -1039,6 +1076,7 @@ std::vector<fs::path> WorktreeManager::repairPool() {
   std::vector<fs::path> aside;  // removed once the lock is let go
   {
     RegistryLock lock(commonDir_);
+    finishRetirements(commonDir_);
     const ProcessOwner self = owner();
     std::error_code ec;
     std::vector<fs::path> admins;
@@ -1065,7 +1103,7 @@ std::vector<fs::path> WorktreeManager::repairPool() {
         writeWhole(branchJournal(commonDir_, name), meta->branch + "\n");
       }
       // Without its metadata nobody can claim it any more.
-      removeTree(admin);
+      retireRegistration(commonDir_, admin);
       removed.push_back(admin);
     }
     {

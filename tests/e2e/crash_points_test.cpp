@@ -74,7 +74,11 @@ void expectNothingLeaked(const TestRepo& repo) {
   EXPECT_THAT(repo.git("worktree list --porcelain"), Not(HasSubstr(".hydra-workspaces")));
   EXPECT_EQ(repo.git("branch --list 'hydra/*'"), "");
   std::error_code ec;
-  EXPECT_TRUE(fs::is_empty(repo.root() / ".git" / "worktrees", ec) || ec) << "worktree metadata left";
+  std::string left;
+  for (const auto& e : fs::recursive_directory_iterator(repo.root() / ".git" / "worktrees", ec)) {
+    left += " " + e.path().lexically_relative(repo.root() / ".git").string();
+  }
+  EXPECT_EQ(left, "") << "worktree metadata left";
 }
 
 // A lock git's next command would stop at: hydra must never leave one.

@@ -864,6 +864,39 @@ TEST_F(WorktreeTest, PruneDeletesTheBranchAKilledRemovalHadYetToDelete) {
   }
 }
 
+// A removal retires a registration whole (one rename out of
+// .git/worktrees) before deleting its files, so a kill leaves either the
+// whole entry or a retired one named for its remover. What a dead remover
+// left is deleted by the next prune, a live one's is left to it, and git
+// sees neither as a worktree.
+TEST_F(WorktreeTest, PruneFinishesTheRegistrationsAKilledRemovalWasDeleting) {
+  const fs::path git = repo_.root() / ".git";
+  const Worktree a = manager().create("_check-a", "HEAD", "1");
+  const Worktree b = manager().create("_check-b", "HEAD", "1");
+  fs::create_directory(git / "hydra-removing");
+  const fs::path dead = git / "hydra-removing" / (toWord(deadOwner()) + "-0123456789ab");
+  const fs::path live = git / "hydra-removing" / (toWord(ProcessOwner::self()) + "-ba9876543210");
+  fs::rename(git / "worktrees" / a.name, dead);
+  fs::rename(git / "worktrees" / b.name, live);
+  fs::remove_all(a.path);
+  fs::remove_all(b.path);
+  EXPECT_THAT(gitIn(repo_.root(), "worktree list --porcelain"), ::testing::Not(HasSubstr("_check-")));
+
+  manager().prune([](const Worktree&) { return false; });
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live / "HEAD")) << "a live hydra's retirement is its own to finish";
+  // Its branches are no longer taken for checked out.
+  manager().remove(a);
+  manager().remove(b);
+  EXPECT_EQ(hydraBranches(), "");
+
+  fs::remove_all(live);
+  const Worktree c = manager().create("_check-c", "HEAD", "1");
+  manager().remove(c);
+  EXPECT_FALSE(fs::exists(git / "hydra-removing")) << "a finished removal leaves nothing in .git";
+  EXPECT_TRUE(fs::is_empty(git / "worktrees"));
+}
+
 // `hydra cleanup --keep-branches` prunes too: a half-made registration goes,
 // its branch (the agent's commits) stays.
 TEST_F(WorktreeTest, PruneKeepingBranchesRemovesAHalfMadeRegistrationButNotItsBranch) {
