@@ -727,7 +727,7 @@ void HydraService::onEvent(core::RaceEvent& event) {
   // An evaluation's samples are races the client never hears of: their ends
   // go to the evaluations, once their records are on disk.
   const std::string& raceId = core::raceIdOf(event.body);
-  if (const auto* started = std::get_if<core::RaceStarted>(&event.body); started && started->kind == "sample") {
+  if (const auto* started = std::get_if<core::RaceStarted>(&event.body); started && started->kind == core::RunKind::Sample) {
     sampleRaces_.insert(started->raceId);
   }
   if (sampleRaces_.contains(raceId)) {

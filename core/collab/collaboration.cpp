@@ -7,6 +7,7 @@
 
 #include "core/collab/iterations.h"
 #include "core/collab/prompts.h"
+#include "core/config/limits.h"
 #include "core/merge/diff.h"
 #include "core/run/worktree_setup.h"
 

@@ -4,12 +4,7 @@
 
 #include "core/config/toml_reader.h"
 
-#include "core/adapter/adapter.h"
-#include "core/checks/protected_paths.h"
-#include "core/executor/slurm_executor.h"
-#include "core/sandbox/network.h"
-#include "core/scoring/parsers.h"
-#include "core/scoring/test_naming.h"
+#include "core/process/resource_limits.h"
 #include "core/util/read_file.h"
 
 #include <algorithm>
@@ -38,13 +33,6 @@ using toml_reader::formatNumber;
 using toml_reader::Reader;
 using toml_reader::suggest;
 using toml_reader::typeName;
-
-// The names come from their registries: each adapter registers its own name
-// and binary (core/adapter/registry.cpp), each parser its format name.
-std::span<const std::string_view> adapterNameList() {
-  static const std::vector<std::string_view> names = adapterNames();
-  return names;
-}
 
 // ---------------------------------------------------------------------------
 // Reading values, each reader failing with a located, specific message.
@@ -217,7 +205,7 @@ bool isSlurmTime(std::string_view text) {
   return parts <= 2;
 }
 
-std::vector<Field> executorFields(ExecutorConfig& out) {
+std::vector<Field> executorFields(ExecutorConfig& out, const ConfigNames& names) {
   return {
       {"kind",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
@@ -247,10 +235,10 @@ std::vector<Field> executorFields(ExecutorConfig& out) {
          out.timeLimit = text;
        }},
       {"extra_args",
-       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+       [&out, &names](const Reader& r, std::string_view key, const toml::node& node) {
          out.extraArgs = r.stringArray(key, node);
          for (const auto& arg : out.extraArgs) {
-           if (isReservedSbatchOption(arg)) {
+           if (names.reservedJobOption && names.reservedJobOption(arg)) {
              r.fail(node.source(), "'extra_args' cannot pass " + arg.substr(0, arg.find('=')) +
                                        ": hydra sets it for every job (docs/scaling.md)");
            }
@@ -267,10 +255,10 @@ std::vector<Field> executorFields(ExecutorConfig& out) {
   };
 }
 
-std::vector<Field> agentFields(AgentConfig& out) {
+std::vector<Field> agentFields(AgentConfig& out, const ConfigNames& names) {
   return withFields({
-      {"adapter", [&out](const Reader& r, std::string_view key,
-                         const toml::node& node) { out.adapter = r.choice(key, node, adapterNameList()); }},
+      {"adapter", [&out, &names](const Reader& r, std::string_view key,
+                                 const toml::node& node) { out.adapter = r.choice(key, node, names.adapters); }},
       {"binary", [&out](const Reader& r, std::string_view key,
                         const toml::node& node) { out.binary = r.nonEmptyString(key, node); }},
       {"args", [&out](const Reader& r, std::string_view key,
@@ -289,17 +277,16 @@ std::vector<Field> agentFields(AgentConfig& out) {
          out.acpPermissions = r.choice(key, node, kPolicies);
        }},
       {"network",
-       [&out](const Reader& r, std::string_view key, const toml::node& node) {
-         static const std::vector<std::string_view> kModes = sandbox::networkModeNames();
-         out.network = r.choice(key, node, kModes);
+       [&out, &names](const Reader& r, std::string_view key, const toml::node& node) {
+         out.network = r.choice(key, node, names.networkModes);
        }},
       {"allowed_hosts",
-       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+       [&out, &names](const Reader& r, std::string_view key, const toml::node& node) {
          out.allowedHosts = r.stringArray(key, node);
          const auto& array = *node.as_array();
          for (std::size_t i = 0; i < out.allowedHosts.size(); ++i) {
-           std::string why;
-           if (!sandbox::parseHostRule(out.allowedHosts[i], &why))
+           const std::string why = names.hostRuleProblem ? names.hostRuleProblem(out.allowedHosts[i]) : "";
+           if (!why.empty())
              r.fail(array.get(i)->source(), "'" + std::string(key) + "' entry '" + out.allowedHosts[i] +
                                                 "' is not a host name or host:port: " + why);
          }
@@ -364,7 +351,7 @@ void readThresholds(const Reader& r, const toml::node& node, ScoringThresholds& 
   }
 }
 
-std::vector<Field> scoringFields(ScoringConfig& out) {
+std::vector<Field> scoringFields(ScoringConfig& out, const ConfigNames& names) {
   auto command = [](std::optional<std::string>& target) {
     return [&target](const Reader& r, std::string_view key, const toml::node& node) {
       target = r.optionalString(key, node);
@@ -377,12 +364,12 @@ std::vector<Field> scoringFields(ScoringConfig& out) {
       {"test_command", command(out.testCommand)},
       {"lint_command", command(out.lintCommand)},
       {"test_format",
-       [&out](const Reader& r, std::string_view key, const toml::node& node) {
-         out.testFormat = r.choice(key, node, scoring::testFormatNames());
+       [&out, &names](const Reader& r, std::string_view key, const toml::node& node) {
+         out.testFormat = r.choice(key, node, names.testFormats);
        }},
       {"lint_format",
-       [&out](const Reader& r, std::string_view key, const toml::node& node) {
-         out.lintFormat = r.choice(key, node, scoring::lintFormatNames());
+       [&out, &names](const Reader& r, std::string_view key, const toml::node& node) {
+         out.lintFormat = r.choice(key, node, names.lintFormats);
        }},
       {"junit_report",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
@@ -393,11 +380,12 @@ std::vector<Field> scoringFields(ScoringConfig& out) {
          out.timeoutPerCheckSeconds = r.integer(key, node, 1);
        }},
       {"protected_paths",
-       [&out](const Reader& r, std::string_view key, const toml::node& node) {
+       [&out, &names](const Reader& r, std::string_view key, const toml::node& node) {
          const std::vector<std::string>& paths = out.protectedPaths.emplace(r.stringArray(key, node));
          const auto& array = *node.as_array();
          for (std::size_t i = 0; i < paths.size(); ++i) {
-           if (std::string problem = checks::protectedPatternProblem(paths[i]); !problem.empty())
+           const std::string problem = names.protectedPatternProblem ? names.protectedPatternProblem(paths[i]) : "";
+           if (!problem.empty())
              r.fail(array.get(i)->source(), "'" + std::string(key) + "': " + problem);
          }
        }},
@@ -458,7 +446,11 @@ std::vector<Field> collaborationFields(CollaborationConfig& out) {
 
 // Defaults that depend on the table's name and on other keys are settled once
 // the whole table has been read.
-void readAgent(const Reader& r, const toml::key& name, const toml::node& node, AgentConfig& out) {
+void readAgent(const Reader& r, const toml::key& name, const toml::node& node, AgentConfig& out,
+               const ConfigNames& names) {
+  auto defaultBinary = [&names](std::string_view adapter) {
+    return names.defaultBinary ? names.defaultBinary(adapter) : std::nullopt;
+  };
   if (!isValidAgentName(name.str()))
     r.fail(name.source(),
            "agent name '" + std::string(name.str()) +
@@ -468,10 +460,10 @@ void readAgent(const Reader& r, const toml::key& name, const toml::node& node, A
     r.fail(node.source(), "agent '" + std::string(name.str()) + "' must be a table, found " +
                               typeName(node.type()));
   out.name = std::string(name.str());
-  r.readTable(*table, "[agents." + out.name + "]", agentFields(out));
-  if (out.adapter.empty()) out.adapter = defaultAgentBinary(out.name) ? out.name : "command";
+  r.readTable(*table, "[agents." + out.name + "]", agentFields(out, names));
+  if (out.adapter.empty()) out.adapter = defaultBinary(out.name) ? out.name : "command";
   if (out.binary.empty()) {
-    auto binary = defaultAgentBinary(out.adapter);
+    auto binary = defaultBinary(out.adapter);
     if (!binary)
       r.fail(node.source(),
              "[agents." + out.name + "] uses the '" + out.adapter +
@@ -484,10 +476,7 @@ void readAgent(const Reader& r, const toml::key& name, const toml::node& node, A
                                 out.network + "\")");
   }
   if (out.network == "allowlist" && out.allowedHosts.empty()) {
-    const Adapter* adapter = findAdapter(out.adapter);
-    if (adapter) {
-      for (std::string_view host : adapter->defaultAllowedHosts()) out.allowedHosts.emplace_back(host);
-    }
+    if (names.defaultAllowedHosts) out.allowedHosts = names.defaultAllowedHosts(out.adapter);
     if (out.allowedHosts.empty()) {
       const toml::node* culprit = hosts ? hosts : table->get("network");
       r.fail(culprit ? culprit->source() : node.source(),
@@ -497,33 +486,34 @@ void readAgent(const Reader& r, const toml::key& name, const toml::node& node, A
   }
 }
 
-void readAgents(const Reader& r, const toml::node& node, std::map<std::string, AgentConfig>& out) {
+void readAgents(const Reader& r, const toml::node& node, std::map<std::string, AgentConfig>& out,
+                const ConfigNames& names) {
   for (const Entry& entry : entriesInFileOrder(r.table("agents", node))) {
     AgentConfig agent;
-    readAgent(r, *entry.key, *entry.value, agent);
+    readAgent(r, *entry.key, *entry.value, agent, names);
     out.emplace(agent.name, std::move(agent));
   }
 }
 
-std::vector<Field> topLevelFields(Config& out) {
+std::vector<Field> topLevelFields(Config& out, const ConfigNames& names) {
   return {
       {"general",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          r.readTable(r.table(key, node), "[general]", generalFields(out.general));
        }},
-      {"agents", [&out](const Reader& r, std::string_view,
-                        const toml::node& node) { readAgents(r, node, out.agents); }},
+      {"agents", [&out, &names](const Reader& r, std::string_view,
+                                const toml::node& node) { readAgents(r, node, out.agents, names); }},
       {"scoring",
-       [&out](const Reader& r, std::string_view key, const toml::node& node) {
-         r.readTable(r.table(key, node), "[scoring]", scoringFields(out.scoring));
+       [&out, &names](const Reader& r, std::string_view key, const toml::node& node) {
+         r.readTable(r.table(key, node), "[scoring]", scoringFields(out.scoring, names));
        }},
       {"collaboration",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
          r.readTable(r.table(key, node), "[collaboration]", collaborationFields(out.collaboration));
        }},
       {"executor",
-       [&out](const Reader& r, std::string_view key, const toml::node& node) {
-         r.readTable(r.table(key, node), "[executor]", executorFields(out.executor));
+       [&out, &names](const Reader& r, std::string_view key, const toml::node& node) {
+         r.readTable(r.table(key, node), "[executor]", executorFields(out.executor, names));
        }},
   };
 }
@@ -543,11 +533,11 @@ namespace {
 // A test command whose output will not name its tests: said on its key, so an
 // editor shows it where the command is written (the same decision as
 // `hydra init`'s warning).
-void warnOfCountsOnlyTests(const toml::table& document, Config& config) {
+void warnOfCountsOnlyTests(const toml::table& document, Config& config, const ConfigNames& names) {
   const ScoringConfig& scoring = config.scoring;
-  if (!scoring.testCommand) return;
-  auto reason = scoring::testsByCountsOnlyReason(*scoring.testCommand, scoring.testFormat,
-                                                 scoring.junitReport.has_value());
+  if (!scoring.testCommand || !names.testsByCountsOnlyReason) return;
+  auto reason = names.testsByCountsOnlyReason(*scoring.testCommand, scoring.testFormat,
+                                              scoring.junitReport.has_value());
   if (!reason) return;
   toml::source_position at{};
   if (const toml::table* table = document["scoring"].as_table()) {
@@ -558,7 +548,7 @@ void warnOfCountsOnlyTests(const toml::table& document, Config& config) {
 
 }  // namespace
 
-Config parseConfig(std::string_view text, const fs::path& file) {
+Config parseConfig(std::string_view text, const fs::path& file, const ConfigNames& names) {
   toml::table document;
   try {
     document = toml::parse(text, std::string_view(file.string()));
@@ -576,12 +566,12 @@ Config parseConfig(std::string_view text, const fs::path& file) {
         "; settings belong in the tables [general], [agents.NAME], [scoring], "
         "[collaboration] and [executor]");
   });
-  reader.readTable(document, "", topLevelFields(config));
-  warnOfCountsOnlyTests(document, config);
+  reader.readTable(document, "", topLevelFields(config, names));
+  warnOfCountsOnlyTests(document, config, names);
   return config;
 }
 
-Config loadConfig(const fs::path& repoRoot) {
+Config loadConfig(const fs::path& repoRoot, const ConfigNames& names) {
   fs::path file = repoRoot / "hydra.toml";
   std::error_code ec;
   auto status = fs::status(file, ec);
@@ -595,7 +585,7 @@ Config loadConfig(const fs::path& repoRoot) {
   } catch (const std::runtime_error& e) {
     throw ConfigError(file, 0, 0, e.what());
   }
-  return parseConfig(text, file);
+  return parseConfig(text, file, names);
 }
 
 bool isValidAgentName(std::string_view name) {
@@ -604,40 +594,20 @@ bool isValidAgentName(std::string_view name) {
   });
 }
 
-std::span<const std::string_view> knownAdapters() { return adapterNameList(); }
-std::span<const std::string_view> knownTestFormats() { return scoring::testFormatNames(); }
-std::span<const std::string_view> knownLintFormats() { return scoring::lintFormatNames(); }
-
-std::optional<std::string> defaultAgentBinary(std::string_view adapter) {
-  const Adapter* found = findAdapter(adapter);
-  if (!found || found->defaultBinary().empty()) return std::nullopt;
-  return std::string(found->defaultBinary());
-}
-
-std::optional<AgentConfig> findAgent(const Config& config, std::string_view name) {
-  if (auto it = config.agents.find(std::string(name)); it != config.agents.end()) return it->second;
-  auto binary = defaultAgentBinary(name);
-  if (!binary) return std::nullopt;
-  AgentConfig agent;
-  agent.name = std::string(name);
-  agent.adapter = std::string(name);
-  agent.binary = *binary;
-  return agent;
-}
-
 std::map<std::string, std::vector<std::string>> acceptedConfigKeys() {
   // The field lists bind to a target; these scratch structs are never read.
   Config scratch;
   AgentConfig agent;
+  const ConfigNames names;
   return {
-      {"", fieldNames(topLevelFields(scratch))},
+      {"", fieldNames(topLevelFields(scratch, names))},
       {"general", fieldNames(generalFields(scratch.general))},
-      {"agents.*", fieldNames(agentFields(agent))},
-      {"scoring", fieldNames(scoringFields(scratch.scoring))},
+      {"agents.*", fieldNames(agentFields(agent, names))},
+      {"scoring", fieldNames(scoringFields(scratch.scoring, names))},
       {"scoring.weights", fieldNames(weightFields(scratch.scoring.weights))},
       {"scoring.thresholds", fieldNames(thresholdFields(scratch.scoring.thresholds))},
       {"collaboration", fieldNames(collaborationFields(scratch.collaboration))},
-      {"executor", fieldNames(executorFields(scratch.executor))},
+      {"executor", fieldNames(executorFields(scratch.executor, names))},
   };
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -21,13 +22,6 @@ namespace hydra::core {
 // tools read exactly).
 inline constexpr std::int64_t kMaxResultBytesLimit = std::int64_t{1} << 40;
 
-// The ranges hydra.toml accepts for the per-agent limits (besides 0, none):
-// below the least, no CLI could start; the most are what the kernel takes.
-inline constexpr std::int64_t kMinMemoryLimitMiB = 64;
-inline constexpr std::int64_t kMaxMemoryLimitMiB = std::int64_t{1} << 30;  // 1 PiB
-inline constexpr std::int64_t kMinProcessLimit = 8;
-inline constexpr std::int64_t kMaxProcessLimit = 4'194'304;  // the kernel's largest pid_max
-inline constexpr std::int64_t kMaxCpuLimitSeconds = 31'536'000;  // a year
 // hydra.toml is read whole: a larger file is refused, not read.
 inline constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
@@ -248,31 +242,46 @@ class ConfigError : public std::runtime_error {
   std::string message_;
 };
 
+// The names hydra.toml may use that units above config/ define: the
+// adapters (with each one's usual binary and preset hosts), the network
+// modes and host rules, the test and lint formats, the protected-path
+// patterns and the Slurm options hydra sets itself. config/ only parses:
+// it checks these names with what it is given, so each error still says the
+// file, line and column, and it includes none of those units.
+// core/workspace/hydra_config.h fills them from the units' registries.
+struct ConfigNames {
+  std::vector<std::string_view> adapters;
+  // The binary an adapter runs when [agents.NAME] gives none; nullopt for
+  // none (the "command" adapter) and unknown names.
+  std::function<std::optional<std::string>(std::string_view adapter)> defaultBinary;
+  // The hosts network = "allowlist" allows when allowed_hosts is not given.
+  std::function<std::vector<std::string>(std::string_view adapter)> defaultAllowedHosts;
+  std::vector<std::string_view> networkModes;
+  // Why an allowed_hosts entry is no host rule; empty when it is one.
+  std::function<std::string(std::string_view entry)> hostRuleProblem;
+  std::vector<std::string_view> testFormats;
+  std::vector<std::string_view> lintFormats;
+  // Why a protected_paths pattern is refused; empty when it is accepted.
+  std::function<std::string(std::string_view pattern)> protectedPatternProblem;
+  // Whether an [executor] extra_args entry sets what hydra sets for every job.
+  std::function<bool(std::string_view arg)> reservedJobOption;
+  // Why a test command's output will not name its tests (a warning); nullopt
+  // when it will.
+  std::function<std::optional<std::string>(std::string_view command, std::optional<std::string_view> format,
+                                           bool junitReport)>
+      testsByCountsOnlyReason;
+};
+
 // Reads `<repoRoot>/hydra.toml`; defaults when the file does not exist.
 // Throws ConfigError for anything wrong in it, and when it is not a regular
 // file (a FIFO is never waited on) or is larger than kMaxConfigBytes.
-Config loadConfig(const std::filesystem::path& repoRoot);
+Config loadConfig(const std::filesystem::path& repoRoot, const ConfigNames& names);
 
 // Parses TOML text; `file` only names it in errors.
-Config parseConfig(std::string_view text, const std::filesystem::path& file);
+Config parseConfig(std::string_view text, const std::filesystem::path& file, const ConfigNames& names);
 
 // Agent names become part of branch and directory names: [A-Za-z0-9_-]+.
 bool isValidAgentName(std::string_view name);
-
-// The adapters hydra.toml may name: claude, codex, cursor, gemini, opencode, aider, command.
-std::span<const std::string_view> knownAdapters();
-
-// The binary an adapter runs when [agents.NAME] gives none ("cursor-agent" for
-// cursor); nullopt for "command", which has no usual binary, and unknown names.
-std::optional<std::string> defaultAgentBinary(std::string_view adapter);
-
-// The settings for agent `name`: its [agents.NAME] table when there is one, else
-// the defaults of the adapter called `name`; nullopt when neither exists.
-std::optional<AgentConfig> findAgent(const Config& config, std::string_view name);
-
-// The values [scoring] test_format and lint_format accept.
-std::span<const std::string_view> knownTestFormats();
-std::span<const std::string_view> knownLintFormats();
 
 // Every key the parser accepts, by table: "" (top level), "general", "agents.*"
 // (any [agents.NAME]), "scoring", "scoring.weights", "scoring.thresholds",

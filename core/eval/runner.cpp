@@ -240,7 +240,7 @@ void EvalRunner::launch(std::size_t index) {
   request.task = job.evalCase->task;
   request.agents = {job.agent};
   request.baseRef = report_.baseCommits.at(job.evalCase->id);
-  request.kind = "sample";
+  request.kind = RunKind::Sample;
   request.env = {{"HYDRA_CASE_ID", job.evalCase->id}, {"HYDRA_SAMPLE", std::to_string(job.index)}};
   request.timeoutSeconds = options_.set.timeoutSeconds;
   request.executor = options_.executor;

@@ -19,6 +19,12 @@ constexpr std::array<std::pair<RaceStatus, std::string_view>, 5> kRaceStatuses{{
     {RaceStatus::Failed, "failed"},
 }};
 
+constexpr std::array<std::pair<RunKind, std::string_view>, 3> kRunKinds{{
+    {RunKind::Race, "race"},
+    {RunKind::Collab, "collab"},
+    {RunKind::Sample, "sample"},
+}};
+
 constexpr std::array<std::pair<AgentStatus, std::string_view>, 8> kAgentStatuses{{
     {AgentStatus::Queued, "queued"},
     {AgentStatus::Running, "running"},
@@ -50,8 +56,11 @@ std::optional<Enum> valueOf(const std::array<std::pair<Enum, std::string_view>, 
 
 }  // namespace
 
+std::string_view toString(RunKind kind) { return nameOf(kRunKinds, kind); }
 std::string_view toString(RaceStatus status) { return nameOf(kRaceStatuses, status); }
 std::string_view toString(AgentStatus status) { return nameOf(kAgentStatuses, status); }
+
+std::optional<RunKind> parseRunKind(std::string_view text) { return valueOf(kRunKinds, text); }
 
 std::optional<RaceStatus> parseRaceStatus(std::string_view text) {
   return valueOf(kRaceStatuses, text);
@@ -78,7 +87,7 @@ void putPhase(json::object& o, const RunPhase& phase) {
 
 struct Describe {
   json::object operator()(const RaceStarted& e) const {
-    json::object o{{"raceId", e.raceId}, {"kind", e.kind},         {"task", e.task},
+    json::object o{{"raceId", e.raceId}, {"kind", toString(e.kind)},         {"task", e.task},
                    {"baseRef", e.baseRef}, {"baseCommit", e.baseCommit}, {"repoRoot", e.repoRoot}};
     o["createdAt"] = formatTimestamp(e.createdAt);
     o["hydraPid"] = e.hydraPid;

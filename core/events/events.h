@@ -55,7 +55,7 @@ struct CollabSettings {
 
 struct RaceStarted {
   std::string raceId;
-  std::string kind = "race";  // "race", or "collab" for a collaboration
+  RunKind kind = RunKind::Race;
   std::string task;
   std::string baseRef;
   std::string baseCommit;

@@ -1,7 +1,5 @@
 #include "core/executor/job_files.h"
 
-#include <unistd.h>
-
 #include <boost/json.hpp>
 #include <fstream>
 #include <sstream>
@@ -117,12 +115,6 @@ void writeJob(const fs::path& dir, const JobSpec& spec, const fs::path& runner) 
   writeFileAtomic(script, "#!/bin/sh\n# A hydra job: the runner starts the command in spec.json and reports back here.\nexec " +
                               shellQuote(runner.string()) + " run-job " + shellQuote(dir.string()) + "\n");
   fs::permissions(script, fs::perms::owner_all);
-}
-
-std::string hostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
 }
 
 std::optional<JobResult> readResult(const fs::path& dir) {

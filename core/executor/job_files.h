@@ -62,10 +62,6 @@ JobResult parseJobResult(std::string_view text);
 // job.sh runs `runner run-job DIR`.
 void writeJob(const std::filesystem::path& dir, const JobSpec& spec, const std::filesystem::path& runner);
 
-// This machine's host name, as a result names where the job ran and the
-// queue names nodes ("unknown" when the system will not say).
-std::string hostName();
-
 // The result, once the runner has written it; nullopt before. Throws
 // std::runtime_error when it is there but unreadable.
 std::optional<JobResult> readResult(const std::filesystem::path& dir);

@@ -13,6 +13,7 @@
 #include "core/process/process.h"
 #include "core/process/reaper.h"
 #include "core/util/atomic_file.h"
+#include "core/util/host_name.h"
 
 namespace hydra::core {
 
@@ -43,7 +44,7 @@ bool report(const fs::path& dir, const job::JobResult& result) {
 
 int runJob(const fs::path& dir) {
   job::JobResult result;
-  result.host = job::hostName();
+  result.host = hostName();
   job::JobSpec spec;
   try {
     spec = job::parseJobSpec(readAll(dir / job::kSpec));

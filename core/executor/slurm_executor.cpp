@@ -18,6 +18,7 @@
 #include "core/executor/command.h"
 #include "core/executor/job_files.h"
 #include "core/process/line_splitter.h"
+#include "core/util/host_name.h"
 #include "core/util/utf8.h"
 
 namespace hydra::core {
@@ -626,7 +627,7 @@ void checkSlurmReady(const SlurmSettings& settings, const std::vector<fs::path>&
     throw SlurmError(settings.partition ? "Slurm partition '" + *settings.partition + "' has no nodes"
                                         : std::string("Slurm has no nodes"));
   }
-  const std::string host = job::hostName();
+  const std::string host = hostName();
   const std::string self = host.substr(0, host.find('.'));
   const bool onlyThisMachine =
       std::all_of(names.begin(), names.end(), [&](const std::string& n) { return n.substr(0, n.find('.')) == self; });

@@ -20,21 +20,6 @@ std::uint64_t defaultMemoryLimitMiB() {
   return std::max<std::uint64_t>(mib / 2, static_cast<std::uint64_t>(kMinMemoryLimitMiB));
 }
 
-ResourceLimits resourceLimitsFor(const ResourceLimitSettings& general, const ResourceLimitSettings& agent) {
-  auto pick = [](auto own, auto shared, auto fallback) -> decltype(fallback) {
-    if (own) return *own;
-    if (shared) return *shared;
-    return fallback;
-  };
-  ResourceLimits limits;
-  if (auto mib = pick(agent.memoryMiB, general.memoryMiB, static_cast<std::int64_t>(defaultMemoryLimitMiB()))) {
-    limits.memoryMiB = static_cast<std::uint64_t>(mib);
-  }
-  if (int n = pick(agent.processes, general.processes, kDefaultProcessLimit)) limits.processes = n;
-  if (int s = pick(agent.cpuSeconds, general.cpuSeconds, 0)) limits.cpuSeconds = s;
-  return limits;
-}
-
 std::string toString(LimitMechanism mechanism) {
   switch (mechanism) {
     case LimitMechanism::CgroupV2:

@@ -26,7 +26,6 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
 #include "core/process/child_rlimits.h"
 #include "core/process/process_table.h"
 
@@ -42,15 +41,19 @@ struct ResourceLimits {
   bool operator==(const ResourceLimits&) const = default;
 };
 
+// The ranges hydra.toml accepts for the limits (besides 0, none): below the
+// least, no CLI could start; the most are what the kernel takes.
+inline constexpr std::int64_t kMinMemoryLimitMiB = 64;
+inline constexpr std::int64_t kMaxMemoryLimitMiB = std::int64_t{1} << 30;  // 1 PiB
+inline constexpr std::int64_t kMinProcessLimit = 8;
+inline constexpr std::int64_t kMaxProcessLimit = 4'194'304;  // the kernel's largest pid_max
+inline constexpr std::int64_t kMaxCpuLimitSeconds = 31'536'000;  // a year
+
 // The defaults when hydra.toml sets nothing: half the machine's memory, 4096
 // processes, no CPU limit (a real CLI sits idle waiting on its model most of
 // the time; the timeout bounds it).
 inline constexpr int kDefaultProcessLimit = 4096;
 std::uint64_t defaultMemoryLimitMiB();
-
-// An agent's limits: each of [agents.NAME]'s keys that is set, else
-// [general]'s, else the default; 0 turns a limit off.
-ResourceLimits resourceLimitsFor(const ResourceLimitSettings& general, const ResourceLimitSettings& agent);
 
 enum class LimitMechanism {
   CgroupV2,

@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <thread>
 
+#include "core/config/limits.h"
 #include "core/run/worktree_setup.h"
 #include "core/util/text.h"
 

@@ -32,7 +32,7 @@
 #include "core/executor/executor.h"
 #include "core/git/result_size.h"
 #include "core/git/worktree.h"
-#include "core/process/proc_stat.h"
+#include "core/util/proc_stat.h"
 #include "core/process/process.h"
 #include "core/process/reaper.h"
 #include "core/process/resource_limits.h"

@@ -4,15 +4,15 @@
 
 #include <charconv>
 
-#include "core/executor/job_files.h"
-#include "core/process/proc_stat.h"
+#include "core/util/host_name.h"
+#include "core/util/proc_stat.h"
 
 namespace hydra::core {
 
 namespace {
 
 const std::string& thisHost() {
-  static const std::string host = job::hostName();
+  static const std::string host = hostName();
   return host;
 }
 

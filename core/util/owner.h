@@ -6,7 +6,7 @@
 // repository on a shared file system is seen from several machines; a
 // process on another host can never be tested from here).
 //
-// Race records carry their hydra's owner (core/race/record.h), worktrees
+// Race records carry their hydra's owner (core/records/record.h), worktrees
 // carry theirs in their metadata (core/git/worktree.h). Recovery removes
 // only what an owner that is Dead left; Alive and Elsewhere are left alone.
 

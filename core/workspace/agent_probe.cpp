@@ -9,6 +9,7 @@
 
 #include "core/adapter/adapter.h"
 #include "core/process/process.h"
+#include "core/workspace/hydra_config.h"
 
 namespace hydra::core {
 

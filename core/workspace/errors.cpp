@@ -4,7 +4,7 @@
 #include <cctype>
 #include <climits>
 
-#include "core/race/store.h"
+#include "core/records/store.h"
 #include "core/util/json_fields.h"
 
 namespace hydra::core {

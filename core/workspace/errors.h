@@ -15,7 +15,7 @@
 
 #include "core/config/config.h"
 #include "core/merge/merge.h"
-#include "core/race/record.h"
+#include "core/records/record.h"
 
 namespace hydra::core {
 

@@ -150,7 +150,7 @@ AgentState tag_invoke(json::value_to_tag<AgentState>, const json::value& in) {
 }
 
 void tag_invoke(json::value_from_tag, json::value& out, const RaceSummary& x) {
-  json::object o{{"raceId", x.raceId}, {"kind", x.kind}, {"task", x.task}, {"state", x.state}, {"createdAt", x.createdAt}};
+  json::object o{{"raceId", x.raceId}, {"kind", toString(x.kind)}, {"task", x.task}, {"state", x.state}, {"createdAt", x.createdAt}};
   putIfSet(o, "finishedAt", x.finishedAt);
   putIfNotEmpty(o, "baseRef", x.baseRef);
   o["baseCommit"] = x.baseCommit;
@@ -187,7 +187,7 @@ RaceSummary tag_invoke(json::value_to_tag<RaceSummary>, const json::value& in) {
   JsonFields r(in);
   RaceSummary x;
   x.raceId = r.string("raceId");
-  x.kind = r.optionalString("kind").value_or("race");
+  x.kind = r.find("kind") ? r.word("kind", parseRunKind) : RunKind::Race;
   x.task = r.string("task");
   x.state = r.string("state");
   x.createdAt = r.string("createdAt");

@@ -17,7 +17,7 @@
 #include "core/merge/diff.h"
 #include "core/merge/merge.h"
 #include "core/process/resource_limits.h"
-#include "core/race/record.h"
+#include "core/records/record.h"
 #include "core/scoring/scores.h"
 
 namespace hydra::core {
@@ -77,7 +77,7 @@ struct AgentState {
 // A race as hydra/status and `hydra status` show it.
 struct RaceSummary {
   std::string raceId;
-  std::string kind;
+  RunKind kind = RunKind::Race;
   std::string task;
   std::string state;  // running, scoring, completed, cancelled, interrupted, failed
   std::string createdAt;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "core/config/limits.h"
 #include "core/process/resource_limits.h"
 #include "core/sandbox/mode.h"
 #include "core/sandbox/probe.h"
@@ -112,7 +113,7 @@ std::string Workspace::resolveRaceId(const std::string& word) {
   for (const auto& race : all) {
     if (race.id == word) return race.id;  // an evaluation's sample too, named whole
   }
-  std::erase_if(all, [](const RaceRecord& race) { return race.kind == "sample"; });
+  std::erase_if(all, [](const RaceRecord& race) { return race.kind == RunKind::Sample; });
   if (word == "latest") {
     if (all.empty()) {
       throw WorkspaceError(WorkspaceError::Kind::UnknownRace,
@@ -244,7 +245,7 @@ std::vector<RaceSummary> Workspace::status(const std::optional<std::string>& rac
   std::vector<RaceRecord> rest;
   for (auto& race : allRaces()) {
     // An evaluation's samples are listed by its report, not one by one.
-    if (race.kind == "sample") continue;
+    if (race.kind == RunKind::Sample) continue;
     if (race.status == RaceStatus::Running || busy(race.id)) {
       out.push_back(summaryOf(race));
     } else if (rest.size() < newest) {
@@ -257,7 +258,7 @@ std::vector<RaceSummary> Workspace::status(const std::optional<std::string>& rac
 
 RacePage Workspace::races(std::size_t offset, std::size_t limit) {
   auto all = allRaces();  // newest first
-  std::erase_if(all, [](const RaceRecord& race) { return race.kind == "sample"; });
+  std::erase_if(all, [](const RaceRecord& race) { return race.kind == RunKind::Sample; });
   RacePage page;
   page.total = static_cast<std::int64_t>(all.size());
   auto begin = std::min(offset, all.size());

@@ -15,6 +15,7 @@
 #include "core/sandbox/mode.h"
 #include "core/sandbox/probe.h"
 #include "core/workspace/agent_probe.h"
+#include "core/workspace/hydra_config.h"
 
 namespace hydra::core {
 
@@ -296,7 +297,7 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
   auto ids = collab ? std::vector<std::string>{std::string(collab::kBuilder), std::string(collab::kReviewer)}
                    : assignAgentIds(request.agents);
   if (collab) {
-    started.kind = "collab";
+    started.kind = RunKind::Collab;
     const CollaborationConfig& c = config->collaboration;
     started.collaboration = CollabSettings{
         .builder = request.agents.at(0),
@@ -435,7 +436,7 @@ void Workspace::launch(Plan planned, std::function<void(RaceSummary)> started) {
     races_.erase(it);
   };
   std::shared_ptr<Strategy> run;
-  if (planned.race.started.kind == "collab") {
+  if (planned.race.started.kind == RunKind::Collab) {
     CollabPlan plan{.started = std::move(planned.race.started),
                     .prompt = std::move(planned.race.prompt),
                     .config = planned.race.config,

@@ -38,8 +38,8 @@
 #include "core/git/worktree.h"
 #include "core/collab/collaboration.h"
 #include "core/race/race.h"
-#include "core/race/recorder.h"
-#include "core/race/store.h"
+#include "core/records/recorder.h"
+#include "core/records/store.h"
 #include "core/run/agent_slots.h"
 #include "core/workspace/errors.h"
 #include "core/workspace/results.h"
@@ -59,7 +59,7 @@ struct RaceRequest {
   std::optional<std::string> baseRef;  // default: HEAD
   // What a mode built on races adds (an evaluation's samples): the record's
   // kind, variables for the agents, their timeout, and the checks to score with.
-  std::string kind = "race";
+  RunKind kind = RunKind::Race;
   std::map<std::string, std::string> env = {};
   std::optional<int> timeoutSeconds = std::nullopt;
   std::optional<ScoringConfig> scoring = std::nullopt;

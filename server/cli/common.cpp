@@ -8,6 +8,7 @@
 
 #include "core/git/git.h"
 #include "core/util/terminal_text.h"
+#include "core/workspace/hydra_config.h"
 
 namespace hydra::cli {
 

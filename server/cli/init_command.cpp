@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "core/config/init.h"
+#include "core/workspace/init.h"
 #include "server/cli/commands.h"
 #include "server/cli/common.h"
 

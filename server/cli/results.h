@@ -2,7 +2,7 @@
 
 #include <ostream>
 
-#include "core/race/record.h"
+#include "core/records/record.h"
 #include "core/scoring/scores.h"
 #include "server/cli/common.h"
 

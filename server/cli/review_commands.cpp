@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "core/process/process.h"
-#include "core/race/store.h"
+#include "core/records/store.h"
 #include "core/util/terminal_text.h"
 #include "core/workspace/workspace.h"
 #include "server/cli/commands.h"

@@ -22,7 +22,7 @@
 #include "core/adapter/builtin.h"
 #include "core/process/line_splitter.h"
 #include "core/util/utf8.h"
-#include "core/race/record.h"
+#include "core/records/record.h"
 #include "protocol/message.h"
 #include "server/output_coalescer.h"
 #include "tests/fuzz/fuzz_checks.h"

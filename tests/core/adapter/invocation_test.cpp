@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/workspace/hydra_config.h"
 #include "tests/core/adapter/adapter_test_support.h"
 
 namespace hydra::core {

@@ -7,7 +7,7 @@
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
 
-#include "core/race/record.h"
+#include "core/records/record.h"
 
 namespace hydra::core::collab {
 namespace {
@@ -72,7 +72,7 @@ TEST(RankIterationsTest, NoWinnerWhenEvenTheBestIsBelowFailMaximumOrNothingWasSc
 TEST(CollabRecordTest, IterationsAndSettingsSurviveTheRoundTrip) {
   RaceStarted started;
   started.raceId = "20261126-010000-abcd";
-  started.kind = "collab";
+  started.kind = RunKind::Collab;
   started.collaboration = CollabSettings{"claude", "codex", 3, 85, "LGTM"};
   RaceRecord record = RaceRecord::started(started);
   IterationResult first = scored(1, 62.5);

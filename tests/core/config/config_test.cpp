@@ -1,6 +1,8 @@
 #include "core/config/config.h"
 #include "core/config/executor_choice.h"
+#include "core/config/limits.h"
 #include "core/process/resource_limits.h"
+#include "core/workspace/hydra_config.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

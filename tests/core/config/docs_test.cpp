@@ -17,6 +17,7 @@
 #include "core/checks/protected_paths.h"
 #include "core/config/config.h"
 #include "core/process/resource_limits.h"
+#include "core/workspace/hydra_config.h"
 
 namespace hydra::core {
 namespace {

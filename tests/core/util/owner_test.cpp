@@ -4,7 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/process/proc_stat.h"
+#include "core/util/proc_stat.h"
 
 namespace hydra::core {
 namespace {

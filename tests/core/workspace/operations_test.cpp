@@ -11,7 +11,7 @@
 #include <boost/json/value_from.hpp>
 #include <variant>
 
-#include "core/race/store.h"
+#include "core/records/store.h"
 #include "tests/core/workspace/workspace_fixture.h"
 
 namespace hydra::core {

@@ -12,7 +12,7 @@
 #include <set>
 #include <variant>
 
-#include "core/race/store.h"
+#include "core/records/store.h"
 #include "tests/core/workspace/workspace_fixture.h"
 
 namespace hydra::core {

@@ -1,4 +1,4 @@
-#include "core/race/store.h"
+#include "core/records/store.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -67,7 +67,7 @@ struct AgentRecord {
 
 struct RaceRecord {
   std::string id;
-  std::string kind = "race";
+  RunKind kind = RunKind::Race;
   std::string task;
   std::string baseRef;
   std::string baseCommit;
@@ -96,7 +96,7 @@ struct RaceRecord {
   std::vector<IterationResult> iterations;
   std::optional<std::string> stopReason;
 
-  bool isCollab() const { return kind == "collab"; }
+  bool isCollab() const { return kind == RunKind::Collab; }
   // The hydra process that runs (or ran) the race.
   ProcessOwner hydraOwner() const { return {hydraPid, hydraStartTime, hydraHost}; }
   const IterationResult* findIteration(int iteration) const;

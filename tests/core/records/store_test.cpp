@@ -1,4 +1,4 @@
-#include "core/race/store.h"
+#include "core/records/store.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -329,7 +329,7 @@ TEST_F(RaceStoreTest, TestNamesThatLookSecretRoundTripWhileAKeyBesideThemIsMaske
   score.testChanges = scoring::TestChanges{{names[0], names[3]}, {names[1]}, {names[2]}, {}};
 
   RaceRecord race = makeRace("r1", recordNow());
-  race.kind = "collab";
+  race.kind = RunKind::Collab;
   IterationResult iteration;
   iteration.iteration = 1;
   iteration.score = score;

@@ -1,4 +1,4 @@
-#include "core/race/recorder.h"
+#include "core/records/recorder.h"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-#include "core/process/proc_stat.h"
+#include "core/util/proc_stat.h"
 
 #include <cerrno>
 #include <charconv>

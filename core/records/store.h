@@ -34,9 +34,9 @@
 #include <vector>
 
 #include "core/events/events.h"
-#include "core/process/proc_stat.h"
+#include "core/util/proc_stat.h"
 #include "core/scoring/scores.h"
-#include "core/race/record.h"
+#include "core/records/record.h"
 #include "core/util/atomic_file.h"
 #include "core/util/redact.h"
 

@@ -1,4 +1,4 @@
-#include "core/config/init.h"
+#include "core/workspace/init.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/config/config.h"
+#include "core/workspace/hydra_config.h"
 #include "tests/core/config/temp_dir.h"
 
 namespace hydra::core {

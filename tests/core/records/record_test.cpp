@@ -1,4 +1,4 @@
-#include "core/race/record.h"
+#include "core/records/record.h"
 
 #include <gtest/gtest.h>
 
@@ -168,7 +168,28 @@ TEST(RecordTest, BadFieldsAreNamedByTheirPath) {
   EXPECT_NE(errorFor(json::serialize(badUsage)).find("agents[0].usage.costUsd: "),
             std::string::npos);
 
+  json::value badKind = good;
+  badKind.as_object()["kind"] = "tournament";
+  EXPECT_EQ(errorFor(json::serialize(badKind)), "kind: unknown value \"tournament\"");
+
   EXPECT_EQ(errorFor("[1, 2]"), "expected an object");
+}
+
+// The kind is a word on disk and an enum in memory; records written before
+// kinds existed are races.
+TEST(RecordTest, KindsAreWordsOnDiskAndARecordWithoutOneIsARace) {
+  for (const auto& [kind, word] : {std::pair{RunKind::Race, "race"}, std::pair{RunKind::Collab, "collab"},
+                                   std::pair{RunKind::Sample, "sample"}}) {
+    RaceRecord race = fullRecord();
+    race.kind = kind;
+    json::value value = json::value_from(race);
+    EXPECT_EQ(value.as_object().at("kind"), word);
+    EXPECT_EQ(roundTrip(race).kind, kind);
+    EXPECT_EQ(race.isCollab(), kind == RunKind::Collab);
+  }
+  json::value old = json::value_from(fullRecord());
+  old.as_object().erase("kind");
+  EXPECT_EQ(json::value_to<RaceRecord>(old).kind, RunKind::Race);
 }
 
 TEST(RecordTest, UnknownFieldsAreIgnored) {

@@ -31,8 +31,8 @@
 #include <utility>
 
 #include "core/events/bus.h"
-#include "core/race/record.h"
-#include "core/race/store.h"
+#include "core/records/record.h"
+#include "core/records/store.h"
 
 namespace hydra::core {
 

@@ -1,4 +1,4 @@
-#include "core/race/record.h"
+#include "core/records/record.h"
 
 #include <algorithm>
 #include <boost/json/value_from.hpp>
@@ -287,7 +287,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const AgentRecord& a) {
 void tag_invoke(json::value_from_tag, json::value& out, const RaceRecord& r) {
   json::object o;
   o["id"] = r.id;
-  o["kind"] = r.kind;
+  o["kind"] = toString(r.kind);
   o["task"] = r.task;
   o["baseRef"] = r.baseRef;
   o["baseCommit"] = r.baseCommit;
@@ -323,7 +323,7 @@ RaceRecord tag_invoke(json::value_to_tag<RaceRecord>, const json::value& in) {
   JsonFields r(in);
   RaceRecord race;
   race.id = r.string("id");
-  race.kind = r.optionalString("kind").value_or("race");
+  race.kind = r.find("kind") ? r.word("kind", parseRunKind) : RunKind::Race;
   race.task = r.string("task");
   race.baseRef = r.string("baseRef");
   race.baseCommit = r.string("baseCommit");

@@ -1,4 +1,4 @@
-#include "core/config/init.h"
+#include "core/workspace/init.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -25,6 +25,7 @@
 #include "core/config/config.h"
 #include "core/process/resource_limits.h"
 #include "core/scoring/test_naming.h"
+#include "core/workspace/hydra_config.h"
 
 namespace hydra::core {
 
