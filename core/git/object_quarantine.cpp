@@ -383,9 +383,16 @@ std::optional<Timestamp> bornAt(const fs::path& quarantine) {
 
 }  // namespace
 
+bool isQuarantineLine(const fs::path& commonDir, std::string_view line) {
+  const fs::path path(line);
+  return path.parent_path() == commonDir / kFolder && safeName(path.filename().string());
+}
+
+fs::path alternatesLock(const fs::path& commonDir) { return commonDir / "hydra-objects.lock"; }
+
 ObjectQuarantine ObjectQuarantine::open(const fs::path& commonDir, std::string_view name) {
   if (!safeName(name)) throw std::invalid_argument("not a quarantine name: \"" + std::string(name) + "\"");
-  const FileLock lock(commonDir / "hydra-objects.lock");
+  const FileLock lock(alternatesLock(commonDir));
   const SafeDir info = openInfo(commonDir);
   std::vector<std::string> lines = readAlternates(info);  // refused before anything is made
   const SafeDir git = SafeDir::open(commonDir);
@@ -438,8 +445,18 @@ std::vector<std::pair<std::string, std::string>> ObjectQuarantine::environment()
 }
 
 void ObjectQuarantine::seal() const {
+  // File times are as coarse as the kernel's clock tick: the mark is written
+  // again until its time is past that of its first writing, so every object
+  // the race wrote before it is strictly older, and a file touched at or
+  // after its time was touched after the seal (drop() copies those).
   const SafeDir info = SafeDir::open(path_ / "info");
-  info.writeFile(kSealed, "");
+  const auto markedAt = [&] {
+    info.writeFile(kSealed, "");
+    const auto st = info.status(kSealed);
+    return st ? std::pair(st->st_mtim.tv_sec, st->st_mtim.tv_nsec) : std::pair<time_t, long>(0, 0);
+  };
+  const auto first = markedAt();
+  for (int i = 0; i < 200 && markedAt() <= first; ++i) ::usleep(2000);
 }
 
 std::size_t ObjectQuarantine::adopt(std::string_view commitHex) const {
@@ -451,7 +468,7 @@ std::size_t ObjectQuarantine::adopt(std::string_view commitHex) const {
 QuarantineDrop ObjectQuarantine::drop() const {
   QuarantineDrop result;
   {
-    const FileLock lock(commonDir_ / "hydra-objects.lock");
+    const FileLock lock(alternatesLock(commonDir_));
     const SafeDir info = openInfo(commonDir_);
     std::vector<std::string> lines = readAlternates(info);
     std::erase(lines, path_.string());
@@ -463,7 +480,9 @@ QuarantineDrop ObjectQuarantine::drop() const {
   git::RepositoryPtr repo = git::openRepository(commonDir_);
   std::vector<git_oid> roots = repositoryRoots(repo.get(), commonDir_);
   // Objects touched after the race sealed the quarantine: someone's git took
-  // them for its own instead of writing them.
+  // them for its own instead of writing them. The same instant counts as
+  // after (file times are as coarse as the kernel's clock tick): copying one
+  // more object is safe, missing one is not.
   if (const auto sealed = sealedAt(path_)) {
     for (const auto& fan : fs::directory_iterator(path_, ec)) {
       const std::string prefix = fan.path().filename().string();
@@ -473,7 +492,7 @@ QuarantineDrop ObjectQuarantine::drop() const {
         if (::lstat(file.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
         const Timestamp touched(std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec));
         git_oid id;
-        if (touched > *sealed && git_oid_fromstrn(&id, (prefix + file.path().filename().string()).c_str(), GIT_OID_HEXSZ) == 0) {
+        if (touched >= *sealed && git_oid_fromstrn(&id, (prefix + file.path().filename().string()).c_str(), GIT_OID_HEXSZ) == 0) {
           roots.push_back(id);
         }
       }

@@ -41,6 +41,13 @@ struct QuarantineDrop {
   bool removed = false;
 };
 
+// Whether `line` of `<commonDir>/objects/info/alternates` is one hydra wrote
+// for a quarantine (the git directory guard leaves those to their owners).
+bool isQuarantineLine(const std::filesystem::path& commonDir, std::string_view line);
+
+// The lock every writer of the alternates file on hydra's side holds.
+std::filesystem::path alternatesLock(const std::filesystem::path& commonDir);
+
 class ObjectQuarantine {
  public:
   // The quarantine `name` (one safe path component: the race id) of the
