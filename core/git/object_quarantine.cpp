@@ -27,6 +27,7 @@ namespace {
 
 constexpr std::string_view kFolder = "hydra-objects";
 constexpr std::string_view kSealed = "hydra-sealed";  // in the quarantine's info/
+constexpr std::string_view kBorn = "hydra-born";      // in the quarantine's info/: when it was made
 constexpr int kQuarantinePriority = 10;                // above the repository's own loose (1) and packed (2)
 
 using git::check;
@@ -153,9 +154,26 @@ bool copyInto(const fs::path& from, const SafeDir& dir, const std::string& name)
 // and what the quarantine holds.
 class Stores {
  public:
-  Stores(const fs::path& commonDir, const fs::path& quarantine) : commonDir_(commonDir), quarantine_(quarantine) {
+  Stores(const fs::path& commonDir, const fs::path& quarantine, std::optional<Timestamp> born)
+      : commonDir_(commonDir), quarantine_(quarantine), born_(born) {
     const fs::path objects = commonDir / "objects";
     git_odb* raw = nullptr;
+    // The packs the user's store had before the quarantine was made: what
+    // they hold cannot name a quarantined object.
+    check(git_odb_new(&raw), "open " + objects.string());
+    oldPacks_.reset(raw);
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(objects / "pack", ec)) {
+      const fs::path idx = entry.path();
+      if (idx.extension() != ".idx" || !born) continue;
+      fs::path pack = idx;
+      pack.replace_extension(".pack");
+      struct stat st {};
+      if (::lstat(pack.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !isOld(st)) continue;
+      git_odb_backend* one = nullptr;
+      if (git_odb_backend_one_pack(&one, idx.c_str()) != 0) continue;  // unreadable: its objects count as new
+      addBackend(oldPacks_.get(), one, 1, idx);
+    }
     // The user's store: its own objects and every alternate but this quarantine.
     check(git_odb_new(&raw), "open " + objects.string());
     user_.reset(raw);
@@ -180,6 +198,17 @@ class Stores {
   }
 
   bool inUserStore(const git_oid& id) const { return git_odb_exists(user_.get(), &id) != 0; }
+
+  // In the user's store since before the quarantine was made: loose with an
+  // older time (git only ever freshens a file's time forwards), or in a pack
+  // that is older.
+  bool oldInUserStore(const git_oid& id) const {
+    if (!born_) return false;
+    const std::string hex = git::toHex(id);
+    struct stat st {};
+    if (::lstat((commonDir_ / "objects" / hex.substr(0, 2) / hex.substr(2)).c_str(), &st) == 0 && isOld(st)) return true;
+    return git_odb_exists(oldPacks_.get(), &id) != 0;
+  }
   bool inQuarantine(const git_oid& id) const { return git_odb_exists(mine_.get(), &id) != 0; }
   git_odb* both() const { return both_.get(); }
 
@@ -196,8 +225,14 @@ class Stores {
     }
   }
 
+  bool isOld(const struct stat& st) const {
+    return Timestamp(std::chrono::seconds(st.st_mtim.tv_sec)) < *born_ - std::chrono::seconds(2);
+  }
+
   fs::path commonDir_;
   fs::path quarantine_;
+  std::optional<Timestamp> born_;
+  git::OdbPtr oldPacks_;
   git::OdbPtr user_;
   git::OdbPtr mine_;
   git::OdbPtr both_;
@@ -248,22 +283,10 @@ std::vector<git_oid> childrenOf(git_odb* odb, const git_oid& id) {
 }
 
 // Every object reachable from `roots` that only the quarantine holds. The
-// walk does not go below an object of the user's store that is older than
-// the quarantine: it was written before any quarantined object existed, so
-// it cannot name one (a repack meanwhile makes every packed object look new,
-// which costs time, never correctness).
-OidSet onlyQuarantined(const Stores& stores, const fs::path& commonDir, std::vector<git_oid> roots,
-                       std::optional<Timestamp> quarantineBorn) {
-  const auto oldInUserStore = [&](const git_oid& id) {
-    if (!quarantineBorn) return false;
-    const std::string hex = git::toHex(id);
-    struct stat st {};
-    const fs::path loose = commonDir / "objects" / hex.substr(0, 2) / hex.substr(2);
-    if (::lstat(loose.c_str(), &st) == 0) {
-      return Timestamp(std::chrono::seconds(st.st_mtim.tv_sec)) < *quarantineBorn - std::chrono::seconds(2);
-    }
-    return false;  // packed: descend (see above)
-  };
+// walk does not go below an object the user's store held before the
+// quarantine was made: it cannot name a quarantined object (a repack
+// meanwhile makes the objects look new, which costs time, never correctness).
+OidSet onlyQuarantined(const Stores& stores, std::vector<git_oid> roots) {
   OidSet seen;
   OidSet found;
   while (!roots.empty()) {
@@ -271,7 +294,7 @@ OidSet onlyQuarantined(const Stores& stores, const fs::path& commonDir, std::vec
     roots.pop_back();
     if (!seen.insert(id).second) continue;
     if (stores.inUserStore(id)) {
-      if (oldInUserStore(id)) continue;
+      if (stores.oldInUserStore(id)) continue;
     } else if (stores.inQuarantine(id)) {
       found.insert(id);
     } else {
@@ -377,7 +400,7 @@ std::pair<std::size_t, std::size_t> copyToUserStore(const Stores& stores, const 
 
 std::optional<Timestamp> bornAt(const fs::path& quarantine) {
   struct stat st {};
-  if (::lstat((quarantine / "info").c_str(), &st) != 0) return std::nullopt;
+  if (::lstat((quarantine / "info" / kBorn).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   return Timestamp(std::chrono::seconds(st.st_mtim.tv_sec));
 }
 
@@ -408,6 +431,9 @@ ObjectQuarantine ObjectQuarantine::open(const fs::path& commonDir, std::string_v
   if (!mine.status("info") && ::mkdirat(mine.fd(), "info", 0777) != 0 && errno != EEXIST) {
     throw std::system_error(errno, std::generic_category(), "create " + (commonDir / kFolder / own / "info").string());
   }
+  // Its birth, once: no object of the user's store older than this can name
+  // one of its objects. Without it, every object counts as new.
+  if (const SafeDir info = mine.openDirectory("info"); !info.status(kBorn)) info.writeFile(kBorn, "");
   const fs::path path = commonDir / kFolder / own;
   if (std::find(lines.begin(), lines.end(), path.string()) == lines.end()) {
     lines.push_back(path.string());
@@ -460,8 +486,8 @@ void ObjectQuarantine::seal() const {
 }
 
 std::size_t ObjectQuarantine::adopt(std::string_view commitHex) const {
-  const Stores stores(commonDir_, path_);
-  const OidSet objects = onlyQuarantined(stores, commonDir_, {git::oidFromHex(commitHex)}, bornAt(path_));
+  const Stores stores(commonDir_, path_, bornAt(path_));
+  const OidSet objects = onlyQuarantined(stores, {git::oidFromHex(commitHex)});
   return copyToUserStore(stores, commonDir_, path_, objects).first;
 }
 
@@ -476,7 +502,7 @@ QuarantineDrop ObjectQuarantine::drop() const {
   }
   std::error_code ec;
   if (!fs::is_directory(fs::symlink_status(path_, ec))) return result;
-  const Stores stores(commonDir_, path_);
+  const Stores stores(commonDir_, path_, bornAt(path_));
   git::RepositoryPtr repo = git::openRepository(commonDir_);
   std::vector<git_oid> roots = repositoryRoots(repo.get(), commonDir_);
   // Objects touched after the race sealed the quarantine: someone's git took
@@ -510,7 +536,7 @@ QuarantineDrop ObjectQuarantine::drop() const {
       }
     }
   }
-  const OidSet needed = onlyQuarantined(stores, commonDir_, std::move(roots), bornAt(path_));
+  const OidSet needed = onlyQuarantined(stores, std::move(roots));
   const auto [loose, packs] = copyToUserStore(stores, commonDir_, path_, needed);
   result.adoptedObjects = loose;
   result.adoptedPacks = packs;

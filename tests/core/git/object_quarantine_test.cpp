@@ -157,6 +157,22 @@ TEST_F(ObjectQuarantineTest, AnObjectFreshenedAfterTheRaceSealedItIsKept) {
   EXPECT_TRUE(inUserStore(blob));
 }
 
+TEST_F(ObjectQuarantineTest, AUserCommitRepackedMeanwhileStillKeepsItsObjects) {
+  repo_.git("gc --quiet");  // the history the quarantine meets is packed
+  const ObjectQuarantine q = ObjectQuarantine::open(commonDir(), "race-11");
+  repo_.write("dedup.txt", "written by the race first\n");
+  const std::string blob = agentGit(q, "hash-object -w dedup.txt");
+  const std::string userCommit = repo_.commit("the user's commit, then a repack");
+  repo_.git("gc --quiet");
+  ASSERT_FALSE(inUserStore(blob));
+  ASSERT_FALSE(inUserStore(userCommit)) << "the user's commit was not packed";
+  q.seal();
+  q.drop();
+  EXPECT_TRUE(inUserStore(blob));
+  EXPECT_EQ(repo_.git("show " + userCommit + ":dedup.txt"), "written by the race first");
+  expectFsckClean();
+}
+
 TEST_F(ObjectQuarantineTest, ABranchTheUserMadeFromAResultKeepsItsObjects) {
   const ObjectQuarantine q = ObjectQuarantine::open(commonDir(), "race-6");
   const std::string commit = commitThroughLibgit2(q, "hydra/race-6/careful", "kept.txt", "the user kept this\n");
