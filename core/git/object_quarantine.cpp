@@ -442,6 +442,14 @@ ObjectQuarantine ObjectQuarantine::open(const fs::path& commonDir, std::string_v
   return ObjectQuarantine(commonDir, own, path);
 }
 
+std::optional<ObjectQuarantine> ObjectQuarantine::find(const fs::path& commonDir, std::string_view name) {
+  if (!safeName(name)) return std::nullopt;
+  const fs::path path = commonDir / kFolder / name;
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(path, ec))) return std::nullopt;
+  return ObjectQuarantine(commonDir, std::string(name), path);
+}
+
 std::vector<std::string> ObjectQuarantine::list(const fs::path& commonDir) {
   std::vector<std::string> names;
   std::error_code ec;

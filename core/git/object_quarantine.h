@@ -56,6 +56,9 @@ class ObjectQuarantine {
   // alternates. Throws std::system_error or a GitError naming the path.
   static ObjectQuarantine open(const std::filesystem::path& commonDir, std::string_view name);
 
+  // The quarantine `name` if it is there (nothing is made or listed).
+  static std::optional<ObjectQuarantine> find(const std::filesystem::path& commonDir, std::string_view name);
+
   // The quarantines present, by name (for cleanup).
   static std::vector<std::string> list(const std::filesystem::path& commonDir);
 

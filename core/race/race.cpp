@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <thread>
 
+#include "core/run/race_objects.h"
 #include "core/run/worktree_setup.h"
 #include "core/util/text.h"
 
@@ -272,6 +273,8 @@ void Race::scored(scoring::RaceScores scores) {
 void Race::over(RaceStatus status, std::optional<scoring::RaceScores> scores,
                 std::optional<AutoMergeOutcome> merged) {
   if (over_) return;
+  // Its agents write no more: before anyone hears it is over (a cleanup may follow).
+  sealRaceObjects(ctx_.run.worktrees, id());
   RaceFinished finished;
   finished.raceId = id();
   finished.status = status;
