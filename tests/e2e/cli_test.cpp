@@ -36,6 +36,8 @@ namespace hydra::test {
 
 // From test_repo.h, whose other helpers this file has its own versions of.
 std::string unconfinedUnlessSet(const std::string& toml);
+// From cli_run.h.
+std::vector<std::string> objectFiles(const std::filesystem::path& root);
 
 namespace {
 
@@ -306,19 +308,6 @@ class CliTest : public ::testing::Test {
 
   json::object raceJson(const std::string& id) const {
     return json::parse(readFile(repo_ / ".hydra" / "races" / id / "race.json")).as_object();
-  }
-
-  // The user's object store as files: its loose objects and its packs.
-  std::vector<std::string> objectFiles() const {
-    std::vector<std::string> files;
-    const fs::path objects = repo_ / ".git" / "objects";
-    for (const auto& entry : fs::recursive_directory_iterator(objects)) {
-      const std::string relative = fs::relative(entry.path(), objects).string();
-      const bool loose = relative.size() == 41 && relative[2] == '/' && std::isxdigit(static_cast<unsigned char>(relative[0]));
-      if (entry.is_regular_file() && (loose || relative.starts_with("pack/"))) files.push_back(relative);
-    }
-    std::sort(files.begin(), files.end());
-    return files;
   }
 
   fs::path quarantineOf(const std::string& raceId) const { return repo_ / ".git" / "hydra-objects" / raceId; }
@@ -1232,7 +1221,7 @@ TEST_F(CliTest, CleanupKeepBranchesKeepsTheBranchOfAHalfRemovedWorktree) {
 TEST_F(CliTest, ARacesObjectsGoWithItsCleanupLeavingTheStoreAsItWas) {
   writeConfig(scriptedAgent("a", {"write", "a.txt", "only a writes this", "write", "big.txt", "a's own data"}) +
               scriptedAgent("b", {"write", "b.txt", "only b writes this"}));
-  const std::vector<std::string> before = objectFiles();
+  const std::vector<std::string> before = objectFiles(repo_);
   ASSERT_EQ(hydra({"race", "Task", "--agents", "a,b"}).code, 0);
   const std::string id = raceIds().at(0);
   const std::string commit = git("rev-parse hydra/a-" + id);
@@ -1241,13 +1230,13 @@ TEST_F(CliTest, ARacesObjectsGoWithItsCleanupLeavingTheStoreAsItWas) {
   EXPECT_EQ(git("show hydra/b-" + id + ":b.txt"), "only b writes this");
   ASSERT_TRUE(fs::exists(quarantineOf(id) / commit.substr(0, 2) / commit.substr(2))) << commit;
   EXPECT_THAT(alternates(), HasSubstr(quarantineOf(id).string()));
-  EXPECT_EQ(objectFiles(), before) << "a race wrote into the user's own store";
+  EXPECT_EQ(objectFiles(repo_), before) << "a race wrote into the user's own store";
 
   Outcome r = hydra({"cleanup"});
   ASSERT_EQ(r.code, 0) << r;
   EXPECT_FALSE(fs::exists(quarantineOf(id)));
   EXPECT_THAT(alternates(), Not(HasSubstr(id)));
-  EXPECT_EQ(objectFiles(), before);
+  EXPECT_EQ(objectFiles(repo_), before);
   EXPECT_NE(git("cat-file -e " + commit + " 2>/dev/null; echo exit $?"), "exit 0")
       << "an unmerged result outlived its race's cleanup";
   EXPECT_EQ(git("fsck --no-dangling 2>&1; echo exit $?"), "exit 0");
