@@ -625,6 +625,11 @@ TEST_F(WorktreeTest, CommitAllIntoARacesQuarantineLeavesTheUsersStoreAsItWas) {
   EXPECT_EQ(repo_.git("show " + *id + ":src/a.txt"), "alpha for the quarantine");
   EXPECT_EQ(repo_.git("cat-file -s " + *id + ":big.bin"), std::to_string(big.size()));
 
+  // A checkout of the result (a check's) writes it byte for byte from the quarantine.
+  const Worktree check = m.create("check", *id, "2", false);
+  EXPECT_EQ(readFile(check.path / "big.bin"), big);
+  EXPECT_EQ(readFile(check.path / "src/a.txt"), "alpha for the quarantine\n");
+
   ASSERT_EQ(m.quarantines().size(), 1u);
   EXPECT_EQ(m.quarantines()[0].name(), "race-1");
   const fs::path linked = repo_.outside() / "linked";
