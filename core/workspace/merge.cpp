@@ -335,12 +335,19 @@ void Workspace::dropQuarantines(const WorktreeManager& worktrees, const std::vec
   // (a kept branch, a merge) is copied into its own store first
   // (core/git/object_quarantine.h). A quarantine of a race under way (here or
   // in another hydra) is never dropped: that race is neither finished nor gone.
-  for (const ObjectQuarantine& quarantine : worktrees.quarantines()) {
-    const bool cleaned = std::any_of(finished.begin(), finished.end(),
-                                     [&](const RaceRecord& r) { return r.id == quarantine.name(); });
+  std::vector<ObjectQuarantine> doomed;
+  // A finished race's own, even one a kill left without its owner's mark.
+  for (const RaceRecord& race : finished) {
+    if (auto quarantine = ObjectQuarantine::find(worktrees.commonDir(), race.id)) doomed.push_back(std::move(*quarantine));
+  }
+  for (ObjectQuarantine& quarantine : worktrees.quarantines()) {
+    const bool listed = std::any_of(doomed.begin(), doomed.end(),
+                                    [&](const ObjectQuarantine& q) { return q.name() == quarantine.name(); });
     std::error_code ec;
     const bool gone = isValidId(quarantine.name()) && !fs::exists(store_.raceDir(quarantine.name()), ec) && !ec;
-    if (!cleaned && !gone) continue;
+    if (!listed && gone) doomed.push_back(std::move(quarantine));
+  }
+  for (const ObjectQuarantine& quarantine : doomed) {
     try {
       const QuarantineDrop dropped = quarantine.drop();
       spdlog::info("race {}: dropped its objects' quarantine ({} object(s) and {} pack(s) the repository still "

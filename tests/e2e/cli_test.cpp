@@ -1272,6 +1272,25 @@ TEST_F(CliTest, AMergedResultStaysReadableAfterItsRaceIsCleanedUp) {
   EXPECT_NE(git("cat-file -e " + other + " 2>/dev/null; echo exit $?"), "exit 0") << "the loser's commit stayed";
 }
 
+// Which quarantines cleanup drops: a finished race's even without the mark a
+// kill can leave it without, and one of this checkout whose race record is
+// gone; never one another checkout of the repository made.
+TEST_F(CliTest, CleanupDropsItsOwnQuarantinesAndLeavesAnotherCheckoutsAlone) {
+  writeConfig(scriptedAgent("a", {"write", "a.txt", "a"}));
+  ASSERT_EQ(hydra({"race", "Task", "--agents", "a"}).code, 0);
+  const std::string id = raceIds().at(0);
+  ASSERT_TRUE(fs::remove(quarantineOf(id) / "info" / "hydra-workspace"));
+  const std::string orphan = "20200101-000000-dead", others = "20200101-000000-beef";
+  writeFile(quarantineOf(orphan) / "info" / "hydra-workspace", repo_.string() + "\n");
+  writeFile(quarantineOf(others) / "info" / "hydra-workspace", (dir_ / "elsewhere").string() + "\n");
+
+  Outcome r = hydra({"cleanup"});
+  ASSERT_EQ(r.code, 0) << r;
+  EXPECT_FALSE(fs::exists(quarantineOf(id)));
+  EXPECT_FALSE(fs::exists(quarantineOf(orphan)));
+  EXPECT_TRUE(fs::exists(quarantineOf(others) / "info" / "hydra-workspace"));
+}
+
 // Another hydra's cleanup leaves a race under way alone, quarantine included.
 TEST_F(CliTest, CleanupNeverDropsTheObjectsOfARaceUnderWay) {
   const fs::path go = dir_ / "outside" / "go";
