@@ -9,6 +9,7 @@
 #include "core/collab/prompts.h"
 #include "core/config/limits.h"
 #include "core/merge/diff.h"
+#include "core/run/race_objects.h"
 #include "core/run/worktree_setup.h"
 
 namespace hydra::core {
@@ -448,6 +449,8 @@ void Collaboration::interrupt() {
 void Collaboration::over(RaceStatus status, std::optional<scoring::RaceScores> scores,
                          std::optional<AutoMergeOutcome> merged) {
   if (over_) return;
+  // Its agents write no more: before anyone hears it is over (a cleanup may follow).
+  sealRaceObjects(ctx_.run.worktrees, id());
   RaceFinished finished;
   finished.raceId = id();
   finished.status = status;

@@ -22,6 +22,8 @@
 
 #include "core/git/git.h"
 #include "core/git/index_file.h"
+#include "core/git/object_quarantine.h"
+#include "core/git/result_size.h"
 
 namespace hydra::core::git {
 
@@ -186,7 +188,23 @@ bool writeLoose(const fs::path& objectsDir, const git_oid& id, int fd, const std
 // costs hydra no more memory than a small one; a packed one is read whole,
 // as libgit2 reads packs.
 void writeBlob(git_repository* repo, const Entry& e, int fd) {
-  if (writeLoose(fs::path(git_repository_commondir(repo)) / "objects", e.id, fd, e.path)) return;
+  const fs::path commonDir(git_repository_commondir(repo));
+  if (writeLoose(commonDir / "objects", e.id, fd, e.path)) return;
+  // A race's result lives in its quarantine (core/git/object_quarantine.h),
+  // loose too: a large blob there is inflated a piece at a time as well. (A
+  // small one, or one the user's packs hold, is not worth the search.)
+  git_odb* rawOdb = nullptr;
+  check(git_repository_odb(&rawOdb, repo), "open the object store");
+  const OdbPtr odb(rawOdb);
+  std::size_t size = 0;
+  git_object_t type = GIT_OBJECT_INVALID;
+  if (git_odb_read_header(&size, &type, odb.get(), &e.id) == 0 &&
+      size >= static_cast<std::size_t>(kStreamedFileBytes)) {
+    for (const std::string& name : ObjectQuarantine::list(commonDir)) {
+      const auto quarantine = ObjectQuarantine::find(commonDir, name);
+      if (quarantine && writeLoose(quarantine->path(), e.id, fd, e.path)) return;
+    }
+  }
   git_blob* raw = nullptr;
   check(git_blob_lookup(&raw, repo, &e.id), "read " + e.path);
   BlobPtr blob(raw);

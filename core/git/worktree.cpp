@@ -29,6 +29,7 @@
 #include "core/util/file_lock.h"
 #include "core/util/paths.h"
 #include "core/util/read_file.h"
+#include "core/util/safe_fs.h"
 
 namespace hydra::core {
 
@@ -1154,15 +1155,18 @@ void storing(Call call, const std::string& what) {
   check(rc, what);
 }
 
-// ".../.git/objects", for errors about writing there.
-std::string objectStore(git_repository* repo) { return (git::commonDir(repo) / "objects").string(); }
+// Where `repo`'s writes go, for errors about writing there: the
+// quarantine's directory, or ".../.git/objects".
+std::string objectStore(git_repository* repo, const ObjectQuarantine* quarantine) {
+  return quarantine != nullptr ? quarantine->path().string() : (git::commonDir(repo) / "objects").string();
+}
 
 // Writes the file at `path` (relative to the worktree) into the object store
 // a megabyte at a time and stages it, so that git_index_add_all() finds it
 // up to date and leaves it alone. A file that a filter would change on its
 // way in (core.autocrlf, a filter attribute) is left to git_index_add_all().
 void stageStreamed(git_repository* repo, git_index* index, const fs::path& root, const std::string& path,
-                   const std::atomic<bool>* cancel) {
+                   const std::atomic<bool>* cancel, const ObjectQuarantine* quarantine) {
   git_filter_list* rawFilters = nullptr;
   check(git_filter_list_load(&rawFilters, repo, nullptr, path.c_str(), GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT),
         "load the filters of " + path);
@@ -1187,7 +1191,7 @@ void stageStreamed(git_repository* repo, git_index* index, const fs::path& root,
         "store " + path);
   // Freed unfinished (a cancel, an error), the stream removes its temporary file.
   const git::OdbStreamPtr stream(rawStream);
-  const std::string store = "store " + path + " in " + objectStore(repo);
+  const std::string store = "store " + path + " in " + objectStore(repo, quarantine);
   std::vector<char> buffer(std::size_t{1} << 20);
   for (;;) {
     if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw ResultCancelled();
@@ -1209,7 +1213,8 @@ void stageStreamed(git_repository* repo, git_index* index, const fs::path& root,
 std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
                                                       const std::string& message,
                                                       const std::atomic<bool>* cancel,
-                                                      const std::vector<std::string>& streamed) {
+                                                      const std::vector<std::string>& streamed,
+                                                      const ObjectQuarantine* quarantine) {
   git::RepositoryPtr repo = git::openRepository(worktree.path);
   // Only ever write a linked worktree's own index, never the user's.
   std::error_code ec;
@@ -1253,8 +1258,12 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
   };
   // add_all picks up new and modified files (skipping ignored ones);
   // update_all drops the entries of deleted files. Together: `git add -A`.
-  for (const std::string& path : streamed) stageStreamed(repo.get(), index.get(), worktree.path, path, cancel);
-  const std::string store = " into " + objectStore(repo.get());
+  // Every object from here on goes to the race's quarantine, if it has one.
+  if (quarantine != nullptr) quarantine->writeInto(repo.get());
+  for (const std::string& path : streamed) {
+    stageStreamed(repo.get(), index.get(), worktree.path, path, cancel, quarantine);
+  }
+  const std::string store = " into " + objectStore(repo.get(), quarantine);
   std::string what;
   const auto staged = [&](const auto& call) {
     storing(
@@ -1291,6 +1300,35 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
       },
       "commit in worktree " + inQuotes(worktree.name) + store);
   return git::toHex(commitId);
+}
+
+namespace {
+// In a quarantine's info/: the workspace whose race it holds.
+constexpr std::string_view kQuarantineWorkspace = "hydra-workspace";
+}  // namespace
+
+ObjectQuarantine WorktreeManager::quarantine(std::string_view raceId) const {
+  ObjectQuarantine made = ObjectQuarantine::open(commonDir_, raceId);
+  const SafeDir info = SafeDir::open(made.path() / "info");
+  if (!info.status(kQuarantineWorkspace)) info.writeFile(kQuarantineWorkspace, repoRoot_.string() + "\n");
+  return made;
+}
+
+std::vector<ObjectQuarantine> WorktreeManager::quarantines() const {
+  std::vector<ObjectQuarantine> mine;
+  for (const std::string& name : ObjectQuarantine::list(commonDir_)) {
+    auto found = ObjectQuarantine::find(commonDir_, name);
+    if (!found) continue;
+    try {
+      const SafeDir info = SafeDir::open(found->path() / "info");
+      if (!info.status(kQuarantineWorkspace)) continue;  // not made by a workspace: no race to judge it by
+      if (info.readFile(kQuarantineWorkspace) != repoRoot_.string() + "\n") continue;
+    } catch (const std::exception&) {
+      continue;  // unreadable: left alone
+    }
+    mine.push_back(std::move(*found));
+  }
+  return mine;
 }
 
 void WorktreeManager::setOwner(ProcessOwner owner) {

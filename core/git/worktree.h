@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/git/object_quarantine.h"
 #include "core/util/owner.h"
 
 namespace hydra::core {
@@ -153,9 +154,24 @@ class WorktreeManager {
   // the files named in `streamed` (ResultSize::largeFiles, relative paths)
   // are written by hydra itself, a megabyte at a time, checking `cancel`
   // between pieces, so even a single huge file stops within a moment.
+  // With a `quarantine` (core/git/object_quarantine.h) every object it
+  // writes lands there, not in the user's store, and errors name it.
   std::optional<std::string> commitAll(const Worktree& worktree, const std::string& message,
                                        const std::atomic<bool>* cancel = nullptr,
-                                       const std::vector<std::string>& streamed = {});
+                                       const std::vector<std::string>& streamed = {},
+                                       const ObjectQuarantine* quarantine = nullptr);
+
+  // The object quarantine of race `raceId` in this repository, made and
+  // listed in the alternates when missing. It notes this workspace
+  // (repoRoot()) as its owner: the checkouts of one repository share its
+  // quarantines, but each has races of its own.
+  ObjectQuarantine quarantine(std::string_view raceId) const;
+
+  // The quarantines this workspace made, by race id (for cleanup).
+  std::vector<ObjectQuarantine> quarantines() const;
+
+  // The common git directory (shared by every worktree).
+  const std::filesystem::path& commonDir() const { return commonDir_; }
 
   // The commit the worktree's branch points at now (hex).
   std::string headCommit(const Worktree& worktree);

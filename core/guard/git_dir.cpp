@@ -8,6 +8,8 @@
 #include <set>
 
 #include "core/git/git.h"
+#include "core/git/object_quarantine.h"
+#include "core/util/file_lock.h"
 #include "core/util/safe_fs.h"
 
 namespace hydra::core::guard {
@@ -36,6 +38,23 @@ std::uint64_t digestOf(std::string_view data) {
   std::uint64_t hash = 0xcbf29ce484222325ull;
   for (char c : data) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
   return hash;
+}
+
+constexpr std::string_view kAlternates = "objects/info/alternates";
+
+// The alternates file's lines that hydra wrote for its quarantines
+// (core/git/object_quarantine.h) and the rest.
+std::pair<std::string, std::string> splitAlternates(const fs::path& commonDir, std::string_view content) {
+  std::string hydras;
+  std::string others;
+  while (!content.empty()) {
+    const std::size_t end = content.find('\n');
+    const std::string_view line = content.substr(0, end);
+    (isQuarantineLine(commonDir, line) ? hydras : others).append(line).append("\n");
+    if (end == std::string_view::npos) break;
+    content.remove_prefix(end + 1);
+  }
+  return {hydras, others};
 }
 
 std::optional<GitDirFile> readWatched(const fs::path& file) {
@@ -83,6 +102,20 @@ bool packedNow(const GitDirSnapshot& snapshot, const std::string& relative) {
   return found;
 }
 
+// A watched file as the guard compares it: the alternates file without the
+// lines of hydra's own quarantines, which other races add and remove while an
+// agent runs (a file holding only those counts as absent).
+std::optional<GitDirFile> readCompared(const fs::path& commonDir, const std::string& relative) {
+  auto file = readWatched(commonDir / relative);
+  if (!file || relative != kAlternates || file->tooLarge || file->mode == 0) return file;
+  auto [hydras, others] = splitAlternates(commonDir, file->content);
+  if (hydras.empty()) return file;
+  if (others.empty()) return std::nullopt;
+  file->content = std::move(others);
+  file->digest = digestOf(file->content);
+  return file;
+}
+
 // Reads `snapshot`'s watched settings and objects as they are now into `snapshot.files`.
 void readInto(GitDirSnapshot& snapshot) {
   std::size_t objectsKept = 0;
@@ -103,6 +136,20 @@ void readInto(GitDirSnapshot& snapshot) {
 std::string putBack(const fs::path& commonDir, const std::string& relative, const GitDirFile* file) {
   const fs::path path(relative);
   try {
+    if (relative == kAlternates) {
+      // The lines of hydra's quarantines stay as they are now: under the
+      // lock their owners write them with.
+      const FileLock lock(alternatesLock(commonDir));
+      const auto now = readWatched(commonDir / relative);
+      const std::string hydras =
+          now && now->mode != 0 && !now->tooLarge ? splitAlternates(commonDir, now->content).first : std::string();
+      if (!hydras.empty() && (!file || !file->tooLarge)) {
+        SafeDir dir = SafeDir::openBeneath(commonDir, path.parent_path());
+        if (auto st = dir.status("alternates"); st && S_ISDIR(st->st_mode)) dir.remove("alternates");
+        dir.writeFile("alternates", (file ? file->content : std::string()) + hydras);
+        return file ? "put back" : "removed";
+      }
+    }
     // Beneath the git directory without following a link on the way: an
     // agent that swapped hooks/ for a link does not get hydra to write there.
     SafeDir dir = SafeDir::openBeneath(commonDir, path.parent_path());
@@ -280,7 +327,7 @@ GitDirSnapshot snapshotGitDir(const fs::path& commonDir) {
   GitDirSnapshot snapshot;
   snapshot.commonDir = commonDir;
   for (const char* name : kWatchedFiles) {
-    if (auto file = readWatched(commonDir / name)) snapshot.files[name] = std::move(*file);
+    if (auto file = readCompared(commonDir, name)) snapshot.files[name] = std::move(*file);
   }
   for (const char* folder : kWatchedFolders) {
     std::error_code ec;

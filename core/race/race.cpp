@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/config/limits.h"
+#include "core/run/race_objects.h"
 #include "core/run/worktree_setup.h"
 #include "core/util/text.h"
 
@@ -273,6 +274,8 @@ void Race::scored(scoring::RaceScores scores) {
 void Race::over(RaceStatus status, std::optional<scoring::RaceScores> scores,
                 std::optional<AutoMergeOutcome> merged) {
   if (over_) return;
+  // Its agents write no more: before anyone hears it is over (a cleanup may follow).
+  sealRaceObjects(ctx_.run.worktrees, id());
   RaceFinished finished;
   finished.raceId = id();
   finished.status = status;

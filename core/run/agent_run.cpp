@@ -782,8 +782,11 @@ void AgentRun::commitAndFinish(AgentFinished finished) {
         if (finished.status == AgentStatus::Completed) finished.status = AgentStatus::Failed;
         if (!finished.error) finished.error = *finished.tooLarge;
       } else {
+        // The race's objects go to its quarantine: `hydra cleanup` drops
+        // what no merge took (core/git/object_quarantine.h).
+        const ObjectQuarantine quarantine = self->ctx_.worktrees.quarantine(self->spec_.raceId);
         self->ctx_.worktrees.commitAll(self->spec_.checkout, *self->spec_.commitMessage, &self->commitCancelled_,
-                                       size.largeFiles);
+                                       size.largeFiles, &quarantine);
       }
       finished.commit = self->ctx_.worktrees.headCommit(self->spec_.checkout);
     } catch (const ResultCancelled& e) {

@@ -13,6 +13,7 @@
 #include "core/collab/iterations.h"
 #include "core/executor/from_config.h"
 #include "core/git/git.h"
+#include "core/git/object_quarantine.h"
 #include "core/race/escape_guard.h"
 #include "core/workspace/workspace.h"
 
@@ -89,6 +90,24 @@ std::vector<std::string> mergeConcerns(const RaceRecord& race, const std::option
   return out;
 }
 
+// Copies the objects of what `request` merges from race `raceId`'s
+// quarantine into the user's store, so that the merge makes them the user's
+// own before a cleanup drops the quarantine. A branch that is gone is left
+// to the merge to report.
+void adoptMerged(const fs::path& root, const std::string& raceId, const merge::MergeRequest& request) {
+  git::RepositoryPtr repo = git::openRepository(root);
+  const auto quarantine = ObjectQuarantine::find(git::commonDir(repo.get()), raceId);
+  if (!quarantine) return;
+  git_oid commit;
+  try {
+    commit = git::resolveCommit(repo.get(), request.sourceCommit ? *request.sourceCommit : request.sourceBranch);
+  } catch (const git::GitError&) {
+    return;
+  }
+  const std::size_t copied = quarantine->adopt(git::toHex(commit));
+  spdlog::debug("race {}: {} object(s) of its result moved into the repository's own store", raceId, copied);
+}
+
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : "; ") + item;
@@ -116,7 +135,10 @@ MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& age
   try {
     // Races under way here must not take the merge for an agent's escape.
     std::optional<OwnRepositoryChange> own;
-    if (!dryRun) own.emplace(root_);
+    if (!dryRun) {
+      own.emplace(root_);
+      adoptMerged(root_, race.id, request);
+    }
     result = merge::mergeBranch(root_, request);
   } catch (const git::GitError& e) {
     if (e.code() != GIT_ENOTFOUND) throw;
@@ -151,6 +173,10 @@ MergeReport Workspace::mergeAgent(const RaceRecord& race, const std::string& age
       spdlog::warn("race {}: could not remove every worktree: {}", race.id, e.what());
     }
     out.cleanedUp = true;
+    // A merge by hand comes after the race has sealed its objects: with its
+    // branches gone, what the merge did not take goes too. (An auto-merge
+    // runs before the seal; the race's cleanup drops its quarantine.)
+    if (manual) dropQuarantines(worktrees, {race});
   }
   return out;
 }
@@ -303,6 +329,36 @@ AutoMergeOutcome Workspace::autoMerge(const std::string& raceId, const std::stri
   return outcome;
 }
 
+void Workspace::dropQuarantines(const WorktreeManager& worktrees, const std::vector<RaceRecord>& finished) {
+  // The objects of the races cleaned up now, and of races whose records are
+  // gone, go once their branches have: what the repository still reaches
+  // (a kept branch, a merge) is copied into its own store first
+  // (core/git/object_quarantine.h). A quarantine of a race under way (here or
+  // in another hydra) is never dropped: that race is neither finished nor gone.
+  std::vector<ObjectQuarantine> doomed;
+  // A finished race's own, even one a kill left without its owner's mark.
+  for (const RaceRecord& race : finished) {
+    if (auto quarantine = ObjectQuarantine::find(worktrees.commonDir(), race.id)) doomed.push_back(std::move(*quarantine));
+  }
+  for (ObjectQuarantine& quarantine : worktrees.quarantines()) {
+    const bool listed = std::any_of(doomed.begin(), doomed.end(),
+                                    [&](const ObjectQuarantine& q) { return q.name() == quarantine.name(); });
+    std::error_code ec;
+    const bool gone = isValidId(quarantine.name()) && !fs::exists(store_.raceDir(quarantine.name()), ec) && !ec;
+    if (!listed && gone) doomed.push_back(std::move(quarantine));
+  }
+  for (const ObjectQuarantine& quarantine : doomed) {
+    try {
+      const QuarantineDrop dropped = quarantine.drop();
+      spdlog::info("race {}: dropped its objects' quarantine ({} object(s) and {} pack(s) the repository still "
+                   "reaches kept)", quarantine.name(), dropped.adoptedObjects, dropped.adoptedPacks);
+    } catch (const std::exception& e) {
+      spdlog::warn("race {}: could not drop its objects' quarantine {}: {}", quarantine.name(),
+                   quarantine.path().string(), e.what());
+    }
+  }
+}
+
 PoolPolicy Workspace::poolPolicy() {
   auto config = configState().config;
   if (!config) return {};
@@ -375,6 +431,7 @@ CleanupReport Workspace::cleanup(const std::optional<std::string>& raceId, bool 
   for (const auto& wt : worktrees.prune(isKept, !keepBranches)) {
     out.removed.push_back(wt.path.string());
   }
+  dropQuarantines(worktrees, finished);
   if (emptyPool) {
     for (const auto& p : worktrees.emptyPool()) {
       out.poolRemoved.push_back(p.path.string());

@@ -232,6 +232,9 @@ class Workspace {
   void launch(Plan plan, std::function<void(RaceSummary)> started);
   // [general] pool_size and keep_ignored, or no pool when hydra.toml is broken.
   PoolPolicy poolPolicy();
+  // Drops the object quarantines of `finished` (being cleaned up) and of
+  // races whose records are gone; a failure is said in the log.
+  void dropQuarantines(const WorktreeManager& worktrees, const std::vector<RaceRecord>& finished);
   // What masks secrets in the diffs hydra shows: the configured agents'
   // secret values and every pattern of core/util/redact.h.
   std::shared_ptr<const Redactor> diffRedactor();

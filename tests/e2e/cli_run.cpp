@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <cstdio>
 #include <sstream>
@@ -51,6 +52,29 @@ std::string unreadableRecords(const std::filesystem::path& dir) {
     }
   }
   return bad;
+}
+
+std::vector<std::string> objectFiles(const std::filesystem::path& root) {
+  std::vector<std::string> files;
+  const std::filesystem::path objects = root / ".git" / "objects";
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(objects)) {
+    const std::string relative = entry.path().lexically_relative(objects).string();
+    const bool loose = relative.size() == 41 && relative[2] == '/' &&
+                       relative.find_first_not_of("0123456789abcdef/") == std::string::npos;
+    if (entry.is_regular_file() && (loose || relative.starts_with("pack/"))) files.push_back(relative);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<std::string> quarantines(const std::filesystem::path& root) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(root / ".git" / "hydra-objects", ec)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace hydra::test

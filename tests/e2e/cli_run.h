@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace hydra::test {
 
@@ -27,6 +28,13 @@ boost::json::object jsonOf(const CommandRun& r);
 // Every .json file under `dir` parses whole, every line of every .jsonl file
 // parses and the file ends in a whole line; returns what did not ("" when all did).
 std::string unreadableRecords(const std::filesystem::path& dir);
+
+// The user's own object store of the repository at `root` as files: its
+// loose objects and its packs, sorted (what a race must leave as it was).
+std::vector<std::string> objectFiles(const std::filesystem::path& root);
+
+// The race quarantines (.git/hydra-objects/NAME) present in the repository at `root`.
+std::vector<std::string> quarantines(const std::filesystem::path& root);
 
 // Polls `pred` every 20 ms until it holds; false when `limit` passes first.
 template <class Pred>

@@ -36,6 +36,8 @@ namespace hydra::test {
 
 // From test_repo.h, whose other helpers this file has its own versions of.
 std::string unconfinedUnlessSet(const std::string& toml);
+// From cli_run.h.
+std::vector<std::string> objectFiles(const std::filesystem::path& root);
 
 namespace {
 
@@ -306,6 +308,13 @@ class CliTest : public ::testing::Test {
 
   json::object raceJson(const std::string& id) const {
     return json::parse(readFile(repo_ / ".hydra" / "races" / id / "race.json")).as_object();
+  }
+
+  fs::path quarantineOf(const std::string& raceId) const { return repo_ / ".git" / "hydra-objects" / raceId; }
+
+  std::string alternates() const {
+    const fs::path path = repo_ / ".git" / "objects" / "info" / "alternates";
+    return fs::exists(path) ? readFile(path) : "";
   }
 
   fs::path dir_;
@@ -1205,6 +1214,119 @@ TEST_F(CliTest, CleanupKeepBranchesKeepsTheBranchOfAHalfRemovedWorktree) {
   EXPECT_FALSE(fs::exists(admins[0]));
   EXPECT_EQ(lines(git("worktree list")).size(), 1u);
   EXPECT_EQ(git("show hydra/a-" + id + ":a.txt"), "kept");
+}
+
+// A race's objects live in a directory of their own while the race is kept;
+// cleanup drops them, and the user's store holds what it held before.
+TEST_F(CliTest, ARacesObjectsGoWithItsCleanupLeavingTheStoreAsItWas) {
+  writeConfig(scriptedAgent("a", {"write", "a.txt", "only a writes this", "write", "big.txt", "a's own data"}) +
+              scriptedAgent("b", {"write", "b.txt", "only b writes this"}));
+  const std::vector<std::string> before = objectFiles(repo_);
+  ASSERT_EQ(hydra({"race", "Task", "--agents", "a,b"}).code, 0);
+  const std::string id = raceIds().at(0);
+  const std::string commit = git("rev-parse hydra/a-" + id);
+  // The results are readable as usual, from the race's quarantine.
+  EXPECT_EQ(git("show hydra/a-" + id + ":a.txt"), "only a writes this");
+  EXPECT_EQ(git("show hydra/b-" + id + ":b.txt"), "only b writes this");
+  ASSERT_TRUE(fs::exists(quarantineOf(id) / commit.substr(0, 2) / commit.substr(2))) << commit;
+  EXPECT_THAT(alternates(), HasSubstr(quarantineOf(id).string()));
+  EXPECT_EQ(objectFiles(repo_), before) << "a race wrote into the user's own store";
+
+  Outcome r = hydra({"cleanup"});
+  ASSERT_EQ(r.code, 0) << r;
+  EXPECT_FALSE(fs::exists(quarantineOf(id)));
+  EXPECT_THAT(alternates(), Not(HasSubstr(id)));
+  EXPECT_EQ(objectFiles(repo_), before);
+  EXPECT_NE(git("cat-file -e " + commit + " 2>/dev/null; echo exit $?"), "exit 0")
+      << "an unmerged result outlived its race's cleanup";
+  EXPECT_EQ(git("fsck --no-dangling 2>&1; echo exit $?"), "exit 0");
+}
+
+// --keep-branches keeps the commits, so their objects move into the user's store.
+TEST_F(CliTest, CleanupThatKeepsBranchesKeepsTheirObjectsInTheUsersStore) {
+  writeConfig(scriptedAgent("a", {"write", "a.txt", "kept after cleanup"}));
+  ASSERT_EQ(hydra({"race", "Task", "--agents", "a"}).code, 0);
+  const std::string id = raceIds().at(0);
+  Outcome r = hydra({"cleanup", id, "--keep-branches"});
+  ASSERT_EQ(r.code, 0) << r;
+  EXPECT_FALSE(fs::exists(quarantineOf(id)));
+  EXPECT_EQ(git("show hydra/a-" + id + ":a.txt"), "kept after cleanup");
+  EXPECT_EQ(git("fsck --no-dangling 2>&1; echo exit $?"), "exit 0");
+}
+
+// The merged result is the user's own: readable after the race is cleaned up.
+TEST_F(CliTest, AMergedResultStaysReadableAfterItsRaceIsCleanedUp) {
+  writeConfig(scriptedAgent("a", {"write", "a.txt", "merged work"}) + scriptedAgent("b", {"write", "b.txt", "lost work"}));
+  ASSERT_EQ(hydra({"race", "Task", "--agents", "a,b"}).code, 0);
+  const std::string id = raceIds().at(0);
+  const std::string commit = git("rev-parse hydra/a-" + id);
+  const std::string other = git("rev-parse hydra/b-" + id);
+  Outcome merged = hydra({"merge", id, "a", "--force"});
+  ASSERT_EQ(merged.code, 0) << merged;
+  // The merge cleaned the race up, its quarantine with it.
+  EXPECT_FALSE(fs::exists(quarantineOf(id)));
+  ASSERT_EQ(hydra({"cleanup"}).code, 0);
+  EXPECT_EQ(git("cat-file -e " + commit + "; echo exit $?"), "exit 0");
+  EXPECT_EQ(git("show HEAD:a.txt"), "merged work");
+  EXPECT_EQ(git("fsck --no-dangling 2>&1; echo exit $?"), "exit 0");
+  EXPECT_NE(git("cat-file -e " + other + " 2>/dev/null; echo exit $?"), "exit 0") << "the loser's commit stayed";
+}
+
+// Which quarantines cleanup drops: a finished race's even without the mark a
+// kill can leave it without, and one of this checkout whose race record is
+// gone; never one another checkout of the repository made.
+TEST_F(CliTest, CleanupDropsItsOwnQuarantinesAndLeavesAnotherCheckoutsAlone) {
+  writeConfig(scriptedAgent("a", {"write", "a.txt", "a"}));
+  ASSERT_EQ(hydra({"race", "Task", "--agents", "a"}).code, 0);
+  const std::string id = raceIds().at(0);
+  ASSERT_TRUE(fs::remove(quarantineOf(id) / "info" / "hydra-workspace"));
+  const std::string orphan = "20200101-000000-dead", others = "20200101-000000-beef";
+  writeFile(quarantineOf(orphan) / "info" / "hydra-workspace", repo_.string() + "\n");
+  writeFile(quarantineOf(others) / "info" / "hydra-workspace", (dir_ / "elsewhere").string() + "\n");
+
+  Outcome r = hydra({"cleanup"});
+  ASSERT_EQ(r.code, 0) << r;
+  EXPECT_FALSE(fs::exists(quarantineOf(id)));
+  EXPECT_FALSE(fs::exists(quarantineOf(orphan)));
+  EXPECT_TRUE(fs::exists(quarantineOf(others) / "info" / "hydra-workspace"));
+}
+
+// Another hydra's cleanup leaves a race under way alone, quarantine included.
+TEST_F(CliTest, CleanupNeverDropsTheObjectsOfARaceUnderWay) {
+  const fs::path go = dir_ / "outside" / "go";
+  writeConfig(scriptedAgent("quick", {"write", "quick.txt", "done early"}) +
+              scriptedAgent("slow", {"wait-for", go.string(), "write", "slow.txt", "done late"}));
+  auto race = spawn({"race", "Task", "--agents", "quick,slow"});
+  // Until quick's result is committed (into the race's quarantine) while slow waits.
+  std::string id, quick;
+  const auto deadline = Clock::now() + 60s;
+  while (quick.empty()) {
+    ASSERT_LT(Clock::now(), deadline) << "quick's result never showed up\n" << race->err();
+    ASSERT_FALSE(race->wait(0s)) << "hydra ended early\n" << race->out() << race->err();
+    std::this_thread::sleep_for(20ms);
+    const auto ids = raceIds();
+    if (ids.empty()) continue;
+    id = ids[0];
+    try {
+      const std::string tip = git("rev-parse hydra/quick-" + id);
+      if (git("log -1 --format=%an " + tip) == "hydra" && fs::exists(quarantineOf(id))) quick = tip;
+    } catch (const std::runtime_error&) {
+      // No branch yet.
+    }
+  }
+
+  Outcome r = hydra({"cleanup"});
+  ASSERT_EQ(r.code, 0) << r;
+  EXPECT_TRUE(fs::exists(quarantineOf(id)));
+  EXPECT_THAT(alternates(), HasSubstr(quarantineOf(id).string()));
+  EXPECT_EQ(git("show " + quick + ":quick.txt"), "done early");
+
+  writeFile(go, "");
+  ASSERT_EQ(race->wait(), 0) << race->out() << race->err();
+  EXPECT_EQ(git("show hydra/slow-" + id + ":slow.txt"), "done late");
+  EXPECT_EQ(git("show hydra/quick-" + id + ":quick.txt"), "done early");
+  ASSERT_EQ(hydra({"cleanup"}).code, 0);
+  EXPECT_FALSE(fs::exists(quarantineOf(id)));
 }
 
 // 7.

@@ -145,6 +145,8 @@ TEST_F(CrashLoopTest, EveryKillLeavesReadableRecordsAndRecoveryLeaksNothing) {
     std::error_code ec;
     EXPECT_TRUE(fs::is_empty(workspace, ec) || ec) << "left in the workspace";
     EXPECT_TRUE(fs::is_empty(repo_.root() / ".git" / "worktrees", ec) || ec) << "worktree metadata left";
+    EXPECT_EQ(quarantines(repo_.root()), std::vector<std::string>{}) << "a killed race's objects outlived its cleanup";
+    EXPECT_NO_THROW(repo_.git("fsck --no-dangling")) << "a killed race left the repository broken";
     EXPECT_EQ(checkoutSnapshot(repo_), snapshot) << "the user's checkout changed";
   }
   for (const auto& [state, count] : landed) std::cout << "[ measured ] " << count << " kill(s) landed: " << state << "\n";

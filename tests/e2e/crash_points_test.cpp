@@ -79,6 +79,7 @@ void expectNothingLeaked(const TestRepo& repo) {
     left += " " + e.path().lexically_relative(repo.root() / ".git").string();
   }
   EXPECT_EQ(left, "") << "worktree metadata left";
+  EXPECT_EQ(quarantines(repo.root()), std::vector<std::string>{}) << "a race's objects outlived its cleanup";
 }
 
 // A lock git's next command would stop at: hydra must never leave one.

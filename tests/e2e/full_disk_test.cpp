@@ -112,6 +112,7 @@ void expectNothingLeaked(const TestRepo& repo) {
   EXPECT_EQ(repo.git("branch --list 'hydra/*'"), "");
   std::error_code ec;
   EXPECT_TRUE(fs::is_empty(repo.root() / ".git" / "worktrees", ec) || ec) << "worktree metadata left";
+  EXPECT_EQ(quarantines(repo.root()), std::vector<std::string>{}) << "a race's objects outlived its cleanup";
 }
 
 std::string onlyNewRace(const TestRepo& repo, const std::string& other) {
@@ -369,12 +370,11 @@ TEST_F(FullDiskTest, ACheckoutThatFillsTheWorkspaceFailsTheAgentNamingThePath) {
   EXPECT_TRUE(fs::is_empty(repo_.root() / ".hydra-workspaces"));
 }
 
-// Files under the object store that are not whole objects: libgit2's
-// temporary files (tmp_object_git2_*, *.lock) and loose objects that git
-// cannot read back.
-std::string brokenObjects(const TestRepo& repo) {
+// Files under an object store (the user's, or a race's quarantine) that are
+// not whole objects: libgit2's temporary files (tmp_object_git2_*, *.lock)
+// and loose objects that git cannot read back.
+std::string brokenObjects(const TestRepo& repo, const fs::path& objects) {
   std::string out;
-  const fs::path objects = repo.root() / ".git" / "objects";
   for (const auto& e : fs::recursive_directory_iterator(objects)) {
     if (!e.is_regular_file()) continue;
     const fs::path rel = e.path().lexically_relative(objects);
@@ -389,11 +389,12 @@ std::string brokenObjects(const TestRepo& repo) {
   return out;
 }
 
-// The repository's object store is on a 512 KiB tmpfs: one agent's result
-// is bigger than what is left, so committing it fails; the agent beside it
-// writes a small fix later, which still fits once the failed object is gone.
-// `bigBytes` of random data (incompressible, so its blob is as big as the
-// file); `whereItFails` is what the big agent's error names beside the store.
+// Where a race's objects go (.git/hydra-objects, each race's quarantine) is
+// a 512 KiB tmpfs: one agent's result is bigger than what is left, so
+// committing it fails; the agent beside it writes a small fix later, which
+// still fits once the failed object is gone. `bigBytes` of random data
+// (incompressible, so its blob is as big as the file); `whereItFails` is what
+// the big agent's error names beside the race's quarantine.
 void fillTheObjectStore(TestRepo& repo, int bigBytes, const std::string& whereItFails) {
   const fs::path big = repo.script("big.sh", "head -c " + std::to_string(bigBytes) + " /dev/urandom > big.bin\n");
   repo.writeConfig(TestRepo::scoring() + TestRepo::commandAgent("big", big) +
@@ -401,18 +402,15 @@ void fillTheObjectStore(TestRepo& repo, int bigBytes, const std::string& whereIt
   repo.git("add hydra.toml");
   repo.git("commit -qm config");
   repo.git("config gc.auto 0");
-  // The objects so far, moved onto the tmpfs.
-  const fs::path objects = repo.root() / ".git" / "objects";
-  const fs::path aside = repo.root() / ".git" / "objects.aside";
-  fs::rename(objects, aside);
-  auto disk = Mount::tmpfs(objects, "512k");
-  sh("cp -a " + shellQuote(aside.string()) + "/. " + shellQuote(objects.string()));
-  fs::remove_all(aside);
+  const fs::path quarantines = repo.root() / ".git" / "hydra-objects";
+  auto disk = Mount::tmpfs(quarantines, "512k");
+  const std::vector<std::string> before = objectFiles(repo.root());
 
   const SplitRun full = hydraSplit(repo, "race 'Fix add() in calc.py' --agents big,fixer --json");
   EXPECT_LT(full.code, 128) << "hydra crashed\n" << full.err;
   const std::string id = onlyNewRace(repo, "");
   ASSERT_FALSE(id.empty()) << full.err;
+  const fs::path objects = quarantines / id;
   expectEveryRecordParses(repo.root() / ".hydra");
   const json::object record = repo.raceRecord(id);
   EXPECT_EQ(record.at("status"), "completed") << json::serialize(record);
@@ -445,13 +443,16 @@ void fillTheObjectStore(TestRepo& repo, int bigBytes, const std::string& whereIt
   }
   EXPECT_TRUE(scored) << full.out.substr(0, 3000);
 
-  // No half-written object is left on the store: every file there is a whole object.
-  EXPECT_EQ(brokenObjects(repo), "");
+  // No half-written object is left in either store: every file there is a whole object.
+  EXPECT_EQ(brokenObjects(repo, objects), "");
+  EXPECT_EQ(brokenObjects(repo, repo.root() / ".git" / "objects"), "");
   EXPECT_EQ(runShell("git -C " + shellQuote(repo.root().string()) + " fsck --no-dangling").code, 0);
+  EXPECT_EQ(objectFiles(repo.root()), before) << "the race wrote into the user's own store";
 
   const CommandRun cleanup = hydraIn(repo.root(), "cleanup");
   EXPECT_EQ(cleanup.code, 0) << cleanup.out;
   expectNothingLeaked(repo);
+  EXPECT_EQ(objectFiles(repo.root()), before);
   expectEveryRecordParses(repo.root() / ".hydra");
 }
 

@@ -50,6 +50,13 @@ std::uintmax_t bytesUnder(const fs::path& dir) {
   return total;
 }
 
+// What git holds of the repository's objects: its own store and the races'
+// quarantines (.git/hydra-objects/<race>), where hydra commits results.
+std::uintmax_t objectBytes(const TestRepo& repo) {
+  const fs::path quarantines = repo.root() / ".git" / "hydra-objects";
+  return bytesUnder(repo.root() / ".git" / "objects") + (fs::exists(quarantines) ? bytesUnder(quarantines) : 0);
+}
+
 std::string onlyRaceId(const TestRepo& repo) {
   std::string id;
   for (const auto& e : fs::directory_iterator(repo.root() / ".hydra" / "races")) id = e.path().filename().string();
@@ -110,7 +117,7 @@ TEST_F(HeavyAgentsTest, TwoHundredThousandFilesEndTooLargeWithNothingStoredAndTh
                                          "        f.write(f'sprawler file {i}\\n')\n"
                                          "EOF\n");
   repo_.writeConfig(TestRepo::scoring() + fixer_ + TestRepo::commandAgent("sprawler", sprawler));
-  const std::uintmax_t objectsBefore = bytesUnder(repo_.root() / ".git" / "objects");
+  const std::uintmax_t objectsBefore = objectBytes(repo_);
 
   std::optional<long> peakKiB;
   const std::string id = race("fixer,sprawler", peakKiB);
@@ -132,7 +139,7 @@ TEST_F(HeavyAgentsTest, TwoHundredThousandFilesEndTooLargeWithNothingStoredAndTh
     EXPECT_NE(std::system(("cd " + shellQuote(repo_.root().string()) + " && git cat-file -e " + blob + " 2>/dev/null").c_str()), 0)
         << "file " << sample << " was stored";
   }
-  const std::uintmax_t grown = bytesUnder(repo_.root() / ".git" / "objects") - objectsBefore;
+  const std::uintmax_t grown = objectBytes(repo_) - objectsBefore;
   EXPECT_LT(grown, 1u << 20) << "the object store grew by " << grown << " bytes";
 
   ASSERT_TRUE(peakKiB.has_value());
@@ -194,11 +201,14 @@ TEST_F(HeavyAgentsTest, SigtermStopsTheCommitOfAFiveGigabyteFile) {
   const fs::path writer = repo_.script("writer.sh", "head -c 5G /dev/zero > big.bin\n");
   repo_.writeConfig("[general]\nmax_result_bytes = 8589934592\n\n" + TestRepo::scoring() + fixer_ +
                     TestRepo::commandAgent("writer", writer));
-  const fs::path objects = repo_.root() / ".git" / "objects";
+  // hydra stores a result in its race's quarantine (.git/hydra-objects/<race>).
+  const fs::path quarantines = repo_.root() / ".git" / "hydra-objects";
   auto storing = [&] {
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(objects, ec)) {
-      if (e.path().filename().string().starts_with("tmp_object") && e.file_size(ec) > 0) return true;
+    for (const auto& quarantine : fs::directory_iterator(quarantines, ec)) {
+      for (const auto& e : fs::directory_iterator(quarantine.path(), ec)) {
+        if (e.path().filename().string().starts_with("tmp_object") && e.file_size(ec) > 0) return true;
+      }
     }
     return false;
   };
@@ -223,7 +233,7 @@ TEST_F(HeavyAgentsTest, SigtermStopsTheCommitOfAFiveGigabyteFile) {
   EXPECT_THAT(std::string(writerRecord.at("error").as_string()), HasSubstr("cancelled while committing its work"));
   EXPECT_EQ(writerRecord.at("commit"), record.at("baseCommit")) << "nothing of it was committed";
   EXPECT_FALSE(storing()) << "the half-written object is removed";
-  EXPECT_LT(bytesUnder(objects), std::uintmax_t{64} << 20);
+  EXPECT_LT(objectBytes(repo_), std::uintmax_t{64} << 20);
 }
 
 }  // namespace

@@ -592,6 +592,74 @@ TEST_F(WorktreeTest, CommitAllStreamsLargeFilesAndACancelCommitsNothing) {
   EXPECT_EQ(gitIn(wt.path, "status --porcelain"), "") << "the streamed entry matches the file";
 }
 
+// Every file under `objects` that is a loose object or a pack.
+std::vector<std::string> storeFiles(const fs::path& objects) {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(objects)) {
+    const std::string relative = entry.path().lexically_relative(objects).string();
+    if (entry.is_regular_file() && !relative.starts_with("info")) files.push_back(relative);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// A race's commit, streamed files included, lands in its quarantine; the
+// user's store is untouched and reads it all the same. The quarantine
+// belongs to the checkout whose race made it.
+TEST_F(WorktreeTest, CommitAllIntoARacesQuarantineLeavesTheUsersStoreAsItWas) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  const std::string big(2 * kStreamedFileBytes + 5, 'q');
+  writeFile(wt.path / "big.bin", big);
+  writeFile(wt.path / "src/a.txt", "alpha for the quarantine\n");
+  const ResultSize size = measureResult(wt.path, ResultLimits{});
+  ASSERT_EQ(size.largeFiles, std::vector<std::string>{"big.bin"});
+  const fs::path objects = repo_.root() / ".git" / "objects";
+  const std::vector<std::string> before = storeFiles(objects);
+
+  const ObjectQuarantine quarantine = m.quarantine("race-1");
+  const auto id = m.commitAll(wt, "quarantined", nullptr, size.largeFiles, &quarantine);
+  ASSERT_TRUE(id);
+  EXPECT_EQ(storeFiles(objects), before);
+  EXPECT_TRUE(fs::exists(quarantine.path() / id->substr(0, 2) / id->substr(2)));
+  EXPECT_EQ(repo_.git("show " + *id + ":src/a.txt"), "alpha for the quarantine");
+  EXPECT_EQ(repo_.git("cat-file -s " + *id + ":big.bin"), std::to_string(big.size()));
+
+  // A checkout of the result (a check's) writes it byte for byte from the quarantine.
+  const Worktree check = m.create("check", *id, "2", false);
+  EXPECT_EQ(readFile(check.path / "big.bin"), big);
+  EXPECT_EQ(readFile(check.path / "src/a.txt"), "alpha for the quarantine\n");
+
+  ASSERT_EQ(m.quarantines().size(), 1u);
+  EXPECT_EQ(m.quarantines()[0].name(), "race-1");
+  const fs::path linked = repo_.outside() / "linked";
+  repo_.git("worktree add -q -b user-branch " + testing::shellQuote(linked.string()));
+  EXPECT_TRUE(WorktreeManager(linked, kWorkspace).quarantines().empty()) << "another checkout's race";
+}
+
+// A full quarantine is named in the error, not the user's store.
+TEST_F(WorktreeTest, ACommitThatCannotWriteItsQuarantineNamesIt) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  writeFile(wt.path / "new.txt", "new\n");
+  const ObjectQuarantine quarantine = m.quarantine("race-2");
+  fs::permissions(quarantine.path(), fs::perms::owner_read | fs::perms::owner_exec);
+  if (::access(quarantine.path().c_str(), W_OK) == 0) {
+    // Root writes anyway: a file where the fan-out folder goes stops it as surely.
+    fs::permissions(quarantine.path(), fs::perms::owner_all);
+    const std::string blob = run("git hash-object " + shellQuote((wt.path / "new.txt").string()));
+    writeFile(quarantine.path() / blob.substr(0, 2), "in the way");
+  }
+  try {
+    m.commitAll(wt, "cannot", nullptr, {}, &quarantine);
+    FAIL() << "committed into a quarantine it cannot write";
+  } catch (const git::GitError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(quarantine.path().string())) << e.what();
+  }
+  fs::permissions(quarantine.path(), fs::perms::owner_all);
+  EXPECT_EQ(m.headCommit(wt), base_);
+}
+
 TEST_F(WorktreeTest, CheckoutWritesLooseAndPackedBlobsByteForByte) {
   // Several megabytes that inflate in many pieces, loose; then the same packed.
   std::string large;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/git/git.h"
+#include "core/git/object_quarantine.h"
 #include "tests/core/git/temp_repo.h"
 
 namespace hydra::core::guard {
@@ -33,6 +34,28 @@ TEST_F(GitDirTest, NothingChangedSaysNothing) {
   GitDirSnapshot snapshot = snapshotGitDir(git());
   EXPECT_TRUE(snapshot.files.count("config"));
   EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+}
+
+TEST_F(GitDirTest, QuarantinesOtherRacesOpenAndDropMeanwhileAreTheirsNotAnEscape) {
+  GitDirSnapshot snapshot = snapshotGitDir(git());
+  // Another race starts while this race's agent runs: its line is added.
+  const ObjectQuarantine other = ObjectQuarantine::open(git(), "other-race");
+  EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+  EXPECT_EQ(testing::readFile(git() / "objects" / "info" / "alternates"), other.path().string() + "\n");
+  // The agent adds a line of its own: that one goes, the race's stays.
+  testing::writeFile(git() / "objects" / "info" / "alternates", other.path().string() + "\n/elsewhere/objects\n");
+  EXPECT_THAT(restoreGitDir(snapshot), ElementsAre(".git/objects/info/alternates added (removed)"));
+  EXPECT_EQ(testing::readFile(git() / "objects" / "info" / "alternates"), other.path().string() + "\n");
+  // A line that only looks like a quarantine's (outside hydra's folder) is the agent's too.
+  testing::writeFile(git() / "objects" / "info" / "alternates",
+                     other.path().string() + "\n" + (git() / "hydra-objects" / ".." / "evil").string() + "\n");
+  EXPECT_THAT(restoreGitDir(snapshot), ElementsAre(".git/objects/info/alternates added (removed)"));
+  EXPECT_EQ(testing::readFile(git() / "objects" / "info" / "alternates"), other.path().string() + "\n");
+  // The other race ends.
+  other.seal();
+  other.drop();
+  EXPECT_THAT(restoreGitDir(snapshot), IsEmpty());
+  EXPECT_FALSE(fs::exists(git() / "objects" / "info" / "alternates"));
 }
 
 TEST_F(GitDirTest, ConfigHooksAndAttributesArePutBack) {

@@ -1,0 +1,556 @@
+#include "core/git/object_quarantine.h"
+
+#include <fcntl.h>
+#include <git2/sys/odb_backend.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <unordered_set>
+
+#include "core/git/git.h"
+#include "core/util/atomic_file.h"
+#include "core/util/file_lock.h"
+#include "core/util/safe_fs.h"
+#include "core/util/timestamp.h"
+
+namespace fs = std::filesystem;
+
+namespace hydra::core {
+namespace {
+
+constexpr std::string_view kFolder = "hydra-objects";
+constexpr std::string_view kSealed = "hydra-sealed";  // in the quarantine's info/
+constexpr std::string_view kBorn = "hydra-born";      // in the quarantine's info/: when it was made
+constexpr int kQuarantinePriority = 10;                // above the repository's own loose (1) and packed (2)
+
+using git::check;
+
+// One path component made of what a race id holds.
+bool safeName(std::string_view name) {
+  if (name.empty() || name.size() > 200 || name == "." || name == "..") return false;
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                    c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+struct OidHash {
+  std::size_t operator()(const git_oid& id) const noexcept {
+    std::size_t h = 0;
+    std::memcpy(&h, id.id, sizeof h);
+    return h;
+  }
+};
+struct OidEqual {
+  bool operator()(const git_oid& a, const git_oid& b) const noexcept { return git_oid_equal(&a, &b) != 0; }
+};
+using OidSet = std::unordered_set<git_oid, OidHash, OidEqual>;
+
+// The alternates file's lines. A link in its place is refused: hydra writes
+// this file, and never through a link (nor does it drop a line the link's
+// target may hold).
+std::vector<std::string> readAlternates(const SafeDir& info) {
+  std::vector<std::string> lines;
+  const auto st = info.status("alternates");
+  if (!st) return lines;
+  if (!S_ISREG(st->st_mode)) {
+    throw std::system_error(ELOOP, std::generic_category(),
+                            (info.path() / "alternates").string() +
+                                " is not a regular file; hydra does not write through it (make it a file)");
+  }
+  std::istringstream in(info.readFile("alternates"));
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+void writeAlternates(const SafeDir& info, const std::vector<std::string>& lines) {
+  if (lines.empty()) {
+    info.remove("alternates");
+    return;
+  }
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  info.writeFile("alternates", text);
+}
+
+// `objects/info`, made when missing (a fresh repository may have none).
+SafeDir openInfo(const fs::path& commonDir) {
+  const SafeDir objects = SafeDir::openBeneath(commonDir, "objects");
+  if (!objects.status("info") && ::mkdirat(objects.fd(), "info", 0777) != 0 && errno != EEXIST) {
+    throw std::system_error(errno, std::generic_category(), "create " + (commonDir / "objects" / "info").string());
+  }
+  return objects.openDirectory("info");
+}
+
+std::optional<Timestamp> sealedAt(const fs::path& quarantine) {
+  struct stat st {};
+  if (::lstat((quarantine / "info" / kSealed).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return Timestamp(std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec));
+}
+
+// Copies the regular file `from` to `dir/name` (a temporary name first, then
+// a link that never replaces an object already there), without following a
+// link on either side. False when `to` was already there.
+bool copyInto(const fs::path& from, const SafeDir& dir, const std::string& name) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (in < 0) throw std::system_error(errno, std::generic_category(), "open " + from.string());
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } inCloser{in};
+  struct stat st {};
+  if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+    throw std::system_error(EINVAL, std::generic_category(), from.string() + " is not a regular file");
+  }
+  if (dir.status(name)) return false;
+  const std::string temp = ".hydra-adopt-" + std::to_string(::getpid()) + "-" + name;
+  const int out = ::openat(dir.fd(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+  if (out < 0) throw std::system_error(errno, std::generic_category(), "create " + (dir.path() / temp).string());
+  bool done = false;
+  struct Cleanup {
+    const SafeDir& dir;
+    const std::string& temp;
+    int fd;
+    bool& done;
+    ~Cleanup() {
+      ::close(fd);
+      if (!done) ::unlinkat(dir.fd(), temp.c_str(), 0);
+    }
+  } cleanup{dir, temp, out, done};
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(in, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::system_error(errno, std::generic_category(), "read " + from.string());
+    if (n == 0) break;
+    for (ssize_t off = 0; off < n;) {
+      const ssize_t w = ::write(out, buffer + off, static_cast<std::size_t>(n - off));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) throw std::system_error(errno, std::generic_category(), "write " + (dir.path() / temp).string());
+      off += w;
+    }
+  }
+  if (::fsync(out) != 0) throw std::system_error(errno, std::generic_category(), "sync " + (dir.path() / temp).string());
+  // linkat never replaces: an object written meanwhile by git is the same object.
+  const bool linked = ::linkat(dir.fd(), temp.c_str(), dir.fd(), name.c_str(), 0) == 0;
+  if (!linked && errno != EEXIST) {
+    throw std::system_error(errno, std::generic_category(), "store " + (dir.path() / name).string());
+  }
+  ::unlinkat(dir.fd(), temp.c_str(), 0);
+  done = true;
+  return linked;
+}
+
+// The two views of objects a walk needs: what the user's own store holds,
+// and what the quarantine holds.
+class Stores {
+ public:
+  Stores(const fs::path& commonDir, const fs::path& quarantine, std::optional<Timestamp> born)
+      : commonDir_(commonDir), quarantine_(quarantine), born_(born) {
+    const fs::path objects = commonDir / "objects";
+    git_odb* raw = nullptr;
+    // The packs the user's store had before the quarantine was made: what
+    // they hold cannot name a quarantined object.
+    check(git_odb_new(&raw), "open " + objects.string());
+    oldPacks_.reset(raw);
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(objects / "pack", ec)) {
+      const fs::path idx = entry.path();
+      if (idx.extension() != ".idx" || !born) continue;
+      fs::path pack = idx;
+      pack.replace_extension(".pack");
+      struct stat st {};
+      if (::lstat(pack.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !isOld(st)) continue;
+      git_odb_backend* one = nullptr;
+      if (git_odb_backend_one_pack(&one, idx.c_str()) != 0) continue;  // unreadable: its objects count as new
+      addBackend(oldPacks_.get(), one, 1, idx);
+    }
+    // The user's store: its own objects and every alternate but this quarantine.
+    check(git_odb_new(&raw), "open " + objects.string());
+    user_.reset(raw);
+    git_odb_backend* backend = nullptr;
+    check(git_odb_backend_loose(&backend, objects.c_str(), -1, 0, 0, 0), "open " + objects.string());
+    addBackend(user_.get(), backend, 1, objects);
+    check(git_odb_backend_pack(&backend, objects.c_str()), "open " + objects.string());
+    addBackend(user_.get(), backend, 2, objects);
+    for (const std::string& line : readAlternates(openInfo(commonDir))) {
+      if (line.empty() || line[0] == '#') continue;
+      const fs::path other = fs::path(line).is_absolute() ? fs::path(line) : objects / line;
+      if (other == quarantine) continue;
+      check(git_odb_add_disk_alternate(user_.get(), other.c_str()), "open " + other.string());
+    }
+    check(git_odb_new(&raw), "open the quarantine");
+    mine_.reset(raw);
+    check(git_odb_add_disk_alternate(mine_.get(), quarantine.c_str()), "open " + quarantine.string());
+    // Reads through both: the quarantine's trees name the user's blobs and the other way round.
+    check(git_odb_open(&raw, objects.c_str()), "open " + objects.string());
+    both_.reset(raw);
+    check(git_odb_add_disk_alternate(both_.get(), quarantine.c_str()), "open " + quarantine.string());
+  }
+
+  bool inUserStore(const git_oid& id) const { return git_odb_exists(user_.get(), &id) != 0; }
+
+  // In the user's store since before the quarantine was made: loose with an
+  // older time (git only ever freshens a file's time forwards), or in a pack
+  // that is older.
+  bool oldInUserStore(const git_oid& id) const {
+    if (!born_) return false;
+    const std::string hex = git::toHex(id);
+    struct stat st {};
+    if (::lstat((commonDir_ / "objects" / hex.substr(0, 2) / hex.substr(2)).c_str(), &st) == 0 && isOld(st)) return true;
+    return git_odb_exists(oldPacks_.get(), &id) != 0;
+  }
+  bool inQuarantine(const git_oid& id) const { return git_odb_exists(mine_.get(), &id) != 0; }
+  git_odb* both() const { return both_.get(); }
+
+  fs::path looseInQuarantine(const git_oid& id) const {
+    const std::string hex = git::toHex(id);
+    return quarantine_ / hex.substr(0, 2) / hex.substr(2);
+  }
+
+ private:
+  static void addBackend(git_odb* odb, git_odb_backend* backend, int priority, const fs::path& shown) {
+    if (const int rc = git_odb_add_backend(odb, backend, priority); rc != 0) {
+      backend->free(backend);
+      check(rc, "open " + shown.string());
+    }
+  }
+
+  bool isOld(const struct stat& st) const {
+    return Timestamp(std::chrono::seconds(st.st_mtim.tv_sec)) < *born_ - std::chrono::seconds(2);
+  }
+
+  fs::path commonDir_;
+  fs::path quarantine_;
+  std::optional<Timestamp> born_;
+  git::OdbPtr oldPacks_;
+  git::OdbPtr user_;
+  git::OdbPtr mine_;
+  git::OdbPtr both_;
+};
+
+// The objects `id` names directly: a commit's tree and parents, a tree's
+// entries (not a submodule's commit), a tag's target.
+std::vector<git_oid> childrenOf(git_odb* odb, const git_oid& id) {
+  std::vector<git_oid> out;
+  git_odb_object* raw = nullptr;
+  if (git_odb_read(&raw, odb, &id) != 0) return out;  // missing: nothing to adopt through it
+  std::unique_ptr<git_odb_object, void (*)(git_odb_object*)> object(raw, git_odb_object_free);
+  const git_object_t type = git_odb_object_type(raw);
+  const auto* data = static_cast<const char*>(git_odb_object_data(raw));
+  const std::size_t size = git_odb_object_size(raw);
+  if (type == GIT_OBJECT_COMMIT || type == GIT_OBJECT_TAG) {
+    std::string_view text(data, size);
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t end = text.find('\n', at);
+      const std::string_view line = text.substr(at, end == std::string_view::npos ? text.size() - at : end - at);
+      if (line.empty()) break;  // the headers end at the first empty line
+      for (std::string_view key : {"tree ", "parent ", "object "}) {
+        if (line.starts_with(key) && line.size() >= key.size() + GIT_OID_HEXSZ) {
+          git_oid child;
+          if (git_oid_fromstrn(&child, line.data() + key.size(), GIT_OID_HEXSZ) == 0) out.push_back(child);
+        }
+      }
+      if (end == std::string_view::npos) break;
+      at = end + 1;
+    }
+  } else if (type == GIT_OBJECT_TREE) {
+    // Entries: "<mode> <name>\0<20-byte id>".
+    for (std::size_t at = 0; at < size;) {
+      const char* space = static_cast<const char*>(std::memchr(data + at, ' ', size - at));
+      if (space == nullptr) break;
+      const std::string_view mode(data + at, static_cast<std::size_t>(space - (data + at)));
+      const char* nul = static_cast<const char*>(std::memchr(space, '\0', size - static_cast<std::size_t>(space - data)));
+      if (nul == nullptr || static_cast<std::size_t>(nul - data) + 1 + GIT_OID_RAWSZ > size) break;
+      if (mode != "160000") {
+        git_oid child;
+        git_oid_fromraw(&child, reinterpret_cast<const unsigned char*>(nul + 1));
+        out.push_back(child);
+      }
+      at = static_cast<std::size_t>(nul - data) + 1 + GIT_OID_RAWSZ;
+    }
+  }
+  return out;
+}
+
+// Every object reachable from `roots` that only the quarantine holds. The
+// walk does not go below an object the user's store held before the
+// quarantine was made: it cannot name a quarantined object (a repack
+// meanwhile makes the objects look new, which costs time, never correctness).
+OidSet onlyQuarantined(const Stores& stores, std::vector<git_oid> roots) {
+  OidSet seen;
+  OidSet found;
+  while (!roots.empty()) {
+    const git_oid id = roots.back();
+    roots.pop_back();
+    if (!seen.insert(id).second) continue;
+    if (stores.inUserStore(id)) {
+      if (stores.oldInUserStore(id)) continue;
+    } else if (stores.inQuarantine(id)) {
+      found.insert(id);
+    } else {
+      continue;  // in neither (a missing object): not ours to repair
+    }
+    for (const git_oid& child : childrenOf(stores.both(), id)) {
+      if (!seen.count(child)) roots.push_back(child);
+    }
+  }
+  return found;
+}
+
+// What the repository reaches from: every ref and reflog entry, each
+// worktree's HEAD and index. The quarantine's own race's refs are gone by
+// the time a drop walks.
+std::vector<git_oid> repositoryRoots(git_repository* repo, const fs::path& commonDir) {
+  std::vector<git_oid> roots;
+  git_reference_iterator* rawIter = nullptr;
+  check(git_reference_iterator_new(&rawIter, repo), "list the references");
+  std::unique_ptr<git_reference_iterator, void (*)(git_reference_iterator*)> iter(rawIter, git_reference_iterator_free);
+  std::vector<std::string> names{"HEAD"};
+  git_reference* ref = nullptr;
+  while (git_reference_next(&ref, iter.get()) == 0) {
+    git::ReferencePtr owned(ref);
+    names.emplace_back(git_reference_name(ref));
+    if (git_reference_type(ref) == GIT_REFERENCE_DIRECT) roots.push_back(*git_reference_target(ref));
+  }
+  for (const std::string& name : names) {
+    git_oid id;
+    if (name == "HEAD" && git_reference_name_to_id(&id, repo, "HEAD") == 0) roots.push_back(id);
+    git_reflog* rawLog = nullptr;
+    if (git_reflog_read(&rawLog, repo, name.c_str()) != 0) continue;
+    std::unique_ptr<git_reflog, void (*)(git_reflog*)> log(rawLog, git_reflog_free);
+    for (std::size_t i = 0; i < git_reflog_entrycount(rawLog); ++i) {
+      const git_reflog_entry* entry = git_reflog_entry_byindex(rawLog, i);
+      roots.push_back(*git_reflog_entry_id_new(entry));
+      roots.push_back(*git_reflog_entry_id_old(entry));
+    }
+  }
+  // Indexes and HEADs of the main checkout and every linked worktree.
+  std::vector<fs::path> gitDirs{commonDir};
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(commonDir / "worktrees", ec)) gitDirs.push_back(entry.path());
+  for (const fs::path& dir : gitDirs) {
+    git_index* rawIndex = nullptr;
+    struct stat st {};
+    if (::lstat((dir / "index").c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        git_index_open(&rawIndex, (dir / "index").c_str()) == 0) {
+      git::IndexPtr index(rawIndex);
+      for (std::size_t i = 0; i < git_index_entrycount(rawIndex); ++i) roots.push_back(git_index_get_byindex(rawIndex, i)->id);
+    }
+    if (dir == commonDir) continue;
+    git_repository* rawWorktree = nullptr;
+    if (git_repository_open_ext(&rawWorktree, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) continue;
+    git::RepositoryPtr worktree(rawWorktree);
+    git_oid id;
+    if (git_reference_name_to_id(&id, rawWorktree, "HEAD") == 0) roots.push_back(id);
+  }
+  return roots;
+}
+
+// Copies `objects` (loose in the quarantine) into the user's store. An
+// object the quarantine holds only in a pack (an agent packed it) takes the
+// whole pack along.
+std::pair<std::size_t, std::size_t> copyToUserStore(const Stores& stores, const fs::path& commonDir,
+                                                    const fs::path& quarantine, const OidSet& objects) {
+  std::size_t loose = 0;
+  bool needPacks = false;
+  const SafeDir userObjects = SafeDir::openBeneath(commonDir, "objects");
+  for (const git_oid& id : objects) {
+    const fs::path from = stores.looseInQuarantine(id);
+    struct stat st {};
+    if (::lstat(from.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      needPacks = true;
+      continue;
+    }
+    const std::string hex = git::toHex(id);
+    const std::string fan = hex.substr(0, 2);
+    if (!userObjects.status(fan) && ::mkdirat(userObjects.fd(), fan.c_str(), 0777) != 0 && errno != EEXIST) {
+      throw std::system_error(errno, std::generic_category(), "create " + (commonDir / "objects" / fan).string());
+    }
+    if (copyInto(from, userObjects.openDirectory(fan), hex.substr(2))) ++loose;
+  }
+  std::size_t packs = 0;
+  if (needPacks) {
+    if (!userObjects.status("pack") && ::mkdirat(userObjects.fd(), "pack", 0777) != 0 && errno != EEXIST) {
+      throw std::system_error(errno, std::generic_category(), "create " + (commonDir / "objects" / "pack").string());
+    }
+    const SafeDir packDir = userObjects.openDirectory("pack");
+    std::error_code ec;
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(quarantine / "pack", ec)) names.insert(entry.path().filename().string());
+    // The pack before its index: git takes a pack for present once its .idx is.
+    for (const std::string& name : names) {
+      if (name.ends_with(".pack") && copyInto(quarantine / "pack" / name, packDir, name)) ++packs;
+    }
+    for (const std::string& name : names) {
+      if (name.ends_with(".idx")) copyInto(quarantine / "pack" / name, packDir, name);
+    }
+  }
+  return {loose, packs};
+}
+
+std::optional<Timestamp> bornAt(const fs::path& quarantine) {
+  struct stat st {};
+  if (::lstat((quarantine / "info" / kBorn).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return Timestamp(std::chrono::seconds(st.st_mtim.tv_sec));
+}
+
+}  // namespace
+
+bool isQuarantineLine(const fs::path& commonDir, std::string_view line) {
+  const fs::path path(line);
+  return path.parent_path() == commonDir / kFolder && safeName(path.filename().string());
+}
+
+fs::path alternatesLock(const fs::path& commonDir) { return commonDir / "hydra-objects.lock"; }
+
+ObjectQuarantine ObjectQuarantine::open(const fs::path& commonDir, std::string_view name) {
+  if (!safeName(name)) throw std::invalid_argument("not a quarantine name: \"" + std::string(name) + "\"");
+  const FileLock lock(alternatesLock(commonDir));
+  const SafeDir info = openInfo(commonDir);
+  std::vector<std::string> lines = readAlternates(info);  // refused before anything is made
+  const SafeDir git = SafeDir::open(commonDir);
+  if (!git.status(kFolder) && ::mkdirat(git.fd(), std::string(kFolder).c_str(), 0777) != 0 && errno != EEXIST) {
+    throw std::system_error(errno, std::generic_category(), "create " + (commonDir / kFolder).string());
+  }
+  const SafeDir folder = git.openDirectory(kFolder);
+  const std::string own(name);
+  if (!folder.status(own) && ::mkdirat(folder.fd(), own.c_str(), 0777) != 0 && errno != EEXIST) {
+    throw std::system_error(errno, std::generic_category(), "create " + (commonDir / kFolder / own).string());
+  }
+  const SafeDir mine = folder.openDirectory(own);
+  if (!mine.status("info") && ::mkdirat(mine.fd(), "info", 0777) != 0 && errno != EEXIST) {
+    throw std::system_error(errno, std::generic_category(), "create " + (commonDir / kFolder / own / "info").string());
+  }
+  // Its birth, once: no object of the user's store older than this can name
+  // one of its objects. Without it, every object counts as new.
+  if (const SafeDir info = mine.openDirectory("info"); !info.status(kBorn)) info.writeFile(kBorn, "");
+  const fs::path path = commonDir / kFolder / own;
+  if (std::find(lines.begin(), lines.end(), path.string()) == lines.end()) {
+    lines.push_back(path.string());
+    writeAlternates(info, lines);
+  }
+  return ObjectQuarantine(commonDir, own, path);
+}
+
+std::optional<ObjectQuarantine> ObjectQuarantine::find(const fs::path& commonDir, std::string_view name) {
+  if (!safeName(name)) return std::nullopt;
+  const fs::path path = commonDir / kFolder / name;
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(path, ec))) return std::nullopt;
+  return ObjectQuarantine(commonDir, std::string(name), path);
+}
+
+std::vector<std::string> ObjectQuarantine::list(const fs::path& commonDir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(commonDir / kFolder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (safeName(name) && entry.is_directory(ec) && !entry.is_symlink(ec)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void ObjectQuarantine::writeInto(git_repository* repo) const {
+  git_odb* rawOdb = nullptr;
+  check(git_repository_odb(&rawOdb, repo), "open the object store");
+  const git::OdbPtr odb(rawOdb);
+  git_odb_backend* backend = nullptr;
+  check(git_odb_backend_loose(&backend, path_.c_str(), -1, 0, 0, 0), "open " + path_.string());
+  if (const int rc = git_odb_add_backend(odb.get(), backend, kQuarantinePriority); rc != 0) {
+    backend->free(backend);
+    check(rc, "write into " + path_.string());
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> ObjectQuarantine::environment() const {
+  return {{"GIT_OBJECT_DIRECTORY", path_.string()},
+          {"GIT_ALTERNATE_OBJECT_DIRECTORIES", (commonDir_ / "objects").string()}};
+}
+
+void ObjectQuarantine::seal() const {
+  // File times are as coarse as the kernel's clock tick: the mark is written
+  // again until its time is past that of its first writing, so every object
+  // the race wrote before it is strictly older, and a file touched at or
+  // after its time was touched after the seal (drop() copies those).
+  const SafeDir info = SafeDir::open(path_ / "info");
+  const auto markedAt = [&] {
+    info.writeFile(kSealed, "");
+    const auto st = info.status(kSealed);
+    return st ? std::pair(st->st_mtim.tv_sec, st->st_mtim.tv_nsec) : std::pair<time_t, long>(0, 0);
+  };
+  const auto first = markedAt();
+  for (int i = 0; i < 200 && markedAt() <= first; ++i) ::usleep(2000);
+}
+
+std::size_t ObjectQuarantine::adopt(std::string_view commitHex) const {
+  const Stores stores(commonDir_, path_, bornAt(path_));
+  const OidSet objects = onlyQuarantined(stores, {git::oidFromHex(commitHex)});
+  return copyToUserStore(stores, commonDir_, path_, objects).first;
+}
+
+QuarantineDrop ObjectQuarantine::drop() const {
+  QuarantineDrop result;
+  {
+    const FileLock lock(alternatesLock(commonDir_));
+    const SafeDir info = openInfo(commonDir_);
+    std::vector<std::string> lines = readAlternates(info);
+    std::erase(lines, path_.string());
+    writeAlternates(info, lines);
+  }
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(path_, ec))) return result;
+  const Stores stores(commonDir_, path_, bornAt(path_));
+  git::RepositoryPtr repo = git::openRepository(commonDir_);
+  std::vector<git_oid> roots = repositoryRoots(repo.get(), commonDir_);
+  // Objects touched after the race sealed the quarantine: someone's git took
+  // them for its own instead of writing them. The same instant counts as
+  // after (file times are as coarse as the kernel's clock tick): copying one
+  // more object is safe, missing one is not.
+  if (const auto sealed = sealedAt(path_)) {
+    for (const auto& fan : fs::directory_iterator(path_, ec)) {
+      const std::string prefix = fan.path().filename().string();
+      if (prefix.size() != 2 || fan.is_symlink(ec)) continue;
+      for (const auto& file : fs::directory_iterator(fan.path(), ec)) {
+        struct stat st {};
+        if (::lstat(file.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        const Timestamp touched(std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec));
+        git_oid id;
+        if (touched >= *sealed && git_oid_fromstrn(&id, (prefix + file.path().filename().string()).c_str(), GIT_OID_HEXSZ) == 0) {
+          roots.push_back(id);
+        }
+      }
+    }
+  } else {
+    // Never sealed (a hydra killed during its race): every object counts as touched.
+    for (const auto& fan : fs::directory_iterator(path_, ec)) {
+      const std::string prefix = fan.path().filename().string();
+      if (prefix.size() != 2 || fan.is_symlink(ec)) continue;
+      for (const auto& file : fs::directory_iterator(fan.path(), ec)) {
+        git_oid id;
+        if (git_oid_fromstrn(&id, (prefix + file.path().filename().string()).c_str(), GIT_OID_HEXSZ) == 0) {
+          roots.push_back(id);
+        }
+      }
+    }
+  }
+  const OidSet needed = onlyQuarantined(stores, std::move(roots));
+  const auto [loose, packs] = copyToUserStore(stores, commonDir_, path_, needed);
+  result.adoptedObjects = loose;
+  result.adoptedPacks = packs;
+  SafeDir::open(commonDir_ / kFolder).remove(name_);
+  result.removed = true;
+  return result;
+}
+
+}  // namespace hydra::core
