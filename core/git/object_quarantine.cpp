@@ -17,6 +17,7 @@
 #include "core/git/git.h"
 #include "core/util/atomic_file.h"
 #include "core/util/file_lock.h"
+#include "core/util/owner.h"
 #include "core/util/safe_fs.h"
 #include "core/util/timestamp.h"
 
@@ -97,6 +98,43 @@ std::optional<Timestamp> sealedAt(const fs::path& quarantine) {
   return Timestamp(std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec));
 }
 
+// A copy into the user's store is written under a temporary name that says
+// whose it is, so that what a killed hydra left is known and removed
+// (removeDeadCopies()) and a live one's copy is never touched.
+constexpr std::string_view kCopyPrefix = ".hydra-adopt-";
+
+std::string copyName(const std::string& name) {
+  static const std::string self = toWord(ProcessOwner::self());
+  return std::string(kCopyPrefix) + self + "-" + name;
+}
+
+// Removes the temporary copies hydras killed while copying left in the user's
+// loose object folders.
+void removeDeadCopies(const fs::path& commonDir) {
+  std::error_code ec;
+  for (const auto& fan : fs::directory_iterator(commonDir / "objects", ec)) {
+    const std::string prefix = fan.path().filename().string();
+    if (prefix.size() != 2 || fan.is_symlink(ec) || !fan.is_directory(ec)) continue;
+    std::vector<std::string> dead;
+    for (const auto& file : fs::directory_iterator(fan.path(), ec)) {
+      const std::string name = file.path().filename().string();
+      if (!name.starts_with(kCopyPrefix)) continue;
+      const std::string_view rest = std::string_view(name).substr(kCopyPrefix.size());
+      const auto dash = rest.rfind('-');  // the object's name has none; a host may
+      const auto owner = dash == std::string_view::npos ? std::nullopt : parseOwnerWord(rest.substr(0, dash));
+      if (owner && ownerLife(*owner) != OwnerLife::Dead) continue;
+      dead.push_back(name);
+    }
+    if (dead.empty()) continue;
+    try {
+      const SafeDir dir = SafeDir::open(fan.path());
+      for (const std::string& name : dead) ::unlinkat(dir.fd(), name.c_str(), 0);
+    } catch (const std::exception&) {
+      // Not a plain folder of the user's any more: nothing of hydra's to remove there.
+    }
+  }
+}
+
 // Copies the regular file `from` to `dir/name` (a temporary name first, then
 // a link that never replaces an object already there), without following a
 // link on either side. False when `to` was already there.
@@ -112,7 +150,7 @@ bool copyInto(const fs::path& from, const SafeDir& dir, const std::string& name)
     throw std::system_error(EINVAL, std::generic_category(), from.string() + " is not a regular file");
   }
   if (dir.status(name)) return false;
-  const std::string temp = ".hydra-adopt-" + std::to_string(::getpid()) + "-" + name;
+  const std::string temp = copyName(name);
   const int out = ::openat(dir.fd(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
   if (out < 0) throw std::system_error(errno, std::generic_category(), "create " + (dir.path() / temp).string());
   bool done = false;
@@ -550,6 +588,13 @@ QuarantineDrop ObjectQuarantine::drop() const {
   result.adoptedPacks = packs;
   SafeDir::open(commonDir_ / kFolder).remove(name_);
   result.removed = true;
+  removeDeadCopies(commonDir_);
+  {
+    // The folder goes with the last quarantine; open() makes it again under
+    // the same lock, so it is never taken from under a race being set up.
+    const FileLock lock(alternatesLock(commonDir_));
+    ::rmdir((commonDir_ / kFolder).c_str());
+  }
   return result;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/git/git.h"
+#include "core/util/owner.h"
 #include "tests/core/git/temp_repo.h"
 
 namespace hydra::core {
@@ -123,6 +124,29 @@ TEST_F(ObjectQuarantineTest, DroppingARaceNobodyKeptLeavesNothingOfItInTheUsersS
   EXPECT_EQ(alternates(), "");
   expectFsckClean();
   EXPECT_TRUE(ObjectQuarantine::list(commonDir()).empty());
+}
+
+// A hydra killed while copying an object into the user's store leaves its
+// temporary copy, named for it: the next drop removes what a dead hydra left
+// and leaves a live one's, and the quarantines' folder goes with the last one.
+TEST_F(ObjectQuarantineTest, ADropRemovesTheCopiesAKilledHydraLeftAndTheEmptyFolder) {
+  const fs::path fan = commonDir() / "objects" / "ab";
+  fs::create_directories(fan);
+  ProcessOwner dead = ProcessOwner::self();
+  dead.startTime += 1;  // this pid, but a later process: the one named is gone
+  const fs::path deadCopy = fan / (".hydra-adopt-" + toWord(dead) + "-cdef0123456789abcdef0123456789abcdef01");
+  const fs::path liveCopy =
+      fan / (".hydra-adopt-" + toWord(ProcessOwner::self()) + "-cdef0123456789abcdef0123456789abcdef02");
+  for (const fs::path& p : {deadCopy, liveCopy}) testing::writeFile(p, "x");
+
+  const ObjectQuarantine q = ObjectQuarantine::open(commonDir(), "race-9");
+  q.seal();
+  q.drop();
+  EXPECT_FALSE(fs::exists(deadCopy));
+  EXPECT_TRUE(fs::exists(liveCopy)) << "a live hydra's copy is its own";
+  EXPECT_FALSE(fs::exists(commonDir() / "hydra-objects"));
+  // And a later race makes the folder again.
+  EXPECT_NO_THROW(ObjectQuarantine::open(commonDir(), "race-10"));
 }
 
 TEST_F(ObjectQuarantineTest, WhatTheUserCommittedFromTheQuarantineMeanwhileIsKept) {
