@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -442,6 +444,37 @@ std::optional<Timestamp> bornAt(const fs::path& quarantine) {
   return Timestamp(std::chrono::seconds(st.st_mtim.tv_sec));
 }
 
+// The objects `tree` brings that `old` (its first parent's tree, or null)
+// did not have: itself, and each entry that differs, subtrees walked only
+// where they differ. Gitlinks (submodules) name no object of this store.
+void newObjects(git_repository* repo, const git_tree* tree, const git_tree* old, std::unordered_set<std::string>& out) {
+  if (!out.insert(git::toHex(*git_tree_id(tree))).second) return;
+  const std::size_t count = git_tree_entrycount(tree);
+  for (std::size_t i = 0; i < count; ++i) {
+    const git_tree_entry* entry = git_tree_entry_byindex(tree, i);
+    const git_tree_entry* was = old != nullptr ? git_tree_entry_byname(old, git_tree_entry_name(entry)) : nullptr;
+    if (was != nullptr && git_oid_equal(git_tree_entry_id(was), git_tree_entry_id(entry))) continue;
+    const git_object_t type = git_tree_entry_type(entry);
+    if (type == GIT_OBJECT_BLOB) {
+      out.insert(git::toHex(*git_tree_entry_id(entry)));
+    } else if (type == GIT_OBJECT_TREE) {
+      git_tree* rawSub = nullptr;
+      if (git_tree_lookup(&rawSub, repo, git_tree_entry_id(entry)) != 0) {
+        git_error_clear();
+        continue;  // not readable: nothing to move
+      }
+      const git::TreePtr sub(rawSub);
+      git::TreePtr oldSub;
+      if (was != nullptr && git_tree_entry_type(was) == GIT_OBJECT_TREE) {
+        git_tree* rawOld = nullptr;
+        if (git_tree_lookup(&rawOld, repo, git_tree_entry_id(was)) == 0) oldSub.reset(rawOld);
+        git_error_clear();
+      }
+      newObjects(repo, sub.get(), oldSub.get(), out);
+    }
+  }
+}
+
 }  // namespace
 
 bool isQuarantineLine(const fs::path& commonDir, std::string_view line) {
@@ -499,21 +532,195 @@ std::vector<std::string> ObjectQuarantine::list(const fs::path& commonDir) {
   return names;
 }
 
-void ObjectQuarantine::writeInto(git_repository* repo) const {
+git::OdbPtr ObjectQuarantine::ownStore() const {
+  // A store of its own for `repo`: this quarantine, written first and read
+  // first; the user's loose objects and packs and the user's own alternates,
+  // read only. Not the other races' quarantines: libgit2 writes no object it
+  // finds anywhere (it freshens that file instead), so a result would come to
+  // rely on another race's quarantine, which that race's cleanup can drop
+  // after its last look for what others rely on.
   git_odb* rawOdb = nullptr;
-  check(git_repository_odb(&rawOdb, repo), "open the object store");
-  const git::OdbPtr odb(rawOdb);
+  check(git_odb_new(&rawOdb), "open the object store of " + path_.string());
+  git::OdbPtr odb(rawOdb);
+  const fs::path objects = commonDir_ / "objects";
+  const auto add = [&](git_odb_backend* backend, int priority, bool writable, const fs::path& where) {
+    const int rc = writable ? git_odb_add_backend(odb.get(), backend, priority)
+                            : git_odb_add_alternate(odb.get(), backend, priority);
+    if (rc != 0) {
+      backend->free(backend);
+      check(rc, "open " + where.string());
+    }
+  };
   git_odb_backend* backend = nullptr;
   check(git_odb_backend_loose(&backend, path_.c_str(), -1, 0, 0, 0), "open " + path_.string());
-  if (const int rc = git_odb_add_backend(odb.get(), backend, kQuarantinePriority); rc != 0) {
-    backend->free(backend);
-    check(rc, "write into " + path_.string());
+  add(backend, kQuarantinePriority, true, path_);
+  if (fs::is_directory(path_ / "pack")) {
+    check(git_odb_backend_pack(&backend, path_.c_str()), "open " + (path_ / "pack").string());
+    add(backend, kQuarantinePriority - 1, false, path_ / "pack");
   }
+  check(git_odb_backend_loose(&backend, objects.c_str(), -1, 0, 0, 0), "open " + objects.string());
+  add(backend, 1, false, objects);
+  check(git_odb_backend_pack(&backend, objects.c_str()), "open " + (objects / "pack").string());
+  add(backend, 2, false, objects / "pack");
+  for (const std::string& line : readAlternates(openInfo(commonDir_))) {
+    if (line.empty() || line.front() == '#' || isQuarantineLine(commonDir_, line)) continue;
+    const fs::path other = fs::path(line).is_absolute() ? fs::path(line) : objects / line;
+    if (git_odb_add_disk_alternate(odb.get(), other.c_str()) != 0) git_error_clear();  // as git: a missing one is skipped
+  }
+  return git::OdbPtr(odb.release());
+}
+
+void ObjectQuarantine::writeInto(git_repository* repo) const {
+  const git::OdbPtr odb = ownStore();
+  check(git_repository_set_odb(repo, odb.get()), "write into " + path_.string());
+}
+
+std::optional<ObjectQuarantine> ObjectQuarantine::holding(const fs::path& commonDir, std::string_view commitHex) {
+  if (commitHex.size() != GIT_OID_HEXSZ) return std::nullopt;
+  const std::string fan(commitHex.substr(0, 2));
+  const std::string rest(commitHex.substr(2));
+  for (const std::string& name : list(commonDir)) {
+    auto found = find(commonDir, name);
+    if (!found) continue;
+    std::error_code ec;
+    if (fs::exists(found->path() / fan / rest, ec)) return found;
+    if (fs::is_directory(found->path() / "pack", ec)) {
+      git_odb_backend* raw = nullptr;
+      git_odb* odb = nullptr;
+      if (git_odb_new(&odb) == 0) {
+        const git::OdbPtr packs(odb);
+        if (git_odb_backend_pack(&raw, found->path().c_str()) == 0 && git_odb_add_backend(packs.get(), raw, 1) == 0) {
+          const git_oid id = git::oidFromHex(commitHex);
+          if (git_odb_exists(packs.get(), &id) == 1) return found;
+        }
+      }
+      git_error_clear();
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<std::pair<std::string, std::string>> ObjectQuarantine::environment() const {
   return {{"GIT_OBJECT_DIRECTORY", path_.string()},
           {"GIT_ALTERNATE_OBJECT_DIRECTORIES", (commonDir_ / "objects").string()}};
+}
+
+std::size_t ObjectQuarantine::claim(git_repository* repo, std::string_view tipHex, std::string_view baseHex) const {
+  // Its birth to the nanosecond, and only what was written strictly after it
+  // (file times are as coarse as the kernel's clock tick): an object of the
+  // base or of the user's from before the race always stays where it is.
+  struct stat bornStat {};
+  if (::lstat((path_ / "info" / kBorn).c_str(), &bornStat) != 0 || !S_ISREG(bornStat.st_mode)) return 0;
+  const Timestamp born(std::chrono::seconds(bornStat.st_mtim.tv_sec) + std::chrono::nanoseconds(bornStat.st_mtim.tv_nsec));
+  if (tipHex.empty() || tipHex == baseHex) return 0;
+  git_revwalk* rawWalk = nullptr;
+  check(git_revwalk_new(&rawWalk, repo), "walk the commits of " + std::string(tipHex));
+  const git::RevwalkPtr walk(rawWalk);
+  const git_oid tip = git::oidFromHex(std::string(tipHex));
+  check(git_revwalk_push(walk.get(), &tip), "walk from " + std::string(tipHex));
+  if (!baseHex.empty()) {
+    const git_oid base = git::oidFromHex(std::string(baseHex));
+    check(git_revwalk_hide(walk.get(), &base), "walk down to " + std::string(baseHex));
+  }
+  std::unordered_set<std::string> brought;
+  git_oid id;
+  while (git_revwalk_next(&id, walk.get()) == 0) {
+    brought.insert(git::toHex(id));
+    const git::CommitPtr commit = git::lookupCommit(repo, id);
+    git_tree* rawTree = nullptr;
+    check(git_commit_tree(&rawTree, commit.get()), "read the tree of " + git::toHex(id));
+    const git::TreePtr tree(rawTree);
+    git::TreePtr parentTree;
+    if (git_commit_parentcount(commit.get()) > 0) {
+      git_commit* rawParent = nullptr;
+      if (git_commit_parent(&rawParent, commit.get(), 0) == 0) {
+        const git::CommitPtr parent(rawParent);
+        git_tree* rawOld = nullptr;
+        if (git_commit_tree(&rawOld, parent.get()) == 0) parentTree.reset(rawOld);
+      }
+      git_error_clear();
+    }
+    if (parentTree && git_oid_equal(git_tree_id(tree.get()), git_tree_id(parentTree.get()))) continue;
+    newObjects(repo, tree.get(), parentTree.get(), brought);
+  }
+  git_error_clear();
+
+  // What the base holds stays in the user's store even when the agent's git
+  // freshened it (writing a blob the base already has touches its file): the
+  // guard keeps the base's objects where they are. Read only when needed.
+  std::optional<std::unordered_set<std::string>> baseObjects;
+  const auto inBase = [&](const std::string& hex) {
+    if (!baseObjects) {
+      baseObjects.emplace();
+      if (!baseHex.empty()) {
+        const git::CommitPtr base = git::lookupCommit(repo, git::oidFromHex(std::string(baseHex)));
+        git_tree* rawTree = nullptr;
+        check(git_commit_tree(&rawTree, base.get()), "read the tree of " + std::string(baseHex));
+        const git::TreePtr tree(rawTree);
+        baseObjects->insert(git::toHex(*git_tree_id(tree.get())));
+        const auto collect = [](const char*, const git_tree_entry* entry, void* payload) -> int {
+          if (git_tree_entry_type(entry) != GIT_OBJECT_COMMIT) {
+            static_cast<std::unordered_set<std::string>*>(payload)->insert(git::toHex(*git_tree_entry_id(entry)));
+          }
+          return 0;
+        };
+        check(git_tree_walk(tree.get(), GIT_TREEWALK_PRE, collect, &*baseObjects), "walk the tree of " + std::string(baseHex));
+      }
+    }
+    return baseObjects->count(hex) > 0;
+  };
+
+  // Moved one at a time, each in one rename: at every moment the object is
+  // in the user's store or here, and git reads both.
+  const SafeDir userObjects = SafeDir::open(commonDir_ / "objects");
+  const SafeDir mine = SafeDir::open(path_);
+  const auto moveHere = [&](const std::string& hex) {
+    const std::string fan = hex.substr(0, 2);
+    const std::string rest = hex.substr(2);
+    const auto fanStat = userObjects.status(fan);
+    if (!fanStat || !S_ISDIR(fanStat->st_mode)) return false;
+    const SafeDir from = userObjects.openDirectory(fan);
+    const auto st = from.status(rest);
+    if (!st || !S_ISREG(st->st_mode)) return false;  // packed, or not in the user's store
+    const Timestamp written(std::chrono::seconds(st->st_mtim.tv_sec) + std::chrono::nanoseconds(st->st_mtim.tv_nsec));
+    if (written <= born || inBase(hex)) return false;  // the user's before the race: stays
+    if (!mine.status(fan) && ::mkdirat(mine.fd(), fan.c_str(), 0777) != 0 && errno != EEXIST) {
+      throw std::system_error(errno, std::generic_category(), "create " + (path_ / fan).string());
+    }
+    const SafeDir to = mine.openDirectory(fan);
+    if (::renameat(from.fd(), rest.c_str(), to.fd(), rest.c_str()) != 0) {
+      if (errno == ENOENT) return false;  // moved or packed meanwhile
+      throw std::system_error(errno, std::generic_category(),
+                              "move " + (commonDir_ / "objects" / fan / rest).string() + " into " + path_.string());
+    }
+    return true;
+  };
+  // What the agent's git found in another race's quarantine it did not
+  // write: that race's cleanup may drop it, so this race keeps a copy.
+  const git::OdbPtr own = ownStore();
+  git_odb* rawAll = nullptr;
+  check(git_repository_odb(&rawAll, repo), "open the object store");
+  const git::OdbPtr all(rawAll);
+  const auto copyHere = [&](const std::string& hex) {
+    const git_oid oid = git::oidFromHex(hex);
+    if (git_odb_exists(own.get(), &oid) == 1) return false;
+    git_odb_object* raw = nullptr;
+    if (git_odb_read(&raw, all.get(), &oid) != 0) {
+      git_error_clear();
+      return false;  // nowhere to be read: the commit will say so
+    }
+    const std::unique_ptr<git_odb_object, decltype(&git_odb_object_free)> object(raw, git_odb_object_free);
+    git_oid written;
+    check(git_odb_write(&written, own.get(), git_odb_object_data(object.get()), git_odb_object_size(object.get()),
+                        git_odb_object_type(object.get())),
+          "copy " + hex + " into " + path_.string());
+    return true;
+  };
+  std::size_t moved = 0;
+  for (const std::string& hex : brought) {
+    if (moveHere(hex) || copyHere(hex)) ++moved;
+  }
+  return moved;
 }
 
 void ObjectQuarantine::seal() const {

@@ -31,6 +31,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/git/git.h"
+
 namespace hydra::core {
 
 // What drop() did: objects copied into the user's store (and packs, when an
@@ -65,13 +67,29 @@ class ObjectQuarantine {
   const std::filesystem::path& path() const { return path_; }
   const std::string& name() const { return name_; }
 
-  // Makes `repo`'s object writes go to the quarantine: a loose backend
-  // above the repository's own. Reads still find every object.
+  // The quarantine that holds commit `commitHex` (loose or packed), if any:
+  // a race started from another race's result, whose objects its writes
+  // (writeInto()) do not see.
+  static std::optional<ObjectQuarantine> holding(const std::filesystem::path& commonDir, std::string_view commitHex);
+
+  // Gives `repo` a store of its own whose writes go to the quarantine: this
+  // quarantine, then the user's own objects and alternates, read only. Other
+  // races' quarantines are left out, so no object written here is taken for
+  // present because another race holds it.
   void writeInto(git_repository* repo) const;
 
   // The environment of a process whose git writes must land here (an
   // agent's): its objects directory, with the user's store to read from.
   std::vector<std::pair<std::string, std::string>> environment() const;
+
+  // Moves into the quarantine the loose objects of the user's store that the
+  // commits from `tipHex` back to (not including) `baseHex` brought and that
+  // were written since the quarantine was made: what an agent's own `git
+  // commit` wrote there (git writes where the repository's objects are).
+  // Objects older than the quarantine stay. Anything the user's git came to
+  // rely on meanwhile is copied back by drop(), as for every object here.
+  // Returns how many it moved.
+  std::size_t claim(git_repository* repo, std::string_view tipHex, std::string_view baseHex) const;
 
   // Notes that no writer of the race writes here any more: an object whose
   // file is touched after this was freshened by someone else's git, which
@@ -88,6 +106,9 @@ class ObjectQuarantine {
   QuarantineDrop drop() const;
 
  private:
+  // The store writeInto() gives a repository.
+  git::OdbPtr ownStore() const;
+
   ObjectQuarantine(std::filesystem::path commonDir, std::string name, std::filesystem::path path)
       : commonDir_(std::move(commonDir)), name_(std::move(name)), path_(std::move(path)) {}
 

@@ -1259,7 +1259,20 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
   // add_all picks up new and modified files (skipping ignored ones);
   // update_all drops the entries of deleted files. Together: `git add -A`.
   // Every object from here on goes to the race's quarantine, if it has one.
-  if (quarantine != nullptr) quarantine->writeInto(repo.get());
+  if (quarantine != nullptr) {
+    if (!worktree.baseCommit.empty()) {
+      // What the agent's own commits wrote goes there too (read through every
+      // store, before the writes below are kept to the race's own).
+      quarantine->claim(repo.get(), git::toHex(git::resolveCommit(repo.get(), "HEAD")), worktree.baseCommit);
+      // A race started from another race's result: that result becomes the
+      // user's own, as a merge would make it, so this race's writes find it.
+      if (const auto other = ObjectQuarantine::holding(commonDir_, worktree.baseCommit);
+          other && other->path() != quarantine->path()) {
+        other->adopt(worktree.baseCommit);
+      }
+    }
+    quarantine->writeInto(repo.get());
+  }
   for (const std::string& path : streamed) {
     stageStreamed(repo.get(), index.get(), worktree.path, path, cancel, quarantine);
   }

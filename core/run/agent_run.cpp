@@ -268,6 +268,15 @@ void AgentRun::launch() {
       failToStart(std::string("its worktree is not hydra's directory: ") + e.what());
       return;
     }
+    // The race's object quarantine exists before the agent writes anything:
+    // its birth is what tells the objects the agent's own git wrote into the
+    // user's store, which the commit moves into it (ObjectQuarantine::claim).
+    try {
+      ctx_.worktrees.quarantine(spec_.raceId);
+    } catch (const std::exception& e) {
+      failToStart(std::string("could not make the race's object store: ") + e.what());
+      return;
+    }
   }
   // A port of its own for dev servers, held until the run ends.
   if (!port_) {

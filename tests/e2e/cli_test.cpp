@@ -1242,6 +1242,34 @@ TEST_F(CliTest, ARacesObjectsGoWithItsCleanupLeavingTheStoreAsItWas) {
   EXPECT_EQ(git("fsck --no-dangling 2>&1; echo exit $?"), "exit 0");
 }
 
+// An agent that commits by itself writes into the user's store (git writes
+// where the repository's objects are). Committing its result moves what its
+// commits brought into the race's quarantine, so cleanup still leaves the
+// store as it was.
+TEST_F(CliTest, AnAgentsOwnCommitsLeaveTheUsersStoreWithItsRace) {
+  writeConfig(
+      "[agents.committer]\nadapter = \"command\"\nbinary = \"/bin/sh\"\n"
+      "args = ['-c', 'echo own-work > own.txt && git add own.txt && "
+      "git -c user.name=agent -c user.email=agent@localhost commit -q -m own-commit']\n\n");
+  const std::vector<std::string> before = objectFiles(repo_);
+  Outcome raced = hydra({"race", "Task", "--agents", "committer"});
+  ASSERT_EQ(raced.code, 0) << raced;
+  const std::string id = raceIds().at(0);
+  const std::string commit = git("rev-parse hydra/committer-" + id);
+  EXPECT_EQ(git("log -1 --format=%s " + commit), "own-commit");
+  EXPECT_EQ(git("show " + commit + ":own.txt"), "own-work");
+  EXPECT_TRUE(fs::exists(quarantineOf(id) / commit.substr(0, 2) / commit.substr(2))) << commit;
+  EXPECT_EQ(objectFiles(repo_), before) << "the agent's own commit stayed in the user's store";
+  EXPECT_EQ(git("fsck --no-dangling 2>&1; echo exit $?"), "exit 0");
+
+  Outcome r = hydra({"cleanup"});
+  ASSERT_EQ(r.code, 0) << r;
+  EXPECT_EQ(objectFiles(repo_), before);
+  EXPECT_NE(git("cat-file -e " + commit + " 2>/dev/null; echo exit $?"), "exit 0")
+      << "the agent's own commit outlived its race's cleanup";
+  EXPECT_EQ(git("fsck --no-dangling 2>&1; echo exit $?"), "exit 0");
+}
+
 // --keep-branches keeps the commits, so their objects move into the user's store.
 TEST_F(CliTest, CleanupThatKeepsBranchesKeepsTheirObjectsInTheUsersStore) {
   writeConfig(scriptedAgent("a", {"write", "a.txt", "kept after cleanup"}));

@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #include <utime.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "core/git/git.h"
 #include "core/util/owner.h"
@@ -147,6 +149,70 @@ TEST_F(ObjectQuarantineTest, ADropRemovesTheCopiesAKilledHydraLeftAndTheEmptyFol
   EXPECT_FALSE(fs::exists(commonDir() / "hydra-objects"));
   // And a later race makes the folder again.
   EXPECT_NO_THROW(ObjectQuarantine::open(commonDir(), "race-10"));
+}
+
+// An agent's own `git commit` writes into the user's store. claim() moves
+// what its commits brought there since the quarantine was made, and leaves
+// what the base holds (a file the agent copied) and what the user had.
+TEST_F(ObjectQuarantineTest, ClaimMovesWhatAnAgentsOwnCommitsWroteAndLeavesTheBase) {
+  repo_.write("base.txt", "in the base\n");
+  repo_.git("add base.txt");
+  repo_.git("commit -q -m base");
+  const std::string base = repo_.git("rev-parse HEAD");
+  const std::string baseBlob = repo_.git("rev-parse HEAD:base.txt");
+  const ObjectQuarantine q = ObjectQuarantine::open(commonDir(), "race-11");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // past the clock tick of its birth
+  repo_.git("checkout -q -b agent");
+  repo_.write("own.txt", "the agent's own\n");
+  repo_.write("copy.txt", "in the base\n");  // the base's blob again: git freshens it
+  repo_.git("add own.txt copy.txt");
+  repo_.git("commit -q -m own");
+  const std::string tip = repo_.git("rev-parse HEAD");
+  const std::string ownBlob = repo_.git("rev-parse HEAD:own.txt");
+  const std::string tree = repo_.git("rev-parse HEAD^{tree}");
+  ASSERT_TRUE(inUserStore(tip));
+
+  git::RepositoryPtr repo = git::openRepository(repo_.root());
+  EXPECT_EQ(q.claim(repo.get(), tip, base), 3u);  // the commit, its tree, the new blob
+  for (const std::string& id : {tip, tree, ownBlob}) {
+    EXPECT_FALSE(inUserStore(id)) << id;
+    EXPECT_TRUE(fs::exists(q.path() / id.substr(0, 2) / id.substr(2))) << id;
+  }
+  EXPECT_TRUE(inUserStore(baseBlob)) << "the base's own blob left the user's store";
+  EXPECT_TRUE(inUserStore(base));
+  EXPECT_EQ(repo_.git("show agent:own.txt"), "the agent's own");
+  expectFsckClean();
+  // Claimed again: nothing more to move.
+  EXPECT_EQ(q.claim(repo.get(), tip, base), 0u);
+
+  // The agent's branch (and, as with a worktree's, its reflog) goes with the
+  // race: so do its objects.
+  repo_.git("checkout -q -");
+  repo_.git("branch -D agent");
+  repo_.git("reflog expire --expire=now --all");
+  q.seal();
+  q.drop();
+  EXPECT_FALSE(inUserStore(tip));
+  EXPECT_NE(repo_.git("cat-file -e " + tip + " 2>/dev/null; echo $?"), "0");
+  expectFsckClean();
+}
+
+// Two races write the same file. libgit2 writes no object it finds anywhere,
+// so were the other race's quarantine in sight, this race's result would rely
+// on it, and lose the object when that race is dropped. Each race's writes
+// see only its own quarantine and the user's store.
+TEST_F(ObjectQuarantineTest, ARaceWritesItsOwnCopyOfWhatAnotherRaceHolds) {
+  const ObjectQuarantine first = ObjectQuarantine::open(commonDir(), "race-12");
+  const ObjectQuarantine second = ObjectQuarantine::open(commonDir(), "race-13");
+  commitThroughLibgit2(first, "hydra/race-12/a", "same.txt", "the same fix\n");
+  const std::string commit = commitThroughLibgit2(second, "hydra/race-13/a", "same.txt", "the same fix\n");
+  const std::string blob = repo_.git("rev-parse " + commit + ":same.txt");
+  EXPECT_TRUE(fs::exists(second.path() / blob.substr(0, 2) / blob.substr(2)));
+  repo_.git("branch -D hydra/race-12/a");
+  first.seal();
+  first.drop();
+  EXPECT_EQ(repo_.git("show hydra/race-13/a:same.txt"), "the same fix");
+  expectFsckClean();
 }
 
 TEST_F(ObjectQuarantineTest, WhatTheUserCommittedFromTheQuarantineMeanwhileIsKept) {
