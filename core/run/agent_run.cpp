@@ -461,6 +461,7 @@ void AgentRun::runSetup() {
         if (self->finished_) return;
         line = self->ctx_.redactor->redactLine(line, stream == OutputStream::Stdout ? self->stdoutState_
                                                                                     : self->stderrState_);
+        if (stream == OutputStream::Stderr && !line.empty()) self->setupLastStderr_ = line;
         self->setupTail_.push_back(line);
         if (self->setupTail_.size() > kStderrTailLines) self->setupTail_.pop_front();
         self->ctx_.publish(AgentOutput{self->spec_.raceId, self->spec_.agentId, stream, "[setup] " + line, {}});
@@ -499,7 +500,10 @@ void AgentRun::onSetupExit(const ProcessResult& result) {
                           : result.timedOut ? "timed out after " + std::to_string(self->spec_.timeout.count()) + " s"
                           : result.exitCode ? "exited with code " + std::to_string(*result.exitCode)
                                             : "killed by signal " + std::to_string(result.signal.value_or(0));
-        const std::string said = lastNonEmpty(self->setupTail_);
+        // Its last word on stderr, where a failing command says why; the order
+        // of its stdout and stderr lines is not kept across the two pipes.
+        const std::string said =
+            self->setupLastStderr_.empty() ? lastNonEmpty(self->setupTail_) : self->setupLastStderr_;
         finished.error = "setup_command " + why + (said.empty() || result.timedOut ? "" : ": " + said);
       }
       self->finish(std::move(finished));

@@ -204,6 +204,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   int leftRunningEnded_ = 0;  // ended beside it where it ran (a cluster job's runner)
   bool setupDone_ = false;
   std::deque<std::string> setupTail_;  // the end of its output, for the error
+  std::string setupLastStderr_;        // its last non-empty stderr line: the error's reason
   std::shared_ptr<RunReaper> reaper_;
   std::optional<PortLease> port_;  // HYDRA_PORT, from launch to finish
   // network = "none" or "allowlist" under bubblewrap: bwrap --unshare-net.
