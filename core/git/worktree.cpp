@@ -414,6 +414,14 @@ void removeEmptyRegistrations(const fs::path& commonDir) {
 }
 
 void deleteBranchIfPresent(git_repository* repo, const std::string& branch) {
+  if (branch.starts_with(kBranchPrefix) && isSafeRefName(branch)) {
+    // A hydra killed while it wrote this branch (a result's commit, a
+    // deletion) left the ref's lock. hydra deletes its branches only under
+    // the registry lock, held here, and only of worktrees nobody runs in any
+    // more, so nothing writes this branch now: the lock is stale.
+    std::error_code stale;
+    fs::remove(git::commonDir(repo) / "refs" / "heads" / (branch + ".lock"), stale);
+  }
   git_reference* raw = nullptr;
   const int rc = git_branch_lookup(&raw, repo, branch.c_str(), GIT_BRANCH_LOCAL);
   if (rc == GIT_ENOTFOUND) {

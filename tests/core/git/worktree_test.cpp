@@ -965,6 +965,19 @@ TEST_F(WorktreeTest, PruneFinishesTheRegistrationsAKilledRemovalWasDeleting) {
   EXPECT_TRUE(fs::is_empty(git / "worktrees"));
 }
 
+// A hydra killed while it wrote a worktree's branch (its result's commit)
+// leaves the ref's lock: removing the worktree later still deletes the branch.
+TEST_F(WorktreeTest, RemovingAWorktreeDeletesItsBranchPastTheLockAKilledWriterLeft) {
+  const Worktree wt = manager().create("_check-lock", "HEAD", "1");
+  const fs::path lock = repo_.root() / ".git" / "refs" / "heads" / (wt.branch + ".lock");
+  {
+    std::ofstream(lock) << "";
+  }
+  manager().remove(wt);
+  EXPECT_EQ(hydraBranches(), "");
+  EXPECT_FALSE(fs::exists(lock));
+}
+
 // `hydra cleanup --keep-branches` prunes too: a half-made registration goes,
 // its branch (the agent's commits) stays.
 TEST_F(WorktreeTest, PruneKeepingBranchesRemovesAHalfMadeRegistrationButNotItsBranch) {
