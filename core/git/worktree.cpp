@@ -380,12 +380,7 @@ void finishBranchDeletions(git_repository* repo, const fs::path& commonDir) {
       std::string branch = readRegularFile(journal, 4096);
       branch = branch.substr(0, branch.find('\n'));
       if (branch.starts_with(kBranchPrefix) && isSafeRefName(branch)) {
-        // A hydra killed inside the deletion left the ref's lock: hydra
-        // deletes its branches only under the registry lock, held here, and
-        // nothing else writes a branch whose worktree is gone, so it is stale.
-        std::error_code stale;
-        fs::remove(commonDir / "refs" / "heads" / (branch + ".lock"), stale);
-        deleteBranchIfPresent(repo, branch);
+        deleteBranchIfPresent(repo, branch);  // past a lock the killed deletion left
       }
     } catch (const GitError&) {
       // Checked out, or taken for checked out while another half-removed
@@ -419,8 +414,14 @@ void deleteBranchIfPresent(git_repository* repo, const std::string& branch) {
     // deletion) left the ref's lock. hydra deletes its branches only under
     // the registry lock, held here, and only of worktrees nobody runs in any
     // more, so nothing writes this branch now: the lock is stale.
-    std::error_code stale;
-    fs::remove(git::commonDir(repo) / "refs" / "heads" / (branch + ".lock"), stale);
+    // Opened beneath refs/heads without following a link on the way.
+    const fs::path lock = fs::path(branch + ".lock");
+    try {
+      SafeDir::openBeneath(git::commonDir(repo) / "refs" / "heads", lock.parent_path())
+          .remove(lock.filename().string());
+    } catch (const std::exception&) {
+      // No such folder, or not hydra's own: no lock of hydra's to take away.
+    }
   }
   git_reference* raw = nullptr;
   const int rc = git_branch_lookup(&raw, repo, branch.c_str(), GIT_BRANCH_LOCAL);
