@@ -8,10 +8,11 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <filesystem>
+#include <utility>
 #include <variant>
 
 #include "core/config/executor_choice.h"
-#include "core/guard/records.h"
+#include "core/eval/report_lookup.h"
 #include "core/util/text.h"
 #include "hydra/version.h"
 #include "protocol/methods.h"
@@ -54,6 +55,7 @@ HydraService::HydraService(Context context, WorkspaceFolder folder)
   } else {
     try {
       workspace_ = std::make_unique<core::Workspace>(ctx_.io, folder_.path, ctx_.workspace);
+      evals_ = std::make_unique<core::eval::EvalSession>(ctx_.io, *workspace_, ctx_.workspace);
       spdlog::info("repository: {}", workspace_->root().string());
     } catch (const core::WorkspaceError& e) {
       spdlog::info("{}", e.what());
@@ -81,9 +83,8 @@ HydraService::~HydraService() {
   configWatch_.reset();
   subscription_.reset();
   live_.clear();
-  evals_.clear();
-  for (auto& [root, other] : others_) other.subscription.reset();
-  others_.clear();     // like the workspace: what still runs there is interrupted
+  evalProgress_.clear();
+  evals_.reset();      // with the other repositories' workspaces: what still runs there is interrupted
   workspace_.reset();  // interrupts whatever still runs, writes the records
 }
 
@@ -428,51 +429,24 @@ RpcError evalSetError(const core::ConfigError& e) {
                                {"message", e.message()}});
 }
 
-std::string progressLine(int done, int total, int solved, double costUsd) {
-  char cost[32];
-  std::snprintf(cost, sizeof cost, "$%.4f", costUsd);
-  return std::to_string(done) + "/" + std::to_string(total) + " samples · " + std::to_string(solved) + " solved · " +
-         cost;
-}
-
-// The newest report under .hydra/evals, by when it was last written.
-std::optional<fs::path> newestReport(const fs::path& root) {
-  std::error_code ec;
-  std::optional<fs::path> newest;
-  fs::file_time_type newestTime{};
-  for (const auto& entry : fs::directory_iterator(root / ".hydra" / core::guard::kEvalReportsFolder, ec)) {
-    if (!entry.is_regular_file(ec) || entry.path().extension() != ".json") continue;
-    auto time = entry.last_write_time(ec);
-    if (ec) continue;
-    if (!newest || time > newestTime || (time == newestTime && entry.path() > *newest)) {
-      newest = entry.path();
-      newestTime = time;
-    }
-  }
-  return newest;
+std::optional<fs::path> pathOf(const std::optional<std::string>& p) {
+  if (!p) return std::nullopt;
+  return fs::path(*p);
 }
 
 }  // namespace
 
 void HydraService::evalRun(protocol::EvalRunParams params, Reply reply) {
   reportConfig();
+  core::eval::EvalSession& session = evalSession();
   // Reading the set, resolving the bases and probing the agents block: the pool.
-  asio::post(workspace().pool(), [this, alive = alive_, ws = &workspace(), params = std::move(params),
+  asio::post(workspace().pool(), [this, alive = alive_, &session, params = std::move(params),
                                   reply = std::move(reply)]() mutable {
     std::shared_ptr<core::eval::EvalRunner> runner;
     try {
-      auto path = [](const std::optional<std::string>& p) -> std::optional<fs::path> {
-        if (!p) return std::nullopt;
-        return fs::path(*p);
-      };
-      core::eval::RunOptions options = core::eval::resolve(
-          core::eval::RunRequest{params.set, params.agents, params.samples, params.passK, path(params.out),
-                                 path(params.resume), kVersion, params.executor},
-          ws->root());
-      runner = core::eval::EvalRunner::prepare(*ws, std::move(options),
-                                               [this](const fs::path& root) -> core::Workspace& {
-                                                 return otherWorkspace(root);
-                                               });
+      runner = session.prepare(core::eval::RunRequest{params.set, params.agents, params.samples, params.passK,
+                                                      pathOf(params.out), pathOf(params.resume), kVersion,
+                                                      params.executor});
     } catch (const core::ConfigError& e) {
       reply.error(evalSetError(e));
       return;
@@ -495,181 +469,73 @@ void HydraService::evalRun(protocol::EvalRunParams params, Reply reply) {
   });
 }
 
-core::Workspace& HydraService::otherWorkspace(const fs::path& root) {
-  std::lock_guard lock(othersMutex_);
-  OtherWorkspace& other = others_[root];
-  if (other.workspace) return *other.workspace;
-  auto ws = std::make_unique<core::Workspace>(ctx_.io, root, ctx_.workspace);
-  try {
-    ws->recover();
-  } catch (const std::exception& e) {
-    spdlog::warn("could not recover races left in {} by an earlier hydra: {}", root.string(), e.what());
-  }
-  spdlog::info("eval cases also run in {}", ws->root().string());
-  core::Workspace* raw = ws.get();
-  // Its samples end the way the main workspace's do: recorded, then handed on.
-  other.subscription = raw->bus().subscribe(core::SubscriptionOptions{
-      .maxEvents = 4096,
-      .maxBytes = 4 * 1024 * 1024,
-      .onReady =
-          [this, alive = alive_, raw, root] {
-            asio::post(ctx_.io, [this, alive, raw, root] {
-              if (!*alive || stopped_) return;
-              std::shared_ptr<core::Subscription> subscription;
-              {
-                std::lock_guard lock(othersMutex_);
-                subscription = others_[root].subscription;
-              }
-              if (!subscription) return;  // being set up: it drains what came at the next wake-up
-              for (auto& event : subscription->drain()) {
-                if (!std::holds_alternative<core::RaceFinished>(event.body)) continue;
-                raw->whenRecorded([this, alive, raw, event] {
-                  if (!*alive || stopped_) return;
-                  for (auto& [id, e] : evals_) {
-                    if (!e.runner->finished()) e.runner->handle(*raw, event);
-                  }
-                });
-              }
-            });
-          },
-  });
-  other.workspace = std::move(ws);
-  return *raw;
+core::eval::EvalSession& HydraService::evalSession() {
+  workspace();  // NotARepository when there is none
+  return *evals_;
 }
 
 void HydraService::startEval(std::shared_ptr<core::eval::EvalRunner> runner,
                              std::optional<protocol::ProgressToken> token, Reply reply) {
-  const core::eval::RunOptions& options = runner->options();
-  const std::string id = core::eval::evalId(options);
-  if (auto it = evals_.find(id); it != evals_.end() && !it->second.runner->finished()) {
-    reply.error(RpcError(ErrorCode::InvalidParams,
-                         "evaluation " + id + " is already writing " + options.out.string() + "; wait for it or cancel it",
-                         json::object{{"evalId", id}}));
-    return;
+  core::eval::EvalSession::Listener listener;
+  // The answer goes first, then the progress begins.
+  listener.started = [this, &reply, &token](const core::eval::EvalStarted& e) {
+    protocol::WorkDoneProgressBegin begin;
+    begin.title = "Evaluating " + e.name;
+    begin.cancellable = true;
+    begin.message = e.progress.line();
+    begin.percentage = e.progress.percentage();
+    evalProgress_[e.evalId] = WorkDoneProgress::begin(*ctx_.dispatcher, std::move(token),
+                                                      ctx_.clientCreatesProgress, std::move(begin));
+    reply(core::eval::toJson(e));
+  };
+  listener.sample = [this](const core::eval::EvalSampleDone& e) {
+    notify(method::kEvalSample, core::eval::toJson(e));
+    if (auto& progress = evalProgress_[e.evalId]) {
+      progress->report(protocol::WorkDoneProgressReport{{}, e.progress.line(), std::min(99, e.progress.percentage())});
+    }
+  };
+  listener.finished = [this](const core::eval::EvalFinished& e) {
+    // The progress ends first: a client that hears of the end has no progress left to close.
+    if (auto progress = std::exchange(evalProgress_[e.evalId], nullptr)) {
+      progress->end(protocol::WorkDoneProgressEnd{"evaluation " + std::string(core::eval::toString(e.status)) + ": " +
+                                                  std::to_string(e.progress.solved) + "/" +
+                                                  std::to_string(e.progress.done) + " solved"});
+    }
+    if (e.recordIncomplete) {
+      showMessage(protocol::MessageType::Warning, "Evaluation " + e.evalId +
+                                                      " could not be recorded in full: " + *e.recordIncomplete +
+                                                      ". The report on disk is the last one written whole.");
+    }
+    notify(method::kEvalFinished, core::eval::toJson(e));
+  };
+  try {
+    evalSession().start(std::move(runner), std::move(listener));
+  } catch (const core::WorkspaceError& e) {
+    failWith(std::move(reply), e);
   }
-  LiveEval& live = evals_[id];
-  live = LiveEval{runner, nullptr, options.out, 0};
-
-  protocol::WorkDoneProgressBegin begin;
-  begin.title = "Evaluating " + options.set.name;
-  begin.cancellable = true;
-  begin.message = progressLine(runner->done(), runner->total(), runner->solved(), 0);
-  begin.percentage = runner->total() > 0 ? runner->done() * 100 / runner->total() : 0;
-  live.progress = WorkDoneProgress::begin(*ctx_.dispatcher, std::move(token), ctx_.clientCreatesProgress,
-                                          std::move(begin));
-
-  json::array agents;
-  for (const auto& a : options.agents) agents.emplace_back(a);
-  json::array passK;
-  for (int k : options.passK) passK.emplace_back(k);
-  reply(json::object{{"evalId", id},
-                     {"name", options.set.name},
-                     {"report", options.out.string()},
-                     {"cases", options.set.cases.size()},
-                     {"agents", std::move(agents)},
-                     {"samples", options.samples},
-                     {"passK", std::move(passK)},
-                     {"total", runner->total()},
-                     {"done", runner->done()}});
-
-  // The answer goes first; a resumed run with nothing left ends at once.
-  runner->run(
-      [this, alive = alive_, id](const core::eval::Sample& sample, int done, int total) {
-        if (!*alive || stopped_) return;
-        auto it = evals_.find(id);
-        if (it == evals_.end()) return;
-        LiveEval& e = it->second;
-        e.costUsd += sample.costUsd.value_or(0.0);
-        const int solved = e.runner->solved();
-        notify(method::kEvalSample, json::object{{"evalId", id},
-                                                 {"done", done},
-                                                 {"total", total},
-                                                 {"solved", solved},
-                                                 {"sample", json::value_from(sample)}});
-        if (e.progress) {
-          protocol::WorkDoneProgressReport report;
-          report.message = progressLine(done, total, solved, e.costUsd);
-          report.percentage = total > 0 ? std::min(99, done * 100 / total) : 0;
-          e.progress->report(std::move(report));
-        }
-      },
-      [this, alive = alive_, id](const core::eval::Report&) {
-        if (!*alive || stopped_) return;
-        auto it = evals_.find(id);
-        if (it == evals_.end()) return;
-        LiveEval& e = it->second;
-        const int done = e.runner->done();
-        const int total = e.runner->total();
-        const int solved = e.runner->solved();
-        const std::string status = e.runner->cancelled() ? "cancelled" : "completed";
-        // The progress ends first: a client that hears of the end has no progress left to close.
-        if (e.progress) {
-          e.progress->end(protocol::WorkDoneProgressEnd{"evaluation " + status + ": " + std::to_string(solved) + "/" +
-                                                        std::to_string(done) + " solved"});
-          e.progress.reset();
-        }
-        json::object params{{"evalId", id}, {"status", status}, {"report", e.report.string()},
-                            {"done", done},  {"total", total},   {"solved", solved}};
-        if (auto failure = e.runner->recordFailure()) {
-          params["recordIncomplete"] = *failure;
-          showMessage(protocol::MessageType::Warning,
-                      "Evaluation " + id + " could not be recorded in full: " + *failure +
-                          ". The report on disk is the last one written whole.");
-        }
-        notify(method::kEvalFinished, params);
-      });
 }
 
 void HydraService::evalReport(protocol::EvalReportParams params, Reply reply) {
-  std::optional<fs::path> path;
+  std::optional<fs::path> path = pathOf(params.report);
   if (params.evalId) {
-    auto it = evals_.find(*params.evalId);
-    if (it == evals_.end()) {
-      reply.error(RpcError(ErrorCode::InvalidParams, "no evaluation '" + *params.evalId + "' in this session",
-                           json::object{{"evalId", *params.evalId}}));
+    try {
+      path = evalSession().reportOf(*params.evalId);
+    } catch (const core::WorkspaceError& e) {
+      failWith(std::move(reply), e);
       return;
     }
-    path = it->second.report;
-  } else if (params.report) {
-    path = fs::path(*params.report);
   }
   onPool(std::move(reply), [ws = &workspace(), path, format = params.format]() -> json::value {
-    fs::path file;
-    if (path) {
-      file = path->is_absolute() ? *path : ws->root() / *path;
-    } else if (auto newest = newestReport(ws->root())) {
-      file = *newest;
-    } else {
-      throw RpcError(ErrorCode::InvalidParams, "no eval report yet in " +
-                                                   (ws->root() / ".hydra" / core::guard::kEvalReportsFolder).string() +
-                                                   ": run an eval set first");
-    }
-    core::eval::Report report;
-    try {
-      report = core::eval::readReportFile(file);
-    } catch (const std::runtime_error& e) {
-      throw RpcError(ErrorCode::InvalidParams, e.what(), json::object{{"path", file.string()}});
-    }
-    json::object result{{"path", file.string()}, {"report", json::value_from(report)}};
-    if (format == "text") result["text"] = core::eval::renderText(report);
-    if (format == "markdown") result["text"] = core::eval::renderMarkdown(report);
-    return result;
+    return core::eval::toJson(core::eval::findReport(ws->root(), path, format));
   });
 }
 
 void HydraService::evalCancel(protocol::EvalIdParams params, Reply reply) {
-  auto it = evals_.find(params.evalId);
-  if (it == evals_.end()) {
-    reply.error(RpcError(ErrorCode::InvalidParams, "no evaluation '" + params.evalId + "' in this session",
-                         json::object{{"evalId", params.evalId}}));
-    return;
+  try {
+    reply(json::value_from(protocol::CancelRaceResult{evalSession().cancel(params.evalId)}));
+  } catch (const core::WorkspaceError& e) {
+    failWith(std::move(reply), e);
   }
-  const bool running = !it->second.runner->finished();
-  if (running) {
-    spdlog::info("evaluation {} cancelled", params.evalId);
-    it->second.runner->cancel();
-  }
-  reply(json::value_from(protocol::CancelRaceResult{running}));
 }
 
 void HydraService::progressCancelled(const protocol::ProgressToken& token) {
@@ -680,10 +546,9 @@ void HydraService::progressCancelled(const protocol::ProgressToken& token) {
       return;
     }
   }
-  for (const auto& [id, e] : evals_) {
-    if (e.progress && e.progress->token() == token && !e.runner->finished()) {
+  for (const auto& [id, progress] : evalProgress_) {
+    if (progress && progress->token() == token && evals_->cancel(id)) {
       spdlog::info("evaluation {} cancelled from its progress", id);
-      e.runner->cancel();
       return;
     }
   }
@@ -700,9 +565,9 @@ void HydraService::stopAll(std::function<void()> done) {
   live_.clear();
   // The session's workspace and every other repository an evaluation used.
   std::vector<core::Workspace*> workspaces{workspace_.get()};
-  {
-    std::lock_guard lock(othersMutex_);
-    for (auto& [root, other] : others_) workspaces.push_back(other.workspace.get());
+  if (evals_) {
+    evals_->stop();
+    for (core::Workspace* other : evals_->otherWorkspaces()) workspaces.push_back(other);
   }
   auto left = std::make_shared<std::size_t>(workspaces.size());
   auto shared = std::make_shared<std::function<void()>>(std::move(done));
@@ -726,22 +591,7 @@ void HydraService::drain() {
 void HydraService::onEvent(core::RaceEvent& event) {
   // An evaluation's samples are races the client never hears of: their ends
   // go to the evaluations, once their records are on disk.
-  const std::string& raceId = core::raceIdOf(event.body);
-  if (const auto* started = std::get_if<core::RaceStarted>(&event.body); started && started->kind == core::RunKind::Sample) {
-    sampleRaces_.insert(started->raceId);
-  }
-  if (sampleRaces_.contains(raceId)) {
-    if (std::holds_alternative<core::RaceFinished>(event.body)) {
-      sampleRaces_.erase(raceId);
-      workspace_->whenRecorded([this, alive = alive_, event] {
-        if (!*alive || stopped_) return;
-        for (auto& [id, e] : evals_) {
-          if (!e.runner->finished()) e.runner->handle(event);
-        }
-      });
-    }
-    return;
-  }
+  if (evals_->handle(event)) return;
   std::visit(
       [&](auto& e) {
         using E = std::decay_t<decltype(e)>;

@@ -13,12 +13,10 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 
-#include "core/eval/runner.h"
+#include "core/eval/session.h"
 #include "core/events/bus.h"
 #include "core/workspace/workspace.h"
 #include "protocol/hydra.h"
@@ -92,17 +90,8 @@ class HydraService {
     int maxIterations = 0;  // a collaboration's; 0 for a race
   };
 
-  // An evaluation this session started; kept after it ends, for hydra/evalReport.
-  struct LiveEval {
-    std::shared_ptr<core::eval::EvalRunner> runner;
-    std::shared_ptr<WorkDoneProgress> progress;
-    std::filesystem::path report;
-    double costUsd = 0;
-  };
-
-  // Another repository an eval set's case runs in: opened once per session
-  // (its races recovered), its events handed to the evaluations. Any thread.
-  core::Workspace& otherWorkspace(const std::filesystem::path& root);
+  // The session's evaluations; NotARepository without a workspace.
+  core::eval::EvalSession& evalSession();
 
   core::Workspace& workspace();
   // The prepared evaluation starts: answered, announced, run. io thread.
@@ -144,14 +133,8 @@ class HydraService {
   std::shared_ptr<core::Subscription> subscription_;
   std::unique_ptr<OutputNotifier> output_;
   std::map<std::string, LiveRace> live_;
-  std::map<std::string, LiveEval> evals_;  // by evalId
-  std::set<std::string> sampleRaces_;      // races an evaluation runs: never announced
-  struct OtherWorkspace {
-    std::unique_ptr<core::Workspace> workspace;
-    std::shared_ptr<core::Subscription> subscription;
-  };
-  std::mutex othersMutex_;
-  std::map<std::filesystem::path, OtherWorkspace> others_;  // by repository root
+  std::unique_ptr<core::eval::EvalSession> evals_;
+  std::map<std::string, std::shared_ptr<WorkDoneProgress>> evalProgress_;  // by evalId
   bool stopped_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -19,7 +19,7 @@
 #include "core/eval/init.h"
 #include "core/merge/diff.h"
 #include "core/util/atomic_file.h"
-#include "core/eval/runner.h"
+#include "core/eval/session.h"
 #include "core/events/bus.h"
 #include "core/workspace/workspace.h"
 #include "hydra/version.h"
@@ -62,108 +62,84 @@ int runEvalRun(const EvalRunOptions& options) {
   asio::io_context io;
   core::Workspace workspace(io, fs::current_path());
   workspace.recover();
+  core::eval::EvalSession session(io, workspace);
+  // Made before the run starts, so no sample's end is missed.
+  EventFollower events(io, workspace, [&session](const core::RaceEvent& event) { session.handle(event); });
 
-  core::eval::RunOptions run;
+  std::shared_ptr<core::eval::EvalRunner> runner;
   try {
     // Paths on the command line are the shell's, relative to where it is.
     auto absolute = [](const std::optional<fs::path>& p) -> std::optional<fs::path> {
       if (!p) return std::nullopt;
       return fs::absolute(*p);
     };
-    run = core::eval::resolve(core::eval::RunRequest{fs::absolute(options.set), options.agents, options.samples,
-                                                     options.passK, absolute(options.out), absolute(options.resume),
-                                                     kVersion, options.executor},
-                              workspace.root());
+    runner = session.prepare(core::eval::RunRequest{fs::absolute(options.set), options.agents, options.samples,
+                                                    options.passK, absolute(options.out), absolute(options.resume),
+                                                    kVersion, options.executor});
   } catch (const core::ConfigError& e) {
     throw CommandError(e.what(), 2);
   } catch (const core::WorkspaceError& e) {
-    throw CommandError(e.what(), 2);
+    throw commandError(e);
   }
-  const fs::path outPath = run.out;
-  const std::string header = "Eval " + run.set.name + ": " + std::to_string(run.set.cases.size()) + " case(s) x " +
-                             std::to_string(run.agents.size()) + " agent(s) x " + std::to_string(run.samples) +
-                             " sample(s); the report goes to " + outPath.string();
+  const fs::path outPath = runner->options().out;
 
   const bool terminal = stdoutIsTerminal() && options.format == "text";
-  int solved = 0;
-  double cost = 0;
-  int done = 0;
-  int total = 0;
-  std::optional<core::eval::Report> finished;
-  // Cases in other repositories run in those repositories' workspaces, each
-  // followed like this one; they outlive the runner (declared before it).
-  struct Other {
-    std::unique_ptr<core::Workspace> workspace;
-    std::unique_ptr<EventFollower> events;
-  };
-  std::map<fs::path, Other> others;
-  std::shared_ptr<core::eval::EvalRunner> runner;
-  EventFollower events(io, workspace, [&](const core::RaceEvent& event) {
-    if (runner) runner->handle(event);
-  });
-  auto otherWorkspace = [&](const fs::path& root) -> core::Workspace& {
-    Other& other = others[root];
-    if (!other.workspace) {
-      other.workspace = std::make_unique<core::Workspace>(io, root);
-      other.workspace->recover();
-      other.events = std::make_unique<EventFollower>(
-          io, *other.workspace, [&runner, ws = other.workspace.get()](const core::RaceEvent& event) {
-            if (runner) runner->handle(*ws, event);
-          });
-    }
-    return *other.workspace;
-  };
-  auto progress = [&] {
+  core::eval::EvalProgress progress;
+  bool finished = false;
+  auto redraw = [&] {
     if (!terminal) return;
-    std::cout << "\r\033[2K  samples " << done << "/" << total << " · solved " << solved << " · " << money(cost)
+    std::cout << "\r\033[2K  samples " << progress.done << "/" << progress.total << " · solved " << progress.solved
+              << " · " << money(progress.costUsd) << std::flush;
+  };
+  core::eval::EvalSession::Listener listener;
+  listener.started = [&](const core::eval::EvalStarted& e) {
+    if (options.format != "text") return;
+    std::cout << "Eval " << e.name << ": " << e.cases << " case(s) x " << e.agents.size() << " agent(s) x "
+              << e.samples << " sample(s); the report goes to " << e.report.string() << "\n"
               << std::flush;
   };
+  listener.sample = [&](const core::eval::EvalSampleDone& e) {
+    progress = e.progress;
+    if (options.format != "text") return;
+    if (terminal) {
+      redraw();
+      return;
+    }
+    const core::eval::Sample& s = e.sample;
+    std::cout << "sample " << e.progress.done << "/" << e.progress.total << ": " << oneLine(s.caseId) << " "
+              << oneLine(s.agent) << " #" << s.index << " " << (s.solved ? "solved" : "not solved") << " ("
+              << oneLine(s.status) << ", score " << fixed1(s.score) << ")\n"
+              << std::flush;
+  };
+  listener.finished = [&](const core::eval::EvalFinished&) {
+    finished = true;
+    io.stop();
+  };
   try {
-    runner = core::eval::EvalRunner::prepare(workspace, std::move(run), otherWorkspace);
+    session.start(runner, std::move(listener));
   } catch (const core::WorkspaceError& e) {
     throw commandError(e);
   }
-  if (options.format == "text") std::cout << header << "\n" << std::flush;
-  runner->run(
-        [&](const core::eval::Sample& s, int doneNow, int totalNow) {
-          done = doneNow;
-          total = totalNow;
-          solved += s.solved ? 1 : 0;
-          cost += s.costUsd.value_or(0.0);
-          if (options.format != "text") return;
-          if (terminal) {
-            progress();
-          } else {
-            std::cout << "sample " << doneNow << "/" << totalNow << ": " << oneLine(s.caseId) << " " << oneLine(s.agent)
-                      << " #" << s.index << " " << (s.solved ? "solved" : "not solved") << " (" << oneLine(s.status)
-                      << ", score " << fixed1(s.score) << ")\n"
-                      << std::flush;
-          }
-        },
-        [&](const core::eval::Report& report) {
-          finished = report;
-          io.stop();
-        });
   const int interrupts = runUntilStopped(
       io, workspace, [] { return std::optional<std::string>(); },
       [&] {
-        if (runner && !runner->finished()) progress();
+        if (!runner->finished()) redraw();
       },
       std::chrono::milliseconds(500), "evaluation");
-  workspace.flush();
-  for (auto& [root, other] : others) other.workspace->flush();
+  session.flush();
   if (!finished || interrupts > 0) {
     std::cerr << "\nhydra: evaluation interrupted; its finished samples are in " << outPath.string()
               << "; continue with --resume " << outPath.string() << "\n";
     return 130;
   }
   if (terminal) std::cout << "\n";
+  const core::eval::Report& report = runner->report();
   if (options.format == "json") {
-    std::cout << jsonLine(boost::json::value_from(*finished)) << "\n";
+    std::cout << jsonLine(boost::json::value_from(report)) << "\n";
   } else if (options.format == "markdown") {
-    std::cout << core::terminalSafe(core::eval::renderMarkdown(*finished));
+    std::cout << core::terminalSafe(core::eval::renderMarkdown(report));
   } else {
-    std::cout << core::terminalSafe(core::eval::renderText(*finished));
+    std::cout << core::terminalSafe(core::eval::renderText(report));
   }
   if (auto failure = runner->recordFailure()) {
     // The results above are whole; what is on disk is not (a full disk, a
