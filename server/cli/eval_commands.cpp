@@ -13,12 +13,9 @@
 #include <map>
 #include <memory>
 
-#include "core/collab/iterations.h"
 #include "core/eval/compare.h"
 #include "core/eval/eval_set.h"
-#include "core/eval/init.h"
-#include "core/merge/diff.h"
-#include "core/util/atomic_file.h"
+#include "core/eval/init_set.h"
 #include "core/eval/session.h"
 #include "core/events/bus.h"
 #include "core/workspace/workspace.h"
@@ -167,151 +164,32 @@ int runEvalCompare(const EvalCompareOptions& options) {
   return options.failOnRegression && comparison.regressions > 0 ? 1 : 0;
 }
 
-namespace {
-
-// The commit holding an agent's result: a race's agent, or a collaboration's
-// iteration ("builder@2").
-std::string resultCommit(const core::RaceRecord& race, const std::string& agentId) {
-  if (auto n = core::collab::parseIterationId(agentId)) {
-    const core::IterationResult* it = race.findIteration(*n);
-    if (!it) throw CommandError("race " + race.id + " has no iteration " + std::to_string(*n), 2);
-    if (!it->commit) throw CommandError(agentId + " of race " + race.id + " left no commit", 2);
-    return *it->commit;
-  }
-  const core::AgentRecord* agent = race.findAgent(agentId);
-  if (!agent) throw CommandError("race " + race.id + " has no agent '" + agentId + "'", 2);
-  if (!agent->commit) throw CommandError(agentId + " of race " + race.id + " left no commit: nothing to take tests from", 2);
-  return *agent->commit;
-}
-
-// The best-ranked eligible agent without flags, when the race has a winner:
-// a flagged winner (changed protected test files, say) is no ground truth.
-std::optional<std::string> bestUnflagged(const core::scoring::RaceScores& scores) {
-  if (!scores.winner) return std::nullopt;
-  for (const auto& a : scores.rankings) {
-    if (a.eligible() && a.flags.empty()) return a.agentId;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 int runEvalInit(const EvalInitOptions& options) {
   asio::io_context io;
   core::Workspace workspace(io, fs::current_path());
-  const fs::path root = workspace.root();
-  std::shared_ptr<const core::Config> config;
+  core::eval::InitResult result;
   try {
-    config = workspace.config();
+    result = core::eval::initSet(workspace, core::eval::InitRequest{options.path, options.fromRace, options.agent,
+                                                                    options.name, options.agents,
+                                                                    options.verifyCommand, options.force});
   } catch (const core::WorkspaceError& e) {
     throw commandError(e);
   }
-  std::optional<std::string> verify = options.verifyCommand ? options.verifyCommand : config->scoring.testCommand;
-  // A case from a race is verified in a fresh checkout of an agent's work,
-  // where nothing is built yet (no build folder for ctest, say): it builds first.
-  const auto& build = config->scoring.buildCommand;
-  if (options.fromRace && !options.verifyCommand && verify && !verify->empty() && build && !build->empty()) {
-    verify = "(" + *build + ") && (" + *verify + ")";
-  }
-  if (!verify || verify->empty()) {
-    throw CommandError("no verify command: hydra.toml's [scoring] has no test_command; pass --verify-command CMD", 2);
-  }
-
-  core::eval::SetHeader header;
-  header.agents = options.agents;
-  std::optional<core::eval::RaceCase> fromRace;
-  std::vector<std::pair<std::string, std::string>> hidden;  // path -> contents
-  if (options.fromRace) {
-    const std::string raceId = workspace.resolveRaceId(*options.fromRace);
-    core::RaceRecord race;
-    std::optional<std::string> winner;
-    try {
-      race = workspace.record(raceId);
-      // The user's own pick, when they merged one, is what the case is built
-      // from; else the best agent hydra would merge without asking.
-      if (!options.agent) winner = race.merged ? race.merged->agentId : bestUnflagged(workspace.scores(raceId));
-    } catch (const core::WorkspaceError& e) {
-      if (e.kind() == core::WorkspaceError::Kind::NotScored) {
-        throw CommandError("race " + raceId + " has no winner (" + e.what() + "); name an agent with --agent", 2);
-      }
-      throw commandError(e);
+  const fs::path folder = result.path.parent_path();
+  std::cout << "Wrote " << result.path.string() << " (eval set '" << result.set.name << "', "
+            << result.set.cases.size() << " case)\n";
+  if (result.fromRace) {
+    if (result.fromRace->hidden.empty()) {
+      std::cout << "  " << result.fromRace->evalCase.agentId
+                << " added or changed no test file: add hidden tests beside the set\n";
     }
-    const std::string agentId = options.agent ? *options.agent : winner.value_or("");
-    if (agentId.empty()) {
-      throw CommandError("race " + raceId + " has no winner without flags; name an agent with --agent", 2);
-    }
-    const std::string commit = resultCommit(race, agentId);
-    core::eval::RaceCase c;
-    c.id = core::eval::slugOf(race.task);
-    c.task = race.task;
-    c.baseCommit = race.baseCommit;
-    c.verifyCommand = *verify;
-    c.raceId = race.id;
-    c.agentId = agentId;
-    for (const auto& file : core::merge::diffCommits(root, race.baseCommit, commit).files) {
-      if (file.status == "deleted" || !core::eval::isTestPath(file.path)) continue;
-      auto versions = core::merge::fileVersions(root, race.baseCommit, commit, file.path);
-      if (!versions.agent) continue;
-      c.hiddenFiles.push_back(file.path);
-      hidden.emplace_back(file.path, *versions.agent);
-    }
-    if (header.agents.empty()) {
-      for (const auto& a : race.agents) {
-        if (a.agentId == "reviewer") continue;  // a collaboration's builder is what an eval runs
-        if (std::find(header.agents.begin(), header.agents.end(), a.agent) == header.agents.end()) {
-          header.agents.push_back(a.agent);
-        }
-      }
-    }
-    header.name = options.name.value_or(core::eval::slugOf(race.task));
-    fromRace = std::move(c);
-  } else {
-    if (header.agents.empty()) {
-      for (const auto& [name, agent] : config->agents) header.agents.push_back(name);
-    }
-    if (header.agents.empty()) {
-      for (const auto& info : workspace.agents()) {
-        if (info.available) header.agents.push_back(info.name);
-      }
-    }
-    header.name = options.name.value_or(core::eval::slugOf(root.filename().string()));
-  }
-  if (header.name.empty() || header.name.find_first_of("/\\") != std::string::npos) {
-    throw CommandError("--name must be a plain name, not '" + header.name + "'", 2);
-  }
-
-  const fs::path path = options.path ? fs::absolute(*options.path) : root / "evals" / header.name / "eval.toml";
-  if (fs::exists(path) && !options.force) {
-    throw CommandError(path.string() + " exists; pass --force to replace it", 2);
-  }
-  const fs::path folder = path.parent_path();
-  fs::create_directories(folder);
-  for (const auto& [relative, contents] : hidden) {
-    const fs::path target = folder / relative;
-    if (fs::exists(target) && !options.force) {
-      throw CommandError(target.string() + " exists; pass --force to replace it", 2);
-    }
-    fs::create_directories(target.parent_path());
-    core::writeFileAtomic(target, contents);
-  }
-  core::writeFileAtomic(path, fromRace ? core::eval::setFromRace(header, *fromRace)
-                                       : core::eval::templateSet(header, *verify));
-  // What was written reads back as an eval set, or this is hydra's bug.
-  core::eval::EvalSet written = core::eval::loadEvalSet(path);
-
-  std::cout << "Wrote " << path.string() << " (eval set '" << written.name << "', " << written.cases.size()
-            << " case)\n";
-  if (fromRace) {
-    if (hidden.empty()) {
-      std::cout << "  " << fromRace->agentId << " added or changed no test file: add hidden tests beside the set\n";
-    }
-    for (const auto& [relative, contents] : hidden) {
-      std::cout << "  hidden: " << (folder / relative).string() << "\n";
+    for (const auto& file : result.fromRace->hidden) {
+      std::cout << "  hidden: " << (folder / file.path).string() << "\n";
     }
   } else {
     std::cout << "  fill in the case's task, base and hidden files\n";
   }
-  std::cout << "Run it: hydra eval run " << path.string() << "\n";
+  std::cout << "Run it: hydra eval run " << result.path.string() << "\n";
   return 0;
 }
 
