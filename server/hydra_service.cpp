@@ -477,7 +477,8 @@ core::eval::EvalSession& HydraService::evalSession() {
 void HydraService::startEval(std::shared_ptr<core::eval::EvalRunner> runner,
                              std::optional<protocol::ProgressToken> token, Reply reply) {
   core::eval::EvalSession::Listener listener;
-  // The answer goes first, then the progress begins.
+  // Before any sample: the progress begins and the request is answered, so a
+  // resumed run with nothing left ends after both.
   listener.started = [this, &reply, &token](const core::eval::EvalStarted& e) {
     protocol::WorkDoneProgressBegin begin;
     begin.title = "Evaluating " + e.name;
