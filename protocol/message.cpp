@@ -8,50 +8,13 @@
 #include <boost/json/serialize.hpp>
 
 #include "protocol/errors.h"
+#include "protocol/utf8.h"
 
 namespace hydra::protocol {
 
 namespace json = boost::json;
 
 namespace {
-
-// --- UTF-8 -----------------------------------------------------------------
-
-constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";  // U+FFFD
-
-// How many bytes at the start of `bytes` (not empty) form a well-formed
-// sequence (> 0) or, when they do not, minus the length of the maximal
-// ill-formed subpart to replace (< 0). Unicode table 3-7 gives, for each lead
-// byte, the sequence's length and the range its second byte must be in.
-std::ptrdiff_t scanUtf8(std::string_view bytes) {
-  const auto at = [&](std::size_t i) { return static_cast<std::uint8_t>(bytes[i]); };
-  const std::uint8_t lead = at(0);
-  if (lead < 0x80) return 1;
-  std::size_t length = 0;
-  std::uint8_t lo = 0x80, hi = 0xBF;
-  if (lead < 0xC2) {
-    return -1;  // a continuation byte, or the overlong C0 and C1
-  } else if (lead < 0xE0) {
-    length = 2;
-  } else if (lead < 0xF0) {
-    length = 3;
-    if (lead == 0xE0) lo = 0xA0;  // below would be overlong
-    if (lead == 0xED) hi = 0x9F;  // above would be a surrogate
-  } else if (lead < 0xF5) {
-    length = 4;
-    if (lead == 0xF0) lo = 0x90;  // below would be overlong
-    if (lead == 0xF4) hi = 0x8F;  // above would pass U+10FFFF
-  } else {
-    return -1;
-  }
-  std::size_t taken = 1;
-  for (; taken < length && taken < bytes.size(); ++taken) {
-    const std::uint8_t b = at(taken);
-    if (b < (taken == 1 ? lo : 0x80) || b > (taken == 1 ? hi : 0xBF)) break;
-  }
-  if (taken == length) return static_cast<std::ptrdiff_t>(taken);
-  return -static_cast<std::ptrdiff_t>(taken);
-}
 
 // --- JSON that every reader accepts ------------------------------------------
 
@@ -81,7 +44,7 @@ json::value cleaned(const json::value& v) {
     case json::kind::double_:
       return std::isfinite(v.get_double()) ? v : json::value(nullptr);
     case json::kind::string:
-      return json::value(toValidUtf8(v.get_string()));
+      return json::value(makeValidUtf8(v.get_string()));
     case json::kind::array: {
       json::array out;
       out.reserve(v.get_array().size());
@@ -93,7 +56,7 @@ json::value cleaned(const json::value& v) {
       out.reserve(v.get_object().size());
       // Two names may become one once repaired; the later member wins, as in a parse.
       for (const auto& member : v.get_object()) {
-        out.insert_or_assign(toValidUtf8(member.key()), cleaned(member.value()));
+        out.insert_or_assign(makeValidUtf8(member.key()), cleaned(member.value()));
       }
       return out;
     }
@@ -121,35 +84,6 @@ std::optional<RequestId> requestIdFromJson(const json::value& v) {
   }
   if (v.is_string()) return RequestId{std::string(v.get_string())};
   return std::nullopt;
-}
-
-bool isValidUtf8(std::string_view bytes) {
-  for (std::size_t i = 0; i < bytes.size();) {
-    if (static_cast<std::uint8_t>(bytes[i]) < 0x80) {  // the common case: ASCII
-      ++i;
-      continue;
-    }
-    const std::ptrdiff_t n = scanUtf8(bytes.substr(i));
-    if (n < 0) return false;
-    i += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-std::string toValidUtf8(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size());
-  for (std::size_t i = 0; i < bytes.size();) {
-    const std::ptrdiff_t n = scanUtf8(bytes.substr(i));
-    if (n > 0) {
-      out.append(bytes.substr(i, static_cast<std::size_t>(n)));
-      i += static_cast<std::size_t>(n);
-    } else {
-      out.append(kReplacementCharacter);
-      i += static_cast<std::size_t>(-n);
-    }
-  }
-  return out;
 }
 
 std::optional<std::string> nonFinitePath(const json::value& v, std::string root) {

@@ -12,6 +12,8 @@
 #include <boost/json/value.hpp>
 #include <boost/json/value_from.hpp>
 
+#include "protocol/utf8.h"  // isValidUtf8, makeValidUtf8: what serializeJson() holds to
+
 namespace hydra::protocol {
 
 // A request id: JSON-RPC allows integers and strings.
@@ -79,12 +81,6 @@ std::string serializeJson(const boost::json::value& v);
 // infinity), as a path below `root` in the form ParamError uses
 // ("params.data[2]"); nullopt when every number in `v` is finite.
 std::optional<std::string> nonFinitePath(const boost::json::value& v, std::string root = "");
-
-// True when `bytes` is well-formed UTF-8 (Unicode table 3-7: no overlongs, no
-// surrogates, nothing above U+10FFFF, no truncated sequences).
-bool isValidUtf8(std::string_view bytes);
-// `bytes` with each maximal ill-formed subpart replaced by U+FFFD.
-std::string toValidUtf8(std::string_view bytes);
 
 const char* kindName(const boost::json::value& v);
 

@@ -303,7 +303,8 @@ class AcpSession final : public AgentSession {
     }
     if (!allow) {
       ++denied_;
-      warnings_.push_back("permission denied: " + (title.empty() ? std::string("a tool call") : oneLine(title)) +
+      warnings_.push_back("permission denied: " +
+                          (title.empty() ? std::string("a tool call") : oneLine(title, kDetailLimit)) +
                           (outside.empty() ? "" : " (" + outside + " is outside its worktree)"));
       out.push_back(toolResultEvent(title, "permission denied", true));
     }
@@ -393,7 +394,7 @@ class AcpSession final : public AgentSession {
       const std::string id = stringAt(*u, {"toolCallId"});
       Tool tool{stringAt(*u, {"title"}), stringAt(*u, {"kind"})};
       tools_[id] = tool;
-      out.push_back(toolCallEvent(tool.kind.empty() ? tool.title : tool.kind, oneLine(tool.title)));
+      out.push_back(toolCallEvent(tool.kind.empty() ? tool.title : tool.kind, oneLine(tool.title, kDetailLimit)));
       toolUpdate(id, *u, out);
     } else if (kind == "tool_call_update") {
       toolUpdate(stringAt(*u, {"toolCallId"}), *u, out);
@@ -444,7 +445,8 @@ class AcpSession final : public AgentSession {
           }
         }
       }
-      out.push_back(toolResultEvent(tool.kind.empty() ? tool.title : tool.kind, oneLine(detail), status == "failed"));
+      out.push_back(toolResultEvent(tool.kind.empty() ? tool.title : tool.kind, oneLine(detail, kDetailLimit),
+                                    status == "failed"));
     }
   }
 

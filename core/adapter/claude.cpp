@@ -106,7 +106,7 @@ class ClaudeParser final : public JsonLinesParser {
     bool isError = boolAt(block, {"is_error"});
     const json::value* content = block.if_contains("content");
     std::string text = content != nullptr ? contentText(*content) : std::string();
-    out.push_back(toolResultEvent(tool.name, oneLine(text), isError));
+    out.push_back(toolResultEvent(tool.name, oneLine(text, kDetailLimit), isError));
     // A denied or failed write changed nothing: only successful ones count.
     if (!isError && !tool.path.empty()) {
       out.push_back(fileChangeEvent(tool.path, changeOf(tool, details)));
@@ -169,7 +169,7 @@ class ClaudeParser final : public JsonLinesParser {
   static std::string describeDenial(const json::value& denial) {
     std::string out = "permission denied:";
     const json::object* object = denial.if_object();
-    if (object == nullptr) return out + " " + oneLine(json::serialize(denial));
+    if (object == nullptr) return out + " " + oneLine(json::serialize(denial), kDetailLimit);
     std::string tool = stringAt(*object, {"tool_name"});
     if (!tool.empty()) out += " " + tool;
     if (const json::value* input = object->if_contains("tool_input")) {

@@ -59,7 +59,7 @@ std::string describeChanges(const json::array* changes) {
     if (!out.empty()) out += ", ";
     out += stringAt(*object, {"kind"}) + " " + stringAt(*object, {"path"});
   }
-  return oneLine(out);
+  return oneLine(out, kDetailLimit);
 }
 
 class CodexParser final : public JsonLinesParser {
@@ -148,11 +148,11 @@ class CodexParser final : public JsonLinesParser {
 
   void commandItem(const json::object& item, const std::string& id, bool completed,
                    std::vector<AgentEvent>& out) {
-    announce(id, kCommandTool, oneLine(unwrapShell(stringAt(item, {"command"}))), out);
+    announce(id, kCommandTool, oneLine(unwrapShell(stringAt(item, {"command"})), kDetailLimit), out);
     if (!completed) return;
     std::optional<std::int64_t> exitCode = intAt(item, {"exit_code"});
     bool isError = stringAt(item, {"status"}) == "failed" || (exitCode && *exitCode != 0);
-    std::string detail = oneLine(stringAt(item, {"aggregated_output"}));
+    std::string detail = oneLine(stringAt(item, {"aggregated_output"}), kDetailLimit);
     if (detail.empty() && exitCode && *exitCode != 0) {
       detail = "exit code " + std::to_string(*exitCode);
     }

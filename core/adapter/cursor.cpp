@@ -53,7 +53,7 @@ const json::value* argsOf(const json::object& call) {
 std::string describeSuccess(const json::object& success) {
   for (std::string_view key : {"stdout", "output", "content", "path"}) {
     std::string text = stringAt(success, {key});
-    if (!text.empty()) return oneLine(text);
+    if (!text.empty()) return oneLine(text, kDetailLimit);
   }
   return {};
 }
@@ -62,11 +62,11 @@ std::string describeFailure(const json::value& failure) {
   if (const json::object* object = failure.if_object()) {
     for (std::string_view key : {"message", "error", "errorMessage", "stderr"}) {
       std::string text = stringAt(*object, {key});
-      if (!text.empty()) return oneLine(text);
+      if (!text.empty()) return oneLine(text, kDetailLimit);
     }
   }
-  return oneLine(failure.is_string() ? std::string(failure.get_string())
-                                     : json::serialize(failure));
+  return oneLine(failure.is_string() ? std::string(failure.get_string()) : json::serialize(failure),
+                 kDetailLimit);
 }
 
 class CursorParser final : public JsonLinesParser {

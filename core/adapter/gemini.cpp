@@ -105,7 +105,7 @@ class GeminiParser final : public JsonLinesParser {
     std::string detail = stringAt(line, {"output"});
     if (detail.empty()) detail = stringAt(line, {"error", "message"});
     if (detail.empty()) detail = status;
-    out.push_back(toolResultEvent(tool.name, oneLine(detail), isError));
+    out.push_back(toolResultEvent(tool.name, oneLine(detail, kDetailLimit), isError));
     if (isError || tool.path.empty()) return;
     if (tool.name == "write_file") {
       // write_file creates or overwrites; the stream does not say which.

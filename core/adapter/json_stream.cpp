@@ -24,8 +24,6 @@ bool isBlank(std::string_view text) {
   return true;
 }
 
-bool isUtf8Continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
 // The keys whose value says best what a tool acts on, most telling first.
 constexpr std::array<std::string_view, 11> kDescriptiveKeys = {
     "file_path", "filePath", "notebook_path", "path",   "command",    "cmd",
@@ -124,45 +122,19 @@ const json::array* arrayAt(const json::object& object,
   return value == nullptr ? nullptr : value->if_array();
 }
 
-std::string oneLine(std::string_view text, std::size_t limit) {
-  std::string out;
-  out.reserve(std::min(text.size(), limit + 4));
-  bool pendingSpace = false;
-  for (char c : text) {
-    if (isSpace(c)) {
-      pendingSpace = !out.empty();
-      continue;
-    }
-    if (pendingSpace) out.push_back(' ');
-    pendingSpace = false;
-    out.push_back(c);
-    // Enough collected to know it must be cut; stop scanning huge outputs.
-    if (out.size() > limit + 4) break;
-  }
-  if (out.size() <= limit) return out;
-
-  constexpr std::string_view kEllipsis = "…";
-  std::size_t keep = limit > kEllipsis.size() ? limit - kEllipsis.size() : 0;
-  while (keep > 0 && isUtf8Continuation(out[keep])) --keep;
-  out.resize(keep);
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  out.append(kEllipsis);
-  return out;
-}
-
 std::string describeInput(const json::value& input) {
-  if (input.is_string()) return oneLine(input.get_string());
+  if (input.is_string()) return oneLine(input.get_string(), kDetailLimit);
   if (const json::object* object = input.if_object()) {
     for (std::string_view key : kDescriptiveKeys) {
       const json::value* value = object->if_contains(key);
       if (value != nullptr && value->is_string() && !value->get_string().empty()) {
-        return oneLine(value->get_string());
+        return oneLine(value->get_string(), kDetailLimit);
       }
     }
     if (object->empty()) return {};
   }
   if (input.is_null()) return {};
-  return oneLine(json::serialize(input));
+  return oneLine(json::serialize(input), kDetailLimit);
 }
 
 std::string contentText(const json::value& content) {

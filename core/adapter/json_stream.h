@@ -16,6 +16,7 @@
 
 #include "core/adapter/adapter.h"
 #include "core/adapter/builtin.h"
+#include "core/util/text.h"  // oneLine: what a parser shows of a tool call
 
 namespace hydra::core::adapters {
 
@@ -48,10 +49,6 @@ const json::object* objectAt(const json::object& object,
                              std::initializer_list<std::string_view> keys);
 const json::array* arrayAt(const json::object& object,
                            std::initializer_list<std::string_view> keys);
-
-// `text` on one line: every run of whitespace becomes one space, and the result
-// is cut to `limit` bytes (at a UTF-8 character boundary, marked with "…").
-std::string oneLine(std::string_view text, std::size_t limit = kDetailLimit);
 
 // A one-line description of a tool's input: the path, command, pattern, URL or
 // query it acts on when it has one, else its compact JSON.

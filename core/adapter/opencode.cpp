@@ -96,9 +96,9 @@ class OpencodeParser final : public JsonLinesParser {
 
     std::string status = stringAt(part, {"state", "status"});
     if (status == "error") {
-      out.push_back(toolResultEvent(tool, oneLine(stringAt(part, {"state", "error"})), true));
+      out.push_back(toolResultEvent(tool, oneLine(stringAt(part, {"state", "error"}), kDetailLimit), true));
     } else if (status == "completed") {
-      out.push_back(toolResultEvent(tool, oneLine(stringAt(part, {"state", "output"})), false));
+      out.push_back(toolResultEvent(tool, oneLine(stringAt(part, {"state", "output"}), kDetailLimit), false));
       fileChange(tool, args, part, out);
     }
     // Pending and running states only announce the call.

@@ -19,6 +19,7 @@
 #include "core/executor/job_files.h"
 #include "core/process/line_splitter.h"
 #include "core/util/host_name.h"
+#include "core/util/text.h"
 #include "core/util/utf8.h"
 
 namespace hydra::core {
@@ -110,8 +111,7 @@ std::string lastLineOf(const fs::path& path) {
     if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
   }
   while (!last.empty() && (last.back() == '\r' || last.back() == ' ')) last.pop_back();
-  if (last.size() > 500) last = last.substr(0, 500) + "...";
-  return makeValidUtf8(last);
+  return clipped(last, 500);
 }
 
 }  // namespace

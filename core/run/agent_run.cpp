@@ -2,8 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "core/guard/worktree_link.h"
-#include "core/util/utf8.h"
+#include "core/run/result_commit.h"
 #include "core/sandbox/net_jail.h"
 #include "core/sandbox/network.h"
 #include "core/sandbox/sandboxed.h"
@@ -30,37 +29,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// How much of an agent's stderr its record keeps: the end, where CLIs say why they stopped.
-constexpr std::size_t kStderrTailLines = 20;
-constexpr std::size_t kStderrTailBytes = 4096;
 // How often the processes of a run are looked for while it runs.
 constexpr std::chrono::milliseconds kReaperScan{250};
-
-void addUsage(Usage& total, const Usage& part) {
-  auto add = [](auto& into, const auto& from) {
-    if (from) into = into.value_or(0) + *from;
-  };
-  add(total.inputTokens, part.inputTokens);
-  add(total.outputTokens, part.outputTokens);
-  add(total.cachedInputTokens, part.cachedInputTokens);
-  add(total.costUsd, part.costUsd);
-}
-
-std::string lastNonEmpty(const std::deque<std::string>& lines) {
-  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-    if (it->find_first_not_of(" \t\r") != std::string::npos) return *it;
-  }
-  return {};
-}
-
-std::string joinLines(const std::deque<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines) {
-    if (!out.empty()) out += '\n';
-    out += l;
-  }
-  return out;
-}
 
 // Closes the descriptors given that are open (>= 0).
 void closeFds(std::initializer_list<int> fds) {
@@ -94,6 +64,7 @@ std::vector<std::string> assignAgentIds(const std::vector<std::string>& names) {
 AgentRun::AgentRun(RunContext context, AgentRunSpec spec, Done done)
     : ctx_(std::move(context)), spec_(std::move(spec)), done_(std::move(done)) {
   adapter_ = findAdapter(spec_.agent.adapter);
+  if (adapter_) output_ = std::make_unique<AgentOutputReader>(ctx_.redactor, *adapter_);
 }
 
 AgentRun::~AgentRun() {
@@ -335,13 +306,8 @@ void AgentRun::launch() {
   leftoversRead_ = leftovers[0];
   limit(process);
 
-  if (auto session = adapter_->session(SessionSetup{spec_.checkout.path, spec_.prompt, spec_.agent.acpPermissions, {}})) {
-    session_ = session.get();
-    parser_ = std::move(session);
-    process.stdinPipe = true;
-  } else {
-    parser_ = adapter_->parser();
-  }
+  session_ = output_->open(SessionSetup{spec_.checkout.path, spec_.prompt, spec_.agent.acpPermissions, {}});
+  if (session_) process.stdinPipe = true;
   startedAt_ = recordNow();
   if (ctx_.onLaunch) ctx_.onLaunch(spec_.agentId);
   auto self = shared_from_this();
@@ -446,99 +412,49 @@ bool AgentRun::confineOrEnd(ProcessSpec& process, AgentStatus failure, std::stri
 }
 
 void AgentRun::runSetup() {
-  ProcessSpec process;
-  process.program = "/bin/sh";
-  process.args = {"-c", spec_.setupCommand};
-  process.cwd = spec_.checkout.path;
-  process.env = environment({});
+  ProcessSpec process = SetupStep::process(spec_.setupCommand, spec_.checkout.path, environment({}));
   supervise(process, "its setup");
   if (!confineOrEnd(process, AgentStatus::SetupFailed, "the sandbox of its setup_command")) return;
   spdlog::info("race {}: {}: setup_command in {}", spec_.raceId, spec_.agentId, spec_.checkout.path.string());
   auto self = shared_from_this();
-  setup_ = ctx_.executorOrLocal().start(
-      ctx_.io, std::move(process),
+  // Its lines are masked as the agent's are, on the same streams.
+  setup_ = SetupStep::start(
+      SetupStep::Context{ctx_.io, ctx_.pool, ctx_.executorOrLocal(), JobLabel{spec_.raceId, spec_.agentId, "setup"},
+                         reaper_, spec_.killGrace},
+      std::move(process),
+      [self](OutputStream stream, std::string_view line) { return self->output_->redact(stream, line); },
       [self](OutputStream stream, std::string line) {
         if (self->finished_) return;
-        line = self->ctx_.redactor->redactLine(line, stream == OutputStream::Stdout ? self->stdoutState_
-                                                                                    : self->stderrState_);
-        if (stream == OutputStream::Stderr && !line.empty()) self->setupLastStderr_ = line;
-        self->setupTail_.push_back(line);
-        if (self->setupTail_.size() > kStderrTailLines) self->setupTail_.pop_front();
-        self->ctx_.publish(AgentOutput{self->spec_.raceId, self->spec_.agentId, stream, "[setup] " + line, {}});
+        self->ctx_.publish(AgentOutput{self->spec_.raceId, self->spec_.agentId, stream, std::move(line), {}});
       },
-      [self](const ProcessResult& result) { self->onSetupExit(result); },
-      JobLabel{spec_.raceId, spec_.agentId, "setup"});
-  if (reaper_ && setup_->pid() > 0) {
-    reaper_->attach(setup_->pid());
-    reaper_->watch(ctx_.io.get_executor(), kReaperScan);
-  }
+      [self](const SetupStep::Outcome& outcome) { self->onSetupDone(outcome); });
 }
 
-void AgentRun::onSetupExit(const ProcessResult& result) {
+void AgentRun::onSetupDone(const SetupStep::Outcome& outcome) {
   setup_.reset();
-  // What the setup left running ends with it (a server it started does not
-  // stay for the agent: the agent starts its own, on HYDRA_PORT).
-  auto self = shared_from_this();
-  asio::post(ctx_.pool, [self, result] {
-    if (self->reaper_) self->reaper_->kill(self->spec_.killGrace);
-    asio::post(self->ctx_.io, [self, result] {
-      self->reaper_.reset();
-      const bool ok = result.spawnError.empty() && !result.timedOut && !result.cancelled && result.exitCode == 0;
-      if (ok && !self->cancelRequested_) {
-        self->setupDone_ = true;
-        self->launch();
-        return;
-      }
-      self->releaseSlot();
-      AgentFinished finished = self->newFinished();
-      finished.stderrTail = joinLines(self->setupTail_);
-      if (self->cancelRequested_ || result.cancelled) {
-        finished.status = AgentStatus::Cancelled;
-      } else {
-        finished.status = AgentStatus::SetupFailed;
-        std::string why = !result.spawnError.empty() ? result.spawnError
-                          : result.timedOut ? "timed out after " + std::to_string(self->spec_.timeout.count()) + " s"
-                          : result.exitCode ? "exited with code " + std::to_string(*result.exitCode)
-                                            : "killed by signal " + std::to_string(result.signal.value_or(0));
-        // Its last word on stderr, where a failing command says why; the order
-        // of its stdout and stderr lines is not kept across the two pipes.
-        const std::string said =
-            self->setupLastStderr_.empty() ? lastNonEmpty(self->setupTail_) : self->setupLastStderr_;
-        finished.error = "setup_command " + why + (said.empty() || result.timedOut ? "" : ": " + said);
-      }
-      self->finish(std::move(finished));
-    });
-  });
+  reaper_.reset();
+  if (outcome.kind == SetupStep::Outcome::Kind::Succeeded && !cancelRequested_) {
+    setupDone_ = true;
+    launch();
+    return;
+  }
+  releaseSlot();
+  AgentFinished finished = newFinished();
+  finished.stderrTail = outcome.tail;
+  if (cancelRequested_ || outcome.kind == SetupStep::Outcome::Kind::Cancelled) {
+    finished.status = AgentStatus::Cancelled;
+  } else {
+    finished.status = AgentStatus::SetupFailed;
+    finished.error = outcome.error;
+  }
+  finish(std::move(finished));
 }
 
 void AgentRun::onLine(OutputStream stream, std::string line) {
   if (finished_) return;
-  // Secrets never leave this function unmasked: not to a subscriber, not to the disk.
-  line = ctx_.redactor->redactLine(line, stream == OutputStream::Stdout ? stdoutState_ : stderrState_);
-  std::vector<AgentEvent> events;
-  if (stream == OutputStream::Stdout) {
-    events = parser_->parseLine(line);
-    if (session_) converse();
-    if (adapter_->finalMessageIsOutput()) keepOutputTail(line);
-  } else {
-    stderrTailBytes_ += line.size();
-    stderrTail_.push_back(line);
-    while (stderrTail_.size() > kStderrTailLines || (stderrTailBytes_ > kStderrTailBytes && stderrTail_.size() > 1)) {
-      stderrTailBytes_ -= stderrTail_.front().size();
-      stderrTail_.pop_front();
-    }
-  }
-  for (const auto& e : events) note(e);
-  ctx_.publish(AgentOutput{spec_.raceId, spec_.agentId, stream, std::move(line), std::move(events)});
-}
-
-void AgentRun::keepOutputTail(std::string_view line) {
-  outputTail_.append(line);
-  outputTail_ += '\n';
-  if (outputTail_.size() <= kMaxOutputTail) return;
-  // Whole lines only, so the text never starts inside a character.
-  std::size_t cut = outputTail_.find('\n', outputTail_.size() - kMaxOutputTail);
-  outputTail_.erase(0, cut == std::string::npos ? outputTail_.size() : cut + 1);
+  AgentOutputReader::Line read = output_->read(stream, line);
+  if (stream == OutputStream::Stdout && session_) converse();
+  ctx_.publish(AgentOutput{spec_.raceId, spec_.agentId, stream, std::move(read.text), std::move(read.events)});
 }
 
 void AgentRun::converse() {
@@ -555,33 +471,6 @@ void AgentRun::converse() {
   });
 }
 
-void AgentRun::note(const AgentEvent& e) {
-  if (e.kind == EventKind::Usage && e.usage) {
-    sawUsage_ = true;
-    addUsage(usage_, *e.usage);
-  } else if (e.kind == EventKind::Error && !e.text.empty()) {
-    lastError_ = e.text;
-  } else if (e.kind == EventKind::Summary) {
-    if (e.usage) summaryUsage_ = e.usage;
-    if (!e.text.empty()) finalMessage_ = e.text;
-    if (!e.sessionId.empty()) sessionId_ = e.sessionId;
-    summaryIsError_ = summaryIsError_ || e.isError;
-    deniedToolCalls_ += e.deniedToolCalls;
-    warnings_.insert(warnings_.end(), e.warnings.begin(), e.warnings.end());
-  }
-}
-
-std::string AgentRun::cliReason(const std::string& lastStderr) const {
-  // In the order a person would look: the error the CLI reported in its
-  // stream, what its error summary said, then its last word on stderr.
-  if (!lastError_.empty()) return lastError_;
-  if (summaryIsError_) {
-    if (!warnings_.empty()) return warnings_.back();
-    if (!finalMessage_.empty()) return finalMessage_;
-  }
-  return lastStderr;
-}
-
 void AgentRun::publishEvents(OutputStream stream, std::vector<AgentEvent> events) {
   if (events.empty()) return;
   ctx_.publish(AgentOutput{spec_.raceId, spec_.agentId, stream, "", std::move(events)});
@@ -590,20 +479,14 @@ void AgentRun::publishEvents(OutputStream stream, std::vector<AgentEvent> events
 void AgentRun::onExit(const ProcessResult& result) {
   // Nothing of the run stays listening once its agent is gone.
   if (proxy_) proxy_->close();
-  auto tail = parser_->finish();
-  // A stream hydra cut off (a timeout, a cancel) ended in error, whatever
-  // the adapter could make of what came before.
+  // A stream hydra cut off (a timeout, a cancel) ended in error.
+  std::optional<std::string> cutOff;
   if (result.timedOut || result.cancelled) {
-    for (auto& e : tail) {
-      if (e.kind != EventKind::Summary) continue;
-      e.isError = true;
-      e.warnings.push_back(overLimit_         ? "cut off by hydra: " + *overLimit_
-                           : result.timedOut ? "cut off by hydra: timed out after " +
-                                                   std::to_string(spec_.timeout.count()) + " s"
-                                             : std::string("cut off by hydra: cancelled"));
-    }
+    cutOff = overLimit_         ? "cut off by hydra: " + *overLimit_
+             : result.timedOut ? "cut off by hydra: timed out after " + std::to_string(spec_.timeout.count()) + " s"
+                               : std::string("cut off by hydra: cancelled");
   }
-  for (const auto& e : tail) note(e);
+  auto tail = output_->finish(cutOff);
   publishEvents(OutputStream::Stdout, std::move(tail));
   // Over a limit since the last scan (an OOM kill that ended it at once):
   // the last look decides its state.
@@ -621,29 +504,15 @@ void AgentRun::onExit(const ProcessResult& result) {
   finished.durationMs = millisBetween(startedAt_, finished.finishedAt);
   finished.exitCode = result.exitCode;
   finished.signal = result.signal;
-  if (summaryUsage_) {
-    finished.usage = summaryUsage_;
-  } else if (sawUsage_) {
-    finished.usage = usage_;
-  }
-  finished.warnings = warnings_;
+  output_->fillIn(finished);
   for (const auto& reason : networkRefused_) finished.warnings.push_back("network: " + reason);
   if (networkRefusals_ > networkRefused_.size()) {
     finished.warnings.push_back("network: " + std::to_string(networkRefusals_) + " requests refused in all");
   }
-  finished.stderrTail = joinLines(stderrTail_);
-  finished.deniedToolCalls = deniedToolCalls_;
-  finished.finalMessage = finalMessage_;
-  if (finished.finalMessage.empty() && !outputTail_.empty()) {
-    std::size_t a = outputTail_.find_first_not_of(" \t\r\n");
-    if (a != std::string::npos) {
-      finished.finalMessage = makeValidUtf8(outputTail_.substr(a, outputTail_.find_last_not_of(" \t\r\n") - a + 1));
-    }
-  }
-  if (!sessionId_.empty()) finished.sessionId = sessionId_;
 
   // The CLI's own words say more than an exit code.
-  std::string said = cliReason(lastNonEmpty(stderrTail_));
+  const std::string said = output_->reason();
+  const bool summaryIsError = output_->summaryIsError();
   if (!result.spawnError.empty()) {
     finished.status = AgentStatus::Failed;
     finished.error = result.spawnError;
@@ -656,13 +525,13 @@ void AgentRun::onExit(const ProcessResult& result) {
   } else if (result.timedOut) {
     finished.status = AgentStatus::TimedOut;
     finished.error = "timed out after " + std::to_string(spec_.timeout.count()) + " s";
-  } else if (sessionEnding_ && !summaryIsError_) {
+  } else if (sessionEnding_ && !summaryIsError) {
     // An ACP agent that answered the task: ended by hydra, however it exited.
     finished.status = AgentStatus::Completed;
   } else if (sessionEnding_) {
     finished.status = AgentStatus::Failed;
     finished.error = said.empty() ? std::string("it stopped without finishing the task") : said;
-  } else if (result.exitCode == 0 && !summaryIsError_) {
+  } else if (result.exitCode == 0 && !summaryIsError) {
     finished.status = AgentStatus::Completed;
   } else if (result.exitCode == 0) {
     // Some CLIs exit 0 after a model error: their summary says it failed.
@@ -699,82 +568,18 @@ void AgentRun::reapThenCommit(AgentFinished finished) {
       finished.escapes = std::move(found.escapes);
       finished.warnings.insert(finished.warnings.end(), found.warnings.begin(), found.warnings.end());
     }
-    // A worktree moved away, with a link (to the user's checkout, say) or
-    // another directory in its place: nothing hydra does from here on may
-    // go there, and its work is not committed from there.
-    if (self->worktreeDir_) {
-      if (auto swapped = self->worktreeSwapped()) {
-        self->worktreeSwapped_ = true;
-        // A link in its place goes (never what it names), so that no later
-        // step (a next round, the cleanup) takes the link for the worktree.
-        const fs::path& path = self->spec_.checkout.path;
-        std::error_code ec;
-        if (fs::is_symlink(fs::symlink_status(path, ec)) && fs::remove(path, ec)) *swapped += " (the link was removed)";
-        finished.escapes.push_back(*swapped);
-        spdlog::warn("race {}: {}: {}", finished.raceId, finished.agentId, *swapped);
-      }
-    }
-    // A deleted or rewritten .git link would make hydra commit its work into
-    // another repository (the user's checkout): put back before the commit,
-    // through the directory opened at launch, never through a link.
-    if (self->gitMetadata_ && self->worktreeDir_ && !self->worktreeSwapped_ &&
-        !guard::worktreeLinkIntact(*self->worktreeDir_, *self->gitMetadata_)) {
-      try {
-        guard::restoreWorktreeLink(*self->worktreeDir_, *self->gitMetadata_);
-        finished.escapes.push_back("deleted or rewrote its worktree's .git link (put back)");
-      } catch (const std::exception& e) {
-        finished.escapes.push_back(std::string("deleted or rewrote its worktree's .git link (could not be put back: ") +
-                                   e.what() + ")");
-      }
-    }
+    // A worktree moved away or a broken .git link: nothing, or nothing
+    // elsewhere, is committed.
+    const SafeDir* opened = self->worktreeDir_ ? &*self->worktreeDir_ : nullptr;
+    if (!settleWorktree(self->spec_.checkout.path, opened, self->gitMetadata_, finished)) self->worktreeSwapped_ = true;
     asio::post(self->ctx_.io, [self, finished = std::move(finished), report = std::move(report)]() mutable {
-      // Confined, the sandbox counted everything the agent left in its
-      // namespace; what the reaper catches while that namespace is being torn
-      // down is among them, not more. Unconfined, the two are apart: its
-      // process group, and what left the group.
-      const std::size_t counted = static_cast<std::size_t>(self->leftRunningEnded_);
-      const std::size_t ended =
-          self->countedInside_ ? std::max(report.killed.size(), counted) : report.killed.size() + counted;
-      if (ended > 0) {
-        std::string what = std::to_string(ended) + (ended == 1 ? " process" : " processes") +
-                           " it left running ended with it";
-        spdlog::info("race {}: {}: {}", finished.raceId, finished.agentId, what);
-        finished.warnings.push_back(what);
-      }
-      if (!report.survivors.empty()) {
-        spdlog::error("race {}: {}: {} of its processes survived SIGKILL", finished.raceId, finished.agentId,
-                      report.survivors.size());
-      }
+      noteLeftRunning(finished, report, static_cast<std::size_t>(self->leftRunningEnded_), self->countedInside_);
       self->reaper_.reset();
       // Only now may the next agent start: what this one did is settled.
       self->releaseSlot();
       self->commitAndFinish(std::move(finished));
     });
   });
-}
-
-std::optional<std::string> AgentRun::worktreeSwapped() const {
-  const fs::path& path = spec_.checkout.path;
-  const std::string what = "replaced its worktree " + path.string();
-  const std::string consequence = "; its work is not committed";
-  // lstat, not open: a worktree it merely made unreadable is still its worktree.
-  struct stat now {};
-  if (::lstat(path.c_str(), &now) != 0) {
-    return "moved its worktree " + path.string() + " away (" + std::strerror(errno) + ")" + consequence;
-  }
-  if (S_ISLNK(now.st_mode)) {
-    std::error_code ec;
-    const fs::path target = fs::read_symlink(path, ec);
-    return what + " with a symbolic link" + (ec ? std::string() : " to " + target.string()) +
-           " (hydra did not follow it)" + consequence;
-  }
-  if (!S_ISDIR(now.st_mode)) return what + " with something that is not a directory" + consequence;
-  try {
-    if (FileIdentity{now.st_dev, now.st_ino} == worktreeDir_->identity()) return std::nullopt;
-  } catch (const std::exception& e) {
-    return "left its worktree " + path.string() + " unreadable (" + e.what() + ")" + consequence;
-  }
-  return what + " with another directory" + consequence;
 }
 
 void AgentRun::commitAndFinish(AgentFinished finished) {
@@ -784,53 +589,17 @@ void AgentRun::commitAndFinish(AgentFinished finished) {
   }
   auto self = shared_from_this();
   asio::post(ctx_.pool, [self, finished = std::move(finished)]() mutable {
-    std::string commitError;
-    try {
-      // Counted first, from directory entries alone: a result over a limit
-      // never reaches the object store, not even in part.
-      const ResultSize size =
-          measureResult(self->spec_.checkout.path, self->spec_.resultLimits, &self->commitCancelled_);
-      if (size.overLimit) {
-        finished.tooLarge = size.describe(self->spec_.resultLimits);
-        if (finished.status == AgentStatus::Completed) finished.status = AgentStatus::Failed;
-        if (!finished.error) finished.error = *finished.tooLarge;
-      } else {
-        // The race's objects go to its quarantine: `hydra cleanup` drops
-        // what no merge took (core/git/object_quarantine.h).
-        const ObjectQuarantine quarantine = self->ctx_.worktrees.quarantine(self->spec_.raceId);
-        self->ctx_.worktrees.commitAll(self->spec_.checkout, *self->spec_.commitMessage, &self->commitCancelled_,
-                                       size.largeFiles, &quarantine);
-      }
-      finished.commit = self->ctx_.worktrees.headCommit(self->spec_.checkout);
-    } catch (const ResultCancelled& e) {
-      if (finished.status == AgentStatus::Completed) finished.status = AgentStatus::Cancelled;
-      if (!finished.error) finished.error = e.what();
-      try {
-        finished.commit = self->ctx_.worktrees.headCommit(self->spec_.checkout);  // what it had before
-      } catch (const std::exception&) {
-      }
-    } catch (const std::exception& e) {
-      commitError = e.what();
-    }
-    asio::post(self->ctx_.io, [self, finished = std::move(finished), commitError]() mutable {
-      if (finished.tooLarge) {
-        spdlog::warn("race {}: {}: {}", finished.raceId, finished.agentId, *finished.tooLarge);
-      }
-      if (!commitError.empty()) {
-        spdlog::error("race {}: committing {}'s work failed: {}", finished.raceId, finished.agentId, commitError);
-        // Its work is not on its branch: whatever the agent did, the result is lost.
-        if (finished.status == AgentStatus::Completed) finished.status = AgentStatus::Failed;
-        if (!finished.error) finished.error = "committing its work failed: " + commitError;
-      }
-      self->finish(std::move(finished));
-    });
+    commitResult(ResultCommit{self->ctx_.worktrees, self->spec_.checkout, self->spec_.raceId,
+                              *self->spec_.commitMessage, self->spec_.resultLimits, &self->commitCancelled_},
+                 finished);
+    asio::post(self->ctx_.io, [self, finished = std::move(finished)]() mutable { self->finish(std::move(finished)); });
   });
 }
 
 void AgentRun::finish(AgentFinished finished) {
   if (finished_) return;
   finished_ = true;
-  parser_.reset();
+  if (output_) output_->close();
   port_.reset();
   if (proxy_) proxy_->close();
   proxy_.reset();
@@ -859,7 +628,7 @@ bool AgentRun::cancel() {
     for (auto& message : session_->cancel()) process_->write(std::move(message));
   }
   if (process_) process_->cancel();  // onExit follows, and ends what is left
-  if (setup_) setup_->cancel();      // onSetupExit follows
+  if (setup_) setup_->cancel();      // onSetupDone follows
   if (reaper_) {
     // Tools that left the agent's process group are told to stop now too.
     asio::post(ctx_.pool, [reaper = reaper_, grace = spec_.killGrace] { reaper->kill(grace); });

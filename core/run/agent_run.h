@@ -4,13 +4,15 @@
 // made of (a race runs several side by side; a collaboration runs a builder
 // and a reviewer in turns; an evaluation runs many samples).
 //
-// A run waits for a slot of the workspace (AgentSlots), starts the agent's CLI
-// as its adapter says, supervised (its own process group, killed on timeout or
-// cancel), in the checkout, with the environment pointing at the checkout and
-// nowhere else. It reads the agent's output through the adapter's parser and
-// publishes what happens on the EventBus (AgentStarted, AgentOutput,
-// AgentFinished), redacted. When the agent is done it commits whatever it left
-// in the checkout (when asked to) and reports the result.
+// A run waits for a slot of the workspace (AgentSlots), runs its
+// setup_command (SetupStep), starts the agent's CLI as its adapter says,
+// supervised (its own process group, killed on timeout or cancel), in the
+// checkout, with the environment pointing at the checkout and nowhere else.
+// It hands the agent's output to an AgentOutputReader (redaction, the
+// adapter's parser, what the output said) and publishes what happens on the
+// EventBus (AgentStarted, AgentOutput, AgentFinished). When the agent and
+// what it started have ended it commits whatever it left in the checkout
+// (when asked to; core/run/result_commit.h) and reports the result.
 //
 // io thread only; the commit runs on the workspace's pool.
 
@@ -37,7 +39,9 @@
 #include "core/process/reaper.h"
 #include "core/process/resource_limits.h"
 #include "core/process/run_cgroup.h"
+#include "core/run/agent_output.h"
 #include "core/run/agent_slots.h"
+#include "core/run/setup_step.h"
 #include "core/sandbox/mode.h"
 #include "core/sandbox/network_proxy.h"
 #include "core/util/ports.h"
@@ -152,7 +156,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void failToStart(const std::string& why);
   // Runs spec_.setupCommand, then launch() again (or ends the run).
   void runSetup();
-  void onSetupExit(const ProcessResult& result);
+  void onSetupDone(const SetupStep::Outcome& outcome);
   // The run's timeout, kill grace and read gate on `process`, and a new reaper for what it starts.
   void supervise(ProcessSpec& process, std::string_view who);
   // `process` confined; false, with the run ended as `failure`, when `sandbox` cannot be set up.
@@ -174,18 +178,11 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void onLine(OutputStream stream, std::string line);
   void onExit(const ProcessResult& result);
   void reapThenCommit(AgentFinished finished);
-  // What became of the worktree's directory since launch, for its escapes:
-  // nullopt while it is still the directory opened then.
-  std::optional<std::string> worktreeSwapped() const;
   void commitAndFinish(AgentFinished finished);
   void finish(AgentFinished finished);
   void publishEvents(OutputStream stream, std::vector<AgentEvent> events);
-  void note(const AgentEvent& event);
   // An ACP agent: writes what its session has to say, and ends it once its work is over.
   void converse();
-  void keepOutputTail(std::string_view line);
-  // Why the CLI says it failed, in its own words; `lastStderr` when it said nothing else.
-  std::string cliReason(const std::string& lastStderr) const;
   std::map<std::string, std::string> environment(const std::map<std::string, std::string>& adapterEnv) const;
 
   RunContext ctx_;
@@ -196,15 +193,13 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::optional<AgentSlots::Ticket> ticket_;
   bool holdsSlot_ = false;
   std::shared_ptr<Execution> process_;
-  std::shared_ptr<Execution> setup_;  // the setup command, while it runs
+  std::shared_ptr<SetupStep> setup_;  // the setup command, while it runs
   std::shared_ptr<RunCgroup> cgroup_;  // the run's, while it runs
   int leftoversRead_ = -1;              // the read end of ProcessSpec::leftoversFd
   bool countedInside_ = false;          // leftRunningEnded_ came from the sandbox's own count
   std::optional<std::string> overLimit_;  // "over its 256 MiB memory limit": ended for it
   int leftRunningEnded_ = 0;  // ended beside it where it ran (a cluster job's runner)
   bool setupDone_ = false;
-  std::deque<std::string> setupTail_;  // the end of its output, for the error
-  std::string setupLastStderr_;        // its last non-empty stderr line: the error's reason
   std::shared_ptr<RunReaper> reaper_;
   std::optional<PortLease> port_;  // HYDRA_PORT, from launch to finish
   // network = "none" or "allowlist" under bubblewrap: bwrap --unshare-net.
@@ -220,30 +215,14 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   // through it, and the path must still lead to it after the run.
   std::optional<SafeDir> worktreeDir_;
   bool worktreeSwapped_ = false;  // its path no longer leads there: nothing is committed
-  std::unique_ptr<StreamParser> parser_;
-  Redactor::LineState stdoutState_;
-  Redactor::LineState stderrState_;
+  // Its output, its setup_command's and its agent's, and what it said.
+  std::unique_ptr<AgentOutputReader> output_;
   Timestamp startedAt_;
 
-  // What the output said.
-  Usage usage_;
-  bool sawUsage_ = false;
-  std::optional<Usage> summaryUsage_;
-  std::vector<std::string> warnings_;
-  std::string finalMessage_;
-  std::string sessionId_;  // the CLI's session, from its summary
-  // Adapter::finalMessageIsOutput(): the end of its stdout, redacted.
-  static constexpr std::size_t kMaxOutputTail = 16 * 1024;
-  std::string outputTail_;
-  bool summaryIsError_ = false;
-  int deniedToolCalls_ = 0;
-  // An ACP agent: the session parser_ is, and when its work was over.
+  // An ACP agent: the session output_ reads with, and when its work was over.
   AgentSession* session_ = nullptr;
   bool sessionEnding_ = false;
   std::unique_ptr<boost::asio::steady_timer> endTimer_;
-  std::string lastError_;  // the text of the last error event
-  std::deque<std::string> stderrTail_;
-  std::size_t stderrTailBytes_ = 0;
 
   bool cancelRequested_ = false;
   // Set by cancel(); read by the pool thread measuring and committing the

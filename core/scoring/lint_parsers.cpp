@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/scoring/parsers.h"
+#include "core/util/text.h"
 
 namespace hydra::core::scoring {
 namespace {
@@ -790,11 +791,7 @@ class Findings {
   void add(std::string_view path, int line, int column, Severity severity, std::string_view message) {
     if (severity == Severity::other || line <= 0 || path.empty() || out_.size() >= kMaxFindings) return;
     std::string text(trim(message));
-    if (text.size() > kMaxFindingMessageBytes) {
-      std::size_t cut = kMaxFindingMessageBytes;
-      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
-      text.resize(cut);
-    }
+    text.resize(utf8Prefix(text, kMaxFindingMessageBytes).size());
     Finding f{std::string(path), line, column, severity == Severity::error ? "error" : "warning", std::move(text)};
     if (!seen_.insert(f.path + ":" + std::to_string(line) + ":" + std::to_string(column) + ":" + f.message).second) return;
     out_.push_back(std::move(f));

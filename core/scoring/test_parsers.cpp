@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/util/text.h"
 #include "core/util/utf8.h"
 #include "core/scoring/parsers.h"
 
@@ -1395,12 +1396,7 @@ void addTest(std::map<std::string, TestOutcome>& tests, std::string_view name, T
   if (name.size() > 4 * kMaxNameBytes) name = name.substr(0, 4 * kMaxNameBytes);  // cut below anyway
   // A JUnit report's bytes reach here as they are: a name is kept as UTF-8.
   std::string key = isValidUtf8(name) ? std::string(name) : makeValidUtf8(name);
-  if (key.size() > kMaxNameBytes) {
-    std::size_t cut = kMaxNameBytes;
-    // Back up to the start of a UTF-8 character rather than split it.
-    while (cut > 0 && (static_cast<unsigned char>(key[cut]) & 0xc0) == 0x80) --cut;
-    key.resize(cut);
-  }
+  key.resize(utf8Prefix(key, kMaxNameBytes).size());
   if (key.empty()) return;
   // Names read from JSON strings or XML attributes may hold line breaks; a name is one line.
   std::replace(key.begin(), key.end(), '\n', ' ');

@@ -1,20 +1,13 @@
 #pragma once
 
 // Agents print whatever bytes they like; editors and JSON need valid UTF-8.
+// core/ uses protocol/'s validator (protocol/utf8.h), the one hydra has.
 
-#include <string>
-#include <string_view>
+#include "protocol/utf8.h"
 
 namespace hydra::core {
 
-// True when `bytes` is well-formed UTF-8 (no overlongs, no surrogates, nothing
-// above U+10FFFF, no truncated sequences).
-bool isValidUtf8(std::string_view bytes);
-
-// `bytes` with every ill-formed sequence replaced by U+FFFD. Each maximal
-// subpart of an ill-formed sequence becomes one U+FFFD, the practice Unicode
-// recommends (chapter 3, "U+FFFD Substitution of Maximal Subparts"), so
-// "\xE2\x82" + "A" gives U+FFFD + "A" and a lone "\xFF" gives one U+FFFD.
-std::string makeValidUtf8(std::string_view bytes);
+using protocol::isValidUtf8;
+using protocol::makeValidUtf8;
 
 }  // namespace hydra::core

@@ -25,6 +25,7 @@
 #include "core/config/config.h"
 #include "core/process/resource_limits.h"
 #include "core/scoring/test_naming.h"
+#include "core/util/text.h"  // oneLine: a comment stays on its line whatever a manifest held
 #include "core/workspace/hydra_config.h"
 
 namespace hydra::core {
@@ -312,14 +313,6 @@ std::string tomlNumber(double value) {
   std::ostringstream out;
   out << value;
   return out.str();
-}
-
-// A comment must stay on its line whatever a manifest contained.
-std::string oneLine(std::string_view text) {
-  std::string out(text);
-  std::replace_if(
-      out.begin(), out.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }, ' ');
-  return out;
 }
 
 std::string joinWords(std::span<const std::string_view> words) {

@@ -8,6 +8,7 @@
 
 #include "core/git/git.h"
 #include "core/util/terminal_text.h"
+#include "core/util/text.h"
 #include "core/workspace/hydra_config.h"
 
 namespace hydra::cli {
@@ -45,16 +46,8 @@ std::string jsonLine(const boost::json::value& value) {
 }
 
 std::string oneLine(std::string_view text, std::size_t max) {
-  std::string flat(text);
-  for (char& c : flat) {
-    if (c == '\n' || c == '\t') c = ' ';
-  }
-  std::string out = core::terminalSafe(flat);
-  if (out.size() <= max) return out;
-  std::size_t cut = max < 3 ? 0 : max - 3;
-  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xc0) == 0x80) --cut;
-  out.resize(cut);
-  return out + "...";
+  // Escaped first: terminalSafe keeps line breaks and tabs, which core::oneLine then flattens.
+  return core::oneLine(core::terminalSafe(text), max);
 }
 
 core::Config loadRepositoryConfig(const std::filesystem::path& root) {

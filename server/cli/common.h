@@ -58,9 +58,9 @@ struct Style {
 };
 
 // Text from an agent (its output, errors, file names, review) on one line of
-// the terminal: control sequences shown escaped (core::terminalSafe), line
-// breaks and tabs as spaces, cut to at most `max` bytes with "..." (never
-// inside a character).
+// the terminal: control sequences shown escaped (core::terminalSafe), then
+// core::oneLine: runs of line breaks, tabs and spaces as one space, cut to at
+// most `max` bytes with "..." (never inside a character).
 std::string oneLine(std::string_view text, std::size_t max = std::string::npos);
 
 // `--json` output: `value` serialized on one line. JSON escapes the C0

@@ -318,8 +318,8 @@ class Utf8Test : public ::testing::TestWithParam<Utf8Case> {};
 TEST_P(Utf8Test, IsJudgedAndRepairedAsUnicodeSays) {
   const auto& c = GetParam();
   EXPECT_EQ(isValidUtf8(c.bytes), c.valid);
-  EXPECT_EQ(toValidUtf8(c.bytes), c.repaired);
-  EXPECT_TRUE(isValidUtf8(toValidUtf8(c.bytes)));
+  EXPECT_EQ(makeValidUtf8(c.bytes), c.repaired);
+  EXPECT_TRUE(isValidUtf8(makeValidUtf8(c.bytes)));
 }
 
 const std::string kFffd = "\xEF\xBF\xBD";

@@ -11,26 +11,6 @@
 namespace hydra::core::adapters {
 namespace {
 
-TEST(OneLineTest, CollapsesWhitespaceRunsAndTrimsTheEnds) {
-  EXPECT_EQ(oneLine("  hello fake model\n?? hello.txt\n"), "hello fake model ?? hello.txt");
-  EXPECT_EQ(oneLine("a\t\t b\r\n\r\nc"), "a b c");
-  EXPECT_EQ(oneLine(" \n "), "");
-}
-
-TEST(OneLineTest, CutsLongTextToTheLimitWithAnEllipsis) {
-  std::string cut = oneLine(std::string(500, 'x'), 120);
-  EXPECT_EQ(cut.size(), 120u);
-  EXPECT_EQ(cut.substr(117), "…");
-  EXPECT_EQ(oneLine(std::string(120, 'y'), 120), std::string(120, 'y'));
-}
-
-TEST(OneLineTest, NeverCutsInsideAUtf8Character) {
-  // "é" is two bytes; with a limit of 10 the cut falls inside one of them.
-  std::string cut = oneLine("éééééééééé", 10);
-  EXPECT_EQ(cut, "ééé…");
-  EXPECT_LE(cut.size(), 10u);
-}
-
 TEST(DescribeInputTest, PrefersPathThenCommandThenCompactJson) {
   auto parse = [](const char* text) { return boost::json::parse(text); };
   EXPECT_EQ(describeInput(parse(R"({"content":"x","file_path":"/r/a.txt"})")), "/r/a.txt");

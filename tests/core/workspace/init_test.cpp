@@ -406,7 +406,8 @@ TEST(RenderInitConfigTest, CommandsAndEvidenceSurviveQuotingExactly) {
   Config config = parseConfig(text, kFile);
   EXPECT_EQ(config.scoring.buildCommand, detected.build);
   EXPECT_EQ(config.scoring.testCommand, detected.test);
-  EXPECT_THAT(text, HasSubstr("#   - a note spanning lines  with [brackets]"));
+  // A comment stays on its line: a line break (and any run of them) is one space.
+  EXPECT_THAT(text, HasSubstr("#   - a note spanning lines with [brackets]"));
 }
 
 // ---------------------------------------------------------------------------

@@ -1,9 +1,9 @@
-#include "core/util/utf8.h"
+#include "protocol/utf8.h"
 
 #include <cstddef>
 #include <cstdint>
 
-namespace hydra::core {
+namespace hydra::protocol {
 
 namespace {
 
@@ -83,4 +83,4 @@ std::string makeValidUtf8(std::string_view bytes) {
   return out;
 }
 
-}  // namespace hydra::core
+}  // namespace hydra::protocol
