@@ -799,7 +799,7 @@ void AgentRun::commitAndFinish(AgentFinished finished) {
         // what no merge took (core/git/object_quarantine.h).
         const ObjectQuarantine quarantine = self->ctx_.worktrees.quarantine(self->spec_.raceId);
         self->ctx_.worktrees.commitAll(self->spec_.checkout, *self->spec_.commitMessage, &self->commitCancelled_,
-                                       size.largeFiles, &quarantine);
+                                       &size, &quarantine);
       }
       finished.commit = self->ctx_.worktrees.headCommit(self->spec_.checkout);
     } catch (const ResultCancelled& e) {
