@@ -40,7 +40,15 @@ std::string sizeText(std::int64_t bytes) {
 class Walk {
  public:
   Walk(git_repository* repo, git_index* index, const ResultLimits& limits, const std::atomic<bool>* cancel)
-      : repo_(repo), index_(index), limits_(limits), cancel_(cancel) {}
+      : repo_(repo), index_(index), limits_(limits), cancel_(cancel), seen_(git_index_entrycount(index), 0) {
+    result.exact = true;
+    struct stat st {};
+    if (const char* file = git_index_path(index); file != nullptr && ::stat(file, &st) == 0) {
+      indexTime_ = st.st_mtim;
+    } else {
+      indexTime_ = {0, 0};  // no index file yet: every entry counts as racy
+    }
+  }
 
   ResultSize result;
 
@@ -55,6 +63,7 @@ class Walk {
     while (const dirent* entry = ::readdir(dir.get())) {
       if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) throw ResultCancelled();
       const std::string_view name = entry->d_name;
+      if (name == ".git" && !prefix.empty()) result.exact = false;  // a repository inside: add -A's to judge
       if (name == "." || name == ".." || name == ".git") continue;
       const std::string path = prefix + std::string(name);
       struct stat st {};
@@ -63,6 +72,11 @@ class Walk {
         throw GitError(GIT_ERROR, GIT_ERROR_OS, "stat " + path + ": " + std::strerror(errno));
       }
       if (S_ISDIR(st.st_mode)) {
+        if (const git_index_entry* tracked = git_index_get_bypath(index_, path.c_str(), 0);
+            tracked != nullptr && tracked->mode == GIT_FILEMODE_COMMIT) {
+          result.exact = false;  // a submodule
+          continue;
+        }
         if (ignored(path + "/") && !tracksBelow(path + "/")) continue;
         const int sub = ::openat(::dirfd(dir.get()), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub < 0) throw GitError(GIT_ERROR, GIT_ERROR_OS, "open the folder " + path + ": " + std::strerror(errno));
@@ -70,7 +84,10 @@ class Walk {
         continue;
       }
       if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) continue;  // git stages neither fifos nor sockets
-      if (!changed(path, st)) continue;
+      const Change change = changed(path, st);
+      if (change == Change::None) continue;
+      result.toStage.push_back(path);
+      if (change == Change::Racy) continue;
       ++result.files;
       result.bytes += st.st_size;
       if (S_ISREG(st.st_mode) && st.st_size >= kStreamedFileBytes) result.largeFiles.push_back(path);
@@ -82,11 +99,32 @@ class Walk {
     return true;
   }
 
+  // The tracked files the walk did not find: gone from the worktree, unless
+  // a sparse checkout leaves them out on purpose (skip-worktree).
+  void findGone() {
+    const std::size_t count = git_index_entrycount(index_);
+    for (std::size_t i = 0; i < count; ++i) {
+      const git_index_entry* entry = git_index_get_byindex(index_, i);
+      if (entry == nullptr) continue;
+      if (git_index_entry_stage(entry) != 0) {
+        result.exact = false;  // a conflict: add -A's to settle
+        continue;
+      }
+      if (seen_[i] || (entry->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) != 0) continue;
+      if (entry->mode == GIT_FILEMODE_COMMIT) continue;  // judged above
+      result.gone.emplace_back(entry->path);
+    }
+  }
+
  private:
+  enum class Change { None, Racy, Changed };
+
   git_repository* repo_;
   git_index* index_;
   const ResultLimits& limits_;
   const std::atomic<bool>* cancel_;
+  std::vector<char> seen_;  // by index position: the tracked files the walk found
+  struct timespec indexTime_ {};
 
   static std::string show(const std::string& prefix) { return prefix.empty() ? "." : prefix; }
 
@@ -105,13 +143,27 @@ class Walk {
     return false;
   }
 
-  // New (no index entry, not ignored) or changed (size or mtime differ).
-  bool changed(const std::string& path, const struct stat& st) const {
-    const git_index_entry* entry = git_index_get_bypath(index_, path.c_str(), 0);
-    if (entry == nullptr) return !ignored(path);
-    return entry->file_size != static_cast<std::uint32_t>(st.st_size) ||
-           entry->mtime.seconds != static_cast<std::int32_t>(st.st_mtim.tv_sec) ||
-           entry->mtime.nanoseconds != static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
+  // New (no index entry, not ignored) or changed (size or mtime differ), or
+  // racily clean: its stat data matches an entry written in the same clock
+  // tick as the index (or later), so a change within that tick would not show.
+  Change changed(const std::string& path, const struct stat& st) {
+    std::size_t at = 0;
+    if (git_index_find(&at, index_, path.c_str()) != 0) {
+      git_error_clear();
+      return ignored(path) ? Change::None : Change::Changed;
+    }
+    seen_[at] = 1;
+    const git_index_entry* entry = git_index_get_byindex(index_, at);
+    const bool differs = entry->file_size != static_cast<std::uint32_t>(st.st_size) ||
+                         entry->mtime.seconds != static_cast<std::int32_t>(st.st_mtim.tv_sec) ||
+                         entry->mtime.nanoseconds != static_cast<std::uint32_t>(st.st_mtim.tv_nsec) ||
+                         (entry->mode == GIT_FILEMODE_LINK) != S_ISLNK(st.st_mode) ||
+                         (entry->mode == GIT_FILEMODE_BLOB_EXECUTABLE) != (S_ISREG(st.st_mode) && (st.st_mode & 0100) != 0);
+    if (differs) return Change::Changed;
+    const bool racy = entry->mtime.seconds > indexTime_.tv_sec ||
+                      (entry->mtime.seconds == indexTime_.tv_sec &&
+                       static_cast<long>(entry->mtime.nanoseconds) >= indexTime_.tv_nsec);
+    return racy ? Change::Racy : Change::None;
   }
 };
 
@@ -136,7 +188,7 @@ ResultSize measureResult(const std::filesystem::path& worktree, const ResultLimi
   const int fd = ::open(worktree.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) throw GitError(GIT_ERROR, GIT_ERROR_OS, "open " + worktree.string() + ": " + std::strerror(errno));
   Walk walk(repo.get(), index.get(), limits, cancel);
-  walk.directory(fd, "");
+  if (walk.directory(fd, "")) walk.findGone();
   return walk.result;
 }
 

@@ -36,6 +36,16 @@ struct ResultSize {
   // pieces, checking for a cancel between them. At most maxBytes /
   // kStreamedFileBytes of them.
   std::vector<std::string> largeFiles;
+  // What a commit needs to stage, found by the same walk, so that committing
+  // costs what changed and not another pass over every file (only when not
+  // overLimit): the files to stage (new, changed, and those racily clean:
+  // modified in the clock tick the index was written, whose stat data cannot
+  // tell), and the tracked files no longer there. `exact` is false when the
+  // walk met what only libgit2's own `add -A` handles (a nested repository,
+  // a submodule, a conflicted index): the commit then stages everything.
+  std::vector<std::string> toStage;
+  std::vector<std::string> gone;
+  bool exact = false;
 
   // "result too large: more than 100000 files (max_result_files = 100000);
   // counted 100001 files, 12.3 MB before stopping". Only for overLimit.

@@ -1222,7 +1222,7 @@ void stageStreamed(git_repository* repo, git_index* index, const fs::path& root,
 std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
                                                       const std::string& message,
                                                       const std::atomic<bool>* cancel,
-                                                      const std::vector<std::string>& streamed,
+                                                      const ResultSize* measured,
                                                       const ObjectQuarantine* quarantine) {
   git::RepositoryPtr repo = git::openRepository(worktree.path);
   // Only ever write a linked worktree's own index, never the user's.
@@ -1282,8 +1282,19 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
     }
     quarantine->writeInto(repo.get());
   }
-  for (const std::string& path : streamed) {
-    stageStreamed(repo.get(), index.get(), worktree.path, path, cancel, quarantine);
+  const bool exact = measured != nullptr && measured->exact && !measured->overLimit;
+  if (exact) {
+    // What the walk found gone leaves first: a file may now stand where a
+    // folder of tracked files was, or the other way round.
+    for (const std::string& path : measured->gone) {
+      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw ResultCancelled();
+      if (git_index_remove_bypath(index.get(), path.c_str()) != 0) git_error_clear();
+    }
+  }
+  if (measured != nullptr) {
+    for (const std::string& path : measured->largeFiles) {
+      stageStreamed(repo.get(), index.get(), worktree.path, path, cancel, quarantine);
+    }
   }
   const std::string store = " into " + objectStore(repo.get(), quarantine);
   std::string what;
@@ -1298,9 +1309,20 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
         },
         what);
   };
-  staged([&] { return git_index_add_all(index.get(), nullptr, GIT_INDEX_ADD_DEFAULT, keepSkipped, &sparse); });
-  sparse.staging.clear();
-  staged([&] { return git_index_update_all(index.get(), nullptr, keepSkipped, &sparse); });
+  if (exact) {
+    // Only what changed: the walk that measured the result found it.
+    const std::set<std::string> streamed(measured->largeFiles.begin(), measured->largeFiles.end());
+    for (const std::string& path : measured->toStage) {
+      if (streamed.count(path) != 0) continue;
+      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw ResultCancelled();
+      sparse.staging = path;
+      staged([&] { return git_index_add_bypath(index.get(), path.c_str()); });
+    }
+  } else {
+    staged([&] { return git_index_add_all(index.get(), nullptr, GIT_INDEX_ADD_DEFAULT, keepSkipped, &sparse); });
+    sparse.staging.clear();
+    staged([&] { return git_index_update_all(index.get(), nullptr, keepSkipped, &sparse); });
+  }
   storing([&] { return git_index_write(index.get()); }, "write the index of " + inQuotes(worktree.name));
 
   git_oid treeId;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/git/object_quarantine.h"
+#include "core/git/result_size.h"
 #include "core/util/owner.h"
 
 namespace hydra::core {
@@ -150,15 +151,19 @@ class WorktreeManager {
   // if the worktree's HEAD is no longer its branch. Checks `cancel` (may be
   // null) before staging each file and throws ResultCancelled
   // (core/git/result_size.h) once it is true, nothing committed. Blobs are
-  // streamed from disk into the object store (no file is held in memory);
-  // the files named in `streamed` (ResultSize::largeFiles, relative paths)
-  // are written by hydra itself, a megabyte at a time, checking `cancel`
-  // between pieces, so even a single huge file stops within a moment.
+  // streamed from disk into the object store (no file is held in memory).
+  // With what measureResult() found (`measured`, taken just before, nothing
+  // written in the worktree since), only the files it found new, changed or
+  // racily clean are staged and those it found gone removed, so committing
+  // costs what changed; its largeFiles are written by hydra itself, a
+  // megabyte at a time, checking `cancel` between pieces, so even a single
+  // huge file stops within a moment. Without it, or when the walk was not
+  // exact, everything is staged as `git add -A` would.
   // With a `quarantine` (core/git/object_quarantine.h) every object it
   // writes lands there, not in the user's store, and errors name it.
   std::optional<std::string> commitAll(const Worktree& worktree, const std::string& message,
                                        const std::atomic<bool>* cancel = nullptr,
-                                       const std::vector<std::string>& streamed = {},
+                                       const ResultSize* measured = nullptr,
                                        const ObjectQuarantine* quarantine = nullptr);
 
   // The object quarantine of race `raceId` in this repository, made and

@@ -94,7 +94,7 @@ void commitResult(const ResultCommit& commit, AgentFinished& finished) {
       // The race's objects go to its quarantine: `hydra cleanup` drops what
       // no merge took (core/git/object_quarantine.h).
       const ObjectQuarantine quarantine = commit.worktrees.quarantine(commit.raceId);
-      commit.worktrees.commitAll(commit.checkout, commit.message, commit.cancelled, size.largeFiles, &quarantine);
+      commit.worktrees.commitAll(commit.checkout, commit.message, commit.cancelled, &size, &quarantine);
     }
     finished.commit = commit.worktrees.headCommit(commit.checkout);
   } catch (const ResultCancelled& e) {

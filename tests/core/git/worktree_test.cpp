@@ -3,6 +3,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -524,6 +526,57 @@ TEST_F(WorktreeTest, CommitAllCommitsNewModifiedAndDeletedFilesButNotIgnoredOnes
   EXPECT_EQ(repo_.git("status --porcelain --untracked-files=all"), "");
 }
 
+// Committing what measureResult() found (new, changed, racily clean and gone
+// files, no second pass over the worktree) gives the tree `git add -A` gives.
+TEST_F(WorktreeTest, CommittingWhatTheWalkFoundIsWhatGitAddAllWouldCommit) {
+  WorktreeManager m = manager();
+  const Worktree wt = m.create("claude", "HEAD", "1");
+  const auto commitMeasured = [&](const std::string& message) {
+    const ResultSize size = measureResult(wt.path, ResultLimits{});
+    EXPECT_TRUE(size.exact);
+    return m.commitAll(wt, message, nullptr, &size);
+  };
+  const auto expectAsGitWouldHave = [&](const std::optional<std::string>& id) {
+    ASSERT_TRUE(id);
+    EXPECT_EQ(gitIn(wt.path, "status --porcelain --untracked-files=all"), "") << "left unstaged";
+    gitIn(wt.path, "add -A");
+    EXPECT_EQ(gitIn(wt.path, "write-tree"), repo_.git("rev-parse " + *id + "^{tree}"));
+  };
+
+  writeFile(wt.path / "src/a.txt", "alpha changed\n");
+  fs::remove(wt.path / "src/b.txt");
+  writeFile(wt.path / "src/b.txt/inner.txt", "a folder where a file was\n");
+  writeFile(wt.path / "dir/deep/er/c.txt", "gamma\n");
+  writeFile(wt.path / "run.sh", "#!/bin/sh\n");
+  fs::permissions(wt.path / "run.sh", fs::perms::owner_exec, fs::perm_options::add);
+  fs::create_symlink("src/a.txt", wt.path / "link");
+  writeFile(wt.path / "debug.log", "ignored\n");
+  writeFile(wt.path / "build/out.o", "ignored\n");
+  expectAsGitWouldHave(commitMeasured("first"));
+
+  // The other way round, a mode taken back, a link retargeted.
+  fs::remove_all(wt.path / "dir");
+  writeFile(wt.path / "dir", "a file where a folder was\n");
+  fs::permissions(wt.path / "run.sh", fs::perms::owner_exec, fs::perm_options::remove);
+  fs::remove(wt.path / "link");
+  fs::create_symlink("run.sh", wt.path / "link");
+  expectAsGitWouldHave(commitMeasured("second"));
+
+  // Racily clean: changed within the clock tick its entry (and the index)
+  // was written, same size, same time. Only the content tells.
+  const fs::path file = wt.path / "src/a.txt";
+  struct stat before {};
+  ASSERT_EQ(::stat(file.c_str(), &before), 0);
+  writeFile(file, "ALPHA CHANGED\n");
+  const struct timespec times[2] = {before.st_mtim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, file.c_str(), times, 0), 0);
+  const fs::path index = repo_.root() / ".git" / "worktrees" / wt.name / "index";
+  ASSERT_EQ(::utimensat(AT_FDCWD, index.c_str(), times, 0), 0);
+  const auto racy = commitMeasured("racy");
+  expectAsGitWouldHave(racy);
+  EXPECT_EQ(repo_.git("show " + *racy + ":src/a.txt"), "ALPHA CHANGED");
+}
+
 TEST_F(WorktreeTest, CommitAllWithNothingToCommitReturnsNullopt) {
   WorktreeManager m = manager();
   const Worktree wt = m.create("claude", "HEAD", "1");
@@ -581,11 +634,11 @@ TEST_F(WorktreeTest, CommitAllStreamsLargeFilesAndACancelCommitsNothing) {
   const ResultSize size = measureResult(wt.path, ResultLimits{});
 
   std::atomic<bool> cancel{true};
-  EXPECT_THROW(m.commitAll(wt, "cancelled", &cancel, size.largeFiles), ResultCancelled);
+  EXPECT_THROW(m.commitAll(wt, "cancelled", &cancel, &size), ResultCancelled);
   EXPECT_EQ(m.headCommit(wt), base_);
   EXPECT_EQ(gitIn(wt.path, "status --porcelain"), "?? big.bin\n?? small.txt") << "nothing was staged";
 
-  const auto id = m.commitAll(wt, "streamed", nullptr, size.largeFiles);
+  const auto id = m.commitAll(wt, "streamed", nullptr, &size);
   ASSERT_TRUE(id);
   EXPECT_EQ(repo_.git("diff-tree --no-commit-id --name-status -r " + *id), "A\tbig.bin\nA\tsmall.txt");
   EXPECT_EQ(repo_.git("rev-parse " + *id + ":big.bin") + "\n", run("git hash-object " + shellQuote((wt.path / "big.bin").string())));
@@ -618,7 +671,7 @@ TEST_F(WorktreeTest, CommitAllIntoARacesQuarantineLeavesTheUsersStoreAsItWas) {
   const std::vector<std::string> before = storeFiles(objects);
 
   const ObjectQuarantine quarantine = m.quarantine("race-1");
-  const auto id = m.commitAll(wt, "quarantined", nullptr, size.largeFiles, &quarantine);
+  const auto id = m.commitAll(wt, "quarantined", nullptr, &size, &quarantine);
   ASSERT_TRUE(id);
   EXPECT_EQ(storeFiles(objects), before);
   EXPECT_TRUE(fs::exists(quarantine.path() / id->substr(0, 2) / id->substr(2)));
