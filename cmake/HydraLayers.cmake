@@ -1,7 +1,9 @@
 # The layers of core/, lowest first: the folders of one layer may include
 # each other and everything below, never a folder of a higher layer.
-# cmake/check_layers.cmake holds every source of core/ to this before
-# hydra_core compiles (docs/architecture.md draws the same floors).
+# core/CMakeLists.txt builds consecutive floors into one library whose include
+# root shows nothing above them (cmake/HydraIncludeRoots.cmake), and
+# cmake/check_layers.cmake holds every source of core/ to each floor before
+# those libraries compile (docs/architecture.md draws the same floors).
 set(HYDRA_LAYERS
   "util"
   "process git"

@@ -1,27 +1,20 @@
 # Runs cmake/check_layers.cmake on small source trees and checks what it says.
 #   cmake -DCHECKER=<check_layers.cmake> -DWORK=<scratch dir> -P layers_test.cmake
 cmake_minimum_required(VERSION 3.25)
+include("${CMAKE_CURRENT_LIST_DIR}/test_helpers.cmake")
 
 set(failures "")
 
 # A tree under WORK/NAME: a layer file (low < mid < high, `high` may include
 # `low` only through the exceptions given) and the sources "PATH=CONTENT"
-# ("|" for a new line, "<semicolon>" for ";", which would split the list).
+# (write_sources).
 function(make_tree name exceptions)
   set(root "${WORK}/${name}")
   file(REMOVE_RECURSE "${root}")
   file(MAKE_DIRECTORY "${root}/cmake")
   file(WRITE "${root}/cmake/HydraLayers.cmake"
     "set(HYDRA_LAYERS \"low\" \"mid other\" \"high\")\nset(HYDRA_LAYER_EXCEPTIONS ${exceptions})\n")
-  foreach(source IN LISTS ARGN)
-    string(FIND "${source}" "=" at)
-    string(SUBSTRING "${source}" 0 ${at} path)
-    math(EXPR from "${at} + 1")
-    string(SUBSTRING "${source}" ${from} -1 content)
-    string(REPLACE "|" "\n" content "${content}")
-    string(REPLACE "<semicolon>" ";" content "${content}")
-    file(WRITE "${root}/${path}" "${content}")
-  endforeach()
+  write_sources("${root}" ${ARGN})
 endfunction()
 
 # Runs the checker on WORK/NAME; `expect` is PASS or FAIL, and every further
@@ -87,6 +80,15 @@ make_tree(unknown ""
   "core/low/l.cpp=#include \"core/nowhere/n.h\"")
 expect(unknown FAIL "core/stray/s.cpp: core/stray is in no layer" "core/low/l.cpp:1: core/low includes core/nowhere, which is in no layer")
 
+# A path through ".." is refused, whichever folder it names first: it would
+# reach a higher folder past this check and past the include roots.
+make_tree(dotdot ""
+  "core/low/a.cpp=#include \"../high/d.h\""
+  "core/low/b.cpp=#include <vector>||#include \"core/low/../high/d.h\""
+  "core/low/c.cpp=#include \"core/low/a.h\""
+  "core/high/d.h=#pragma once")
+expect(dotdot FAIL "core/low/a.cpp:1: core/low includes a path through \"..\"" "core/low/b.cpp:3: core/low includes a path through \"..\"")
+
 # A tree without sources is an error, not a pass.
 make_tree(empty "")
 expect(empty FAIL "no sources found")
@@ -98,8 +100,4 @@ if(rc EQUAL 0)
   list(APPEND failures "relative ROOT: passed a tree with an upward include")
 endif()
 
-if(failures)
-  list(JOIN failures "\n" text)
-  message(FATAL_ERROR "${text}")
-endif()
-message(STATUS "layer check: every case behaved")
+report("${failures}" "layer check: every case behaved")
