@@ -53,7 +53,8 @@ endmacro()
 # folder's CMakeLists.txt adds its own with target_sources(NAME ...)). It
 # stands ON one lower library of core/, linked PUBLIC, and its include root
 # exposes its own folders, every folder that library sees, and the extra
-# SEES paths (protocol, say): nothing of a higher floor.
+# SEES paths (protocol, say) with those the lower library was given:
+# nothing of a higher floor.
 #
 # The folders must sit on floors of HYDRA_LAYERS above all of the lower
 # library's, so the libraries cut the floors into consecutive slices and a
@@ -87,12 +88,19 @@ function(hydra_core_library name)
       endif()
     endforeach()
     list(APPEND core_folders ${below})
+    # What the lower library sees outside core/ (protocol) stays in sight.
+    get_target_property(below_extra ${ARG_ON} HYDRA_EXTRA_SEES)
+    if(below_extra)
+      list(APPEND ARG_SEES ${below_extra})
+      list(REMOVE_DUPLICATES ARG_SEES)
+    endif()
   endif()
 
   add_library(${name} STATIC)
   target_link_libraries(${name} PUBLIC hydra_flags ${ARG_ON})
   set_property(TARGET ${name} PROPERTY HYDRA_CORE_FOLDERS ${ARG_FOLDERS})
   set_property(TARGET ${name} PROPERTY HYDRA_CORE_SEES ${core_folders})
+  set_property(TARGET ${name} PROPERTY HYDRA_EXTRA_SEES ${ARG_SEES})
   list(TRANSFORM core_folders PREPEND "core/" OUTPUT_VARIABLE paths)
   hydra_include_root(${name} ${paths} ${ARG_SEES})
 endfunction()
