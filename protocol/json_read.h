@@ -29,6 +29,8 @@ namespace hydra::protocol {
 
 class ParamError : public std::runtime_error {
  public:
+  // A message that names its own path, or needs none.
+  explicit ParamError(std::string message) : ParamError("", std::move(message)) {}
   ParamError(std::string path, std::string reason)
       : std::runtime_error(path.empty() ? reason : path + ": " + reason),
         path_(std::move(path)),

@@ -11,8 +11,10 @@
 //   after reading and throws ParamError for the member it refuses.
 //   Writing: every member in described order, after `"kind": T::wireKind`
 //   when the struct declares one (LSP's progress values); an empty
-//   std::optional is left out; a double that is not finite is null (JSON has
-//   no Infinity or NaN).
+//   std::optional is left out, or null when listed in `wireNullable`; a
+//   member listed in `wireOmitDefault` is left out while it equals its
+//   default (an empty list, a blank string, a zero count); a double that is
+//   not finite is null (JSON has no Infinity or NaN).
 //
 // Unknown members are ignored, so an older reader accepts what a newer
 // writer sends. Types whose JSON is not plain members (enums as numbers, a
@@ -56,13 +58,28 @@ struct IsOptional : std::false_type {};
 template <class T>
 struct IsOptional<std::optional<T>> : std::true_type {};
 
+template <class List>
+bool listed(const List& list, std::string_view name) {
+  for (std::string_view listedName : list) {
+    if (listedName == name) return true;
+  }
+  return false;
+}
+
 template <class T>
 bool isRequired(std::string_view name) {
-  if constexpr (requires { T::wireRequired; }) {
-    for (std::string_view required : T::wireRequired) {
-      if (required == name) return true;
-    }
-  }
+  if constexpr (requires { T::wireRequired; }) return listed(T::wireRequired, name);
+  return false;
+}
+
+template <class T>
+bool omitsDefault(std::string_view name) {
+  return listed(T::wireOmitDefault, name);
+}
+
+template <class T>
+bool isNullable(std::string_view name) {
+  if constexpr (requires { T::wireNullable; }) return listed(T::wireNullable, name);
   return false;
 }
 
@@ -120,10 +137,20 @@ boost::json::object detail::writeWireObject(const T& x) {
   boost::mp11::mp_for_each<WireMembers<T>>([&](auto d) {
     const auto& member = x.*d.pointer;
     using M = std::remove_cvref_t<decltype(member)>;
-    if constexpr (detail::IsOptional<M>::value) {
-      if (member) o[d.name] = detail::wireValue(*member);
+    if constexpr (IsOptional<M>::value) {
+      if (member) {
+        o[d.name] = wireValue(*member);
+      } else if (isNullable<T>(d.name)) {
+        o[d.name] = nullptr;
+      }
     } else {
-      o[d.name] = detail::wireValue(member);
+      // Compared only in types that list members (a vector's == compiles
+      // only when its elements have one).
+      if constexpr (requires { T::wireOmitDefault; }) {
+        static const T defaults{};
+        if (omitsDefault<T>(d.name) && member == defaults.*d.pointer) return;
+      }
+      o[d.name] = wireValue(member);
     }
   });
   return o;

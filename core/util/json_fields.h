@@ -19,14 +19,19 @@
 #include <vector>
 
 #include "core/util/timestamp.h"
+#include "protocol/json_read.h"
+#include "protocol/wire.h"
 
 namespace hydra::core {
 
 // JSON that does not hold what it should; what() starts with the field's path.
-class JsonFieldError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// The one error of every JSON reader (protocol/json_read.h, protocol/wire.h),
+// so a record read through a described struct is refused the same way.
+using JsonFieldError = protocol::ParamError;
+
+// Core's described structs (BOOST_DESCRIBE_STRUCT) are read and written by
+// protocol/wire.h's generic conversions, found here by ADL.
+using protocol::tag_invoke;
 
 class JsonFields {
  public:
@@ -93,7 +98,6 @@ class JsonFields {
   [[noreturn]] void fail(std::string_view key, const std::string& message) const;
 
  private:
-  std::string where(std::string_view key) const;
   std::string stringOf(std::string_view key, const boost::json::value& v) const;
 
   template <class T>

@@ -86,6 +86,29 @@ TEST(WireTest, EmptyOptionalsAreLeftOutAndTheRestWrittenInDeclaredOrder) {
             R"({"entries":[{"name":"a","counts":[1,2]}],"limit":10,"verbose":false,"extra":null})");
 }
 
+struct Report {
+  std::string name;
+  std::vector<std::string> concerns;
+  std::string tail;
+  int denied = 0;
+  std::optional<std::string> version;
+  std::optional<std::string> path;
+
+  static constexpr std::string_view wireOmitDefault[] = {"concerns", "tail", "denied"};
+  static constexpr std::string_view wireNullable[] = {"version"};
+};
+BOOST_DESCRIBE_STRUCT(Report, (), (name, concerns, tail, denied, version, path))
+
+TEST(WireTest, MembersAtTheirDefaultAreLeftOutOnlyWhenListed) {
+  EXPECT_EQ(json::serialize(json::value_from(Report{})), R"({"name":"","version":null})");
+  Report r{"n", {"c"}, "t", 2, "1.0", "/p"};
+  EXPECT_EQ(json::serialize(json::value_from(r)),
+            R"({"name":"n","concerns":["c"],"tail":"t","denied":2,"version":"1.0","path":"/p"})");
+  Report back = decode<Report>(json::value_from(r));
+  EXPECT_EQ(json::value_from(back), json::value_from(r));
+  EXPECT_FALSE(decode<Report>(json::parse(R"({"version":null})")).version);
+}
+
 TEST(WireTest, ANonFiniteDoubleIsWrittenAsNull) {
   Entry e{"a", {}, std::numeric_limits<double>::infinity()};
   EXPECT_EQ(json::serialize(json::value_from(e)), R"({"name":"a","counts":[],"weight":null})");
