@@ -162,7 +162,9 @@ boost::json::object writeWire(const T& x) {
 }
 
 // boost::json::value_from / value_to for every described struct of a
-// namespace that brings these in (`using protocol::tag_invoke;`).
+// namespace that brings these in (`using protocol::tag_invoke;`): a
+// namespace that declares described structs must, or Boost.JSON's own
+// conversion of described structs (no paths, no optional members) applies.
 template <WireStruct T>
 void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const T& x) {
   v = writeWire(x);

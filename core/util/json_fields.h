@@ -80,6 +80,19 @@ class JsonFields {
     return read(JsonFields(*v, path(key)));
   }
 
+  // A member read by its type's own JSON reader (a described struct's, or its
+  // tag_invoke), errors naming their path from here; nullopt when absent or null.
+  template <class T>
+  std::optional<T> optionalValue(std::string_view key) const {
+    const boost::json::value* v = find(key);
+    if (!v) return std::nullopt;
+    try {
+      return protocol::decode<T>(*v);
+    } catch (const protocol::ParamError& e) {
+      throw e.within(path(key));
+    }
+  }
+
   // Every element of an array member (absent: none), each read by `read(value, path)`.
   template <class T, class Read>
   std::vector<T> array(std::string_view key, Read read) const {
