@@ -2,8 +2,11 @@
 
 // Wire types of hydra's own methods: the params each hydra/* request takes,
 // decoded strictly (a bad field is -32602 with its JSON path), and what
-// initialize announces. Plain structs with the wire's camelCase names;
-// docs/protocol.md shows each with an example. Like the rest of protocol/,
+// initialize announces. Plain structs with the wire's camelCase names,
+// described for protocol/wire.h, which reads and writes them: a field is
+// added in its struct and its BOOST_DESCRIBE_STRUCT list (plus
+// protocol/params.json for a request's params), and checkWire holds a
+// type's own rules; docs/protocol.md shows each with an example. Like the rest of protocol/,
 // nothing here knows about git, processes or races.
 //
 // Results and notifications are not declared here: they are core's typed
@@ -11,15 +14,15 @@
 // results.h, core/events/events.h), which the records and the terminal's
 // --json use too.
 
-#include <boost/json/value.hpp>
-#include <boost/json/value_from.hpp>
-#include <boost/json/value_to.hpp>
+#include <boost/describe/class.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocol/lifecycle.h"
+#include "protocol/wire.h"
 
 namespace hydra::protocol {
 
@@ -32,7 +35,10 @@ struct HydraCapabilities {
   std::string version;
   std::vector<std::string> agents;   // every agent name hydra/race accepts: hydra.toml's, then the built-in adapters
   std::vector<std::string> methods;  // every hydra/* request the server answers
+
+  static constexpr std::string_view wireRequired[] = {"version"};
 };
+BOOST_DESCRIBE_STRUCT(HydraCapabilities, (), (version, agents, methods))
 
 // --- hydra/race --------------------------------------------------------------
 
@@ -42,7 +48,11 @@ struct RaceParams {
   std::optional<std::string> base;             // commit or ref; default HEAD
   std::optional<std::string> executor;         // "local" or "slurm"; default [executor] kind
   std::optional<ProgressToken> workDoneToken;  // LSP's WorkDoneProgressParams
+
+  static constexpr std::string_view wireRequired[] = {"task", "agents"};
 };
+BOOST_DESCRIBE_STRUCT(RaceParams, (), (task, agents, base, executor, workDoneToken))
+void checkWire(const RaceParams& x);
 
 // --- hydra/collab ---------------------------------------------------------------
 
@@ -55,35 +65,51 @@ struct CollabParams {
   std::optional<std::string> base;             // commit or ref; default HEAD
   std::optional<std::string> executor;         // "local" or "slurm"; default [executor] kind
   std::optional<ProgressToken> workDoneToken;  // LSP's WorkDoneProgressParams
+
+  static constexpr std::string_view wireRequired[] = {"task"};
 };
+BOOST_DESCRIBE_STRUCT(CollabParams, (), (task, builder, reviewer, maxIterations, untilScore, base, executor, workDoneToken))
+void checkWire(const CollabParams& x);
 
 // --- hydra/status, hydra/races -----------------------------------------------
 
 struct StatusParams {
   std::optional<std::string> raceId;
 };
+BOOST_DESCRIBE_STRUCT(StatusParams, (), (raceId))
 
 struct RacesParams {
   std::int64_t offset = 0;  // >= 0
   std::int64_t limit = 50;  // 1..500
 };
+BOOST_DESCRIBE_STRUCT(RacesParams, (), (offset, limit))
+void checkWire(const RacesParams& x);
 
 // --- hydra/cancel ------------------------------------------------------------
 
 struct CancelRaceParams {
   std::string raceId;
   std::optional<std::string> agentId;  // absent: the whole race
+
+  static constexpr std::string_view wireRequired[] = {"raceId"};
 };
+BOOST_DESCRIBE_STRUCT(CancelRaceParams, (), (raceId, agentId))
 
 struct CancelRaceResult {
   bool cancelled = false;
+
+  static constexpr std::string_view wireRequired[] = {"cancelled"};
 };
+BOOST_DESCRIBE_STRUCT(CancelRaceResult, (), (cancelled))
 
 // --- hydra/scores ------------------------------------------------------------
 
 struct RaceIdParams {
   std::string raceId;
+
+  static constexpr std::string_view wireRequired[] = {"raceId"};
 };
+BOOST_DESCRIBE_STRUCT(RaceIdParams, (), (raceId))
 
 // --- hydra/diff --------------------------------------------------------------
 
@@ -91,7 +117,10 @@ struct DiffParams {
   std::string raceId;
   std::string agentId;
   std::optional<std::string> path;  // present: both versions of this one file
+
+  static constexpr std::string_view wireRequired[] = {"raceId", "agentId"};
 };
+BOOST_DESCRIBE_STRUCT(DiffParams, (), (raceId, agentId, path))
 
 // --- hydra/merge -------------------------------------------------------------
 
@@ -101,7 +130,10 @@ struct MergeParams {
   bool dryRun = false;
   bool keep = false;  // keep the race's worktrees and branches after merging
   bool force = false;  // merge an agent that is not a safe pick (not the winner, a failed check, flagged)
+
+  static constexpr std::string_view wireRequired[] = {"raceId"};
 };
+BOOST_DESCRIBE_STRUCT(MergeParams, (), (raceId, agentId, dryRun, keep, force))
 
 // --- hydra/log ---------------------------------------------------------------
 
@@ -111,7 +143,11 @@ struct LogParams {
   std::uint64_t offset = 0;
   std::optional<std::uint64_t> limit;  // capped by the server
   std::string stream = "stdout";       // stdout or stderr
+
+  static constexpr std::string_view wireRequired[] = {"raceId", "agentId"};
 };
+BOOST_DESCRIBE_STRUCT(LogParams, (), (raceId, agentId, offset, limit, stream))
+void checkWire(const LogParams& x);
 
 // --- hydra/cleanup -----------------------------------------------------------
 
@@ -120,6 +156,7 @@ struct CleanupParams {
   bool keepBranches = false;
   bool pool = false;  // also remove the pooled worktrees ([general] pool_size)
 };
+BOOST_DESCRIBE_STRUCT(CleanupParams, (), (raceId, keepBranches, pool))
 
 // --- hydra/agentEvents -------------------------------------------------------
 
@@ -128,7 +165,11 @@ struct AgentEventsParams {
   std::string agentId;
   std::uint64_t offset = 0;            // the index of the first event
   std::optional<std::uint64_t> limit;  // capped by the server
+
+  static constexpr std::string_view wireRequired[] = {"raceId", "agentId"};
 };
+BOOST_DESCRIBE_STRUCT(AgentEventsParams, (), (raceId, agentId, offset, limit))
+void checkWire(const AgentEventsParams& x);
 
 // --- hydra/evalRun, hydra/evalReport, hydra/evalCancel -----------------------
 
@@ -141,39 +182,26 @@ struct EvalRunParams {
   std::optional<std::string> resume;           // a report of an unfinished run of the same set
   std::optional<std::string> executor;         // "local" or "slurm"; default [executor] kind
   std::optional<ProgressToken> workDoneToken;  // LSP's WorkDoneProgressParams
+
+  static constexpr std::string_view wireRequired[] = {"set"};
 };
+BOOST_DESCRIBE_STRUCT(EvalRunParams, (), (set, agents, samples, passK, out, resume, executor, workDoneToken))
+void checkWire(const EvalRunParams& x);
 
 struct EvalReportParams {
   std::optional<std::string> report;  // a report's path, relative to the repository root
   std::optional<std::string> evalId;  // an evaluation of this session
   std::string format = "json";        // json, or text / markdown for `text` too
 };
+BOOST_DESCRIBE_STRUCT(EvalReportParams, (), (report, evalId, format))
+void checkWire(const EvalReportParams& x);
 
 struct EvalIdParams {
   std::string evalId;
+
+  static constexpr std::string_view wireRequired[] = {"evalId"};
 };
-
-#define HYDRA_WIRE_TYPE(T)                                           \
-  void tag_invoke(json::value_from_tag, json::value& v, const T& x); \
-  T tag_invoke(json::value_to_tag<T>, const json::value& v)
-
-HYDRA_WIRE_TYPE(HydraCapabilities);
-HYDRA_WIRE_TYPE(RaceParams);
-HYDRA_WIRE_TYPE(CollabParams);
-HYDRA_WIRE_TYPE(StatusParams);
-HYDRA_WIRE_TYPE(RacesParams);
-HYDRA_WIRE_TYPE(CancelRaceParams);
-HYDRA_WIRE_TYPE(CancelRaceResult);
-HYDRA_WIRE_TYPE(RaceIdParams);
-HYDRA_WIRE_TYPE(DiffParams);
-HYDRA_WIRE_TYPE(MergeParams);
-HYDRA_WIRE_TYPE(LogParams);
-HYDRA_WIRE_TYPE(CleanupParams);
-HYDRA_WIRE_TYPE(AgentEventsParams);
-HYDRA_WIRE_TYPE(EvalRunParams);
-HYDRA_WIRE_TYPE(EvalReportParams);
-HYDRA_WIRE_TYPE(EvalIdParams);
-
-#undef HYDRA_WIRE_TYPE
+BOOST_DESCRIBE_STRUCT(EvalIdParams, (), (evalId))
+void checkWire(const EvalIdParams& x);
 
 }  // namespace hydra::protocol

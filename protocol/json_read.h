@@ -2,8 +2,9 @@
 
 // Reading typed params out of JSON with errors that name the bad field.
 //
-// Wire types implement `tag_invoke(value_to_tag<T>, const value&)` with an
-// ObjectReader. A mismatch anywhere throws ParamError; each enclosing field
+// Described wire structs are read through protocol/wire.h; a type with a
+// JSON form of its own implements `tag_invoke(value_to_tag<T>, const value&)`
+// with an ObjectReader. A mismatch anywhere throws ParamError; each enclosing field
 // prefixes its name while the error unwinds, so the dispatcher can answer
 // -32602 "params.agents[1]: expected string, found number".
 
@@ -28,6 +29,8 @@ namespace hydra::protocol {
 
 class ParamError : public std::runtime_error {
  public:
+  // A message that names its own path, or needs none.
+  explicit ParamError(std::string message) : ParamError("", std::move(message)) {}
   ParamError(std::string path, std::string reason)
       : std::runtime_error(path.empty() ? reason : path + ": " + reason),
         path_(std::move(path)),

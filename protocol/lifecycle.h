@@ -6,13 +6,16 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include <boost/describe/class.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
 
 #include "protocol/message.h"
+#include "protocol/wire.h"
 
 namespace hydra::protocol {
 
@@ -21,7 +24,10 @@ namespace json = boost::json;
 struct ClientInfo {
   std::string name;
   std::optional<std::string> version;
+
+  static constexpr std::string_view wireRequired[] = {"name"};
 };
+BOOST_DESCRIBE_STRUCT(ClientInfo, (), (name, version))
 
 struct InitializeParams {
   std::optional<std::int64_t> processId;
@@ -39,49 +45,77 @@ struct InitializeParams {
 struct ServerInfo {
   std::string name;
   std::string version;
+
+  static constexpr std::string_view wireRequired[] = {"name", "version"};
 };
+BOOST_DESCRIBE_STRUCT(ServerInfo, (), (name, version))
 
 struct InitializeResult {
   json::object capabilities;
   ServerInfo serverInfo;
+
+  static constexpr std::string_view wireRequired[] = {"capabilities", "serverInfo"};
 };
+BOOST_DESCRIBE_STRUCT(InitializeResult, (), (capabilities, serverInfo))
 
 struct CancelParams {
   RequestId id;
+
+  static constexpr std::string_view wireRequired[] = {"id"};
 };
+BOOST_DESCRIBE_STRUCT(CancelParams, (), (id))
 
 // Progress tokens have the same shape as request ids.
 using ProgressToken = RequestId;
 
 struct WorkDoneProgressCreateParams {
   ProgressToken token;
+
+  static constexpr std::string_view wireRequired[] = {"token"};
 };
+BOOST_DESCRIBE_STRUCT(WorkDoneProgressCreateParams, (), (token))
 
 struct WorkDoneProgressCancelParams {
   ProgressToken token;
+
+  static constexpr std::string_view wireRequired[] = {"token"};
 };
+BOOST_DESCRIBE_STRUCT(WorkDoneProgressCancelParams, (), (token))
 
 struct WorkDoneProgressBegin {
   std::string title;
   std::optional<bool> cancellable;
   std::optional<std::string> message;
   std::optional<int> percentage;
+
+  static constexpr std::string_view wireKind = "begin";
+  static constexpr std::string_view wireRequired[] = {"title"};
 };
+BOOST_DESCRIBE_STRUCT(WorkDoneProgressBegin, (), (title, cancellable, message, percentage))
 
 struct WorkDoneProgressReport {
   std::optional<bool> cancellable;
   std::optional<std::string> message;
   std::optional<int> percentage;
+
+  static constexpr std::string_view wireKind = "report";
 };
+BOOST_DESCRIBE_STRUCT(WorkDoneProgressReport, (), (cancellable, message, percentage))
 
 struct WorkDoneProgressEnd {
   std::optional<std::string> message;
+
+  static constexpr std::string_view wireKind = "end";
 };
+BOOST_DESCRIBE_STRUCT(WorkDoneProgressEnd, (), (message))
 
 struct ProgressParams {
   ProgressToken token;
   json::value value;
+
+  static constexpr std::string_view wireRequired[] = {"token", "value"};
 };
+BOOST_DESCRIBE_STRUCT(ProgressParams, (), (token, value))
 
 enum class MessageType { Error = 1, Warning = 2, Info = 3, Log = 4 };
 
@@ -97,30 +131,23 @@ struct PingParams {
   std::optional<std::int64_t> delayMs;
   std::optional<ProgressToken> workDoneToken;  // LSP's WorkDoneProgressParams
 };
+BOOST_DESCRIBE_STRUCT(PingParams, (), (data, delayMs, workDoneToken))
+void checkWire(const PingParams& x);
 
 struct PingResult {
   json::value data;
   std::string version;
+
+  static constexpr std::string_view wireRequired[] = {"version"};
 };
+BOOST_DESCRIBE_STRUCT(PingResult, (), (data, version))
 
 #define HYDRA_WIRE_TYPE(T)                                              \
   void tag_invoke(json::value_from_tag, json::value& v, const T& x);   \
   T tag_invoke(json::value_to_tag<T>, const json::value& v)
 
-HYDRA_WIRE_TYPE(ClientInfo);
 HYDRA_WIRE_TYPE(InitializeParams);
-HYDRA_WIRE_TYPE(ServerInfo);
-HYDRA_WIRE_TYPE(InitializeResult);
-HYDRA_WIRE_TYPE(CancelParams);
-HYDRA_WIRE_TYPE(WorkDoneProgressCreateParams);
-HYDRA_WIRE_TYPE(WorkDoneProgressCancelParams);
-HYDRA_WIRE_TYPE(WorkDoneProgressBegin);
-HYDRA_WIRE_TYPE(WorkDoneProgressReport);
-HYDRA_WIRE_TYPE(WorkDoneProgressEnd);
-HYDRA_WIRE_TYPE(ProgressParams);
 HYDRA_WIRE_TYPE(ShowMessageParams);
-HYDRA_WIRE_TYPE(PingParams);
-HYDRA_WIRE_TYPE(PingResult);
 
 #undef HYDRA_WIRE_TYPE
 

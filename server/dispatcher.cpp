@@ -168,8 +168,8 @@ void Dispatcher::handleRequest(protocol::Request request) {
 
   try {
     handler->second(request.params, Reply(state));
-  } catch (const protocol::ParamError& e) {
-    complete(state, paramError(e));
+  } catch (const InvalidParams& e) {
+    complete(state, paramError(e.error));
   } catch (const RpcError& e) {
     complete(state, toResponseError(e.code(), e.what(), e.data()));
   } catch (const std::exception& e) {
@@ -212,7 +212,7 @@ void Dispatcher::handleCancel(const json::value& params) {
   protocol::CancelParams cancel;
   try {
     cancel = decodeParams<protocol::CancelParams>(params);
-  } catch (const protocol::ParamError& e) {
+  } catch (const InvalidParams& e) {
     spdlog::warn("ignoring malformed $/cancelRequest: {}", e.what());
     return;
   }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,6 +28,15 @@ namespace json = boost::json;
 
 // Requests that take no params accept an absent, empty or null `params`.
 struct NoParams {};
+
+// A request's params that did not decode: answered -32602 naming the field.
+// Its own type, so a JSON error a handler meets later (a broken record, which
+// throws the same ParamError) is hydra's internal error, not the client's.
+class InvalidParams : public std::runtime_error {
+ public:
+  explicit InvalidParams(protocol::ParamError e) : std::runtime_error(e.what()), error(std::move(e)) {}
+  protocol::ParamError error;
+};
 
 class Dispatcher : public std::enable_shared_from_this<Dispatcher> {
   struct PendingRequest;
@@ -122,7 +132,7 @@ class Dispatcher : public std::enable_shared_from_this<Dispatcher> {
     if constexpr (std::is_same_v<Params, NoParams>) {
       if (!params.is_null() && !(params.is_object() && params.get_object().empty()) &&
           !(params.is_array() && params.get_array().empty())) {
-        throw protocol::ParamError("params", "this method takes no params");
+        throw InvalidParams(protocol::ParamError("params", "this method takes no params"));
       }
       return NoParams{};
     } else if constexpr (std::is_same_v<Params, json::value>) {
@@ -131,7 +141,7 @@ class Dispatcher : public std::enable_shared_from_this<Dispatcher> {
       try {
         return protocol::decode<Params>(params.is_null() ? json::value(json::object()) : params);
       } catch (const protocol::ParamError& e) {
-        throw e.within("params");
+        throw InvalidParams(e.within("params"));
       }
     }
   }

@@ -231,19 +231,6 @@ CheckResult readCheck(const JsonFields& r) {
   return x;
 }
 
-CheckSet readCheckSet(const JsonFields& r) {
-  return CheckSet{r.optionalObject<CheckResult>("build", readCheck), r.optionalObject<CheckResult>("tests", readCheck),
-                  r.optionalObject<CheckResult>("lint", readCheck)};
-}
-
-Baseline readBaseline(const JsonFields& r) {
-  Baseline x;
-  x.commit = r.string("commit");
-  x.checks = r.optionalObject<CheckSet>("checks", readCheckSet).value_or(CheckSet{});
-  x.fromCache = r.boolean("fromCache", false);
-  return x;
-}
-
 Breakdown readBreakdown(const JsonFields& r) {
   return Breakdown{r.optionalNumber<double>("build"), r.optionalNumber<double>("tests"),
                    r.optionalNumber<double>("lint"), r.optionalNumber<double>("diffSize"),
@@ -262,7 +249,7 @@ AgentScore readAgentScore(const JsonFields& r) {
   x.status = r.word("status", parseAgentStatus);
   x.total = r.number<double>("total");
   x.breakdown = r.optionalObject<Breakdown>("breakdown", readBreakdown).value_or(Breakdown{});
-  x.checks = r.optionalObject<CheckSet>("checks", readCheckSet).value_or(CheckSet{});
+  x.checks = r.optionalValue<CheckSet>("checks").value_or(CheckSet{});
   x.diff = r.optionalObject<DiffStats>("diff", readDiff).value_or(DiffStats{});
   x.durationMs = r.optionalNumber<std::int64_t>("durationMs");
   // Records written before eligibility was recorded: derived the same way.
@@ -283,19 +270,6 @@ AgentScore readAgentScore(const JsonFields& r) {
     if (!baseBuild) b.fail("baseBuild", "missing");
     return BuildScriptCheck{b.strings("changed"), std::move(*baseBuild), b.strings("follows")};
   });
-  return x;
-}
-
-RaceScores readRaceScores(const JsonFields& r) {
-  RaceScores x;
-  x.raceId = r.string("raceId");
-  x.rankings = r.array<AgentScore>(
-      "rankings", [](const json::value& v, const std::string& path) { return readAgentScore(JsonFields(v, path)); });
-  x.winner = r.optionalString("winner");
-  x.autoMergeEligible = r.boolean("autoMergeEligible", false);
-  x.autoMergeEnabled = r.boolean("autoMergeEnabled", false);
-  x.allFailed = r.boolean("allFailed", false);
-  x.baseline = r.optionalObject<Baseline>("baseline", readBaseline).value_or(Baseline{});
   return x;
 }
 
@@ -561,22 +535,6 @@ void tag_invoke(json::value_from_tag, json::value& v, const CheckResult& x) {
 
 CheckResult tag_invoke(json::value_to_tag<CheckResult>, const json::value& v) { return readCheck(JsonFields(v)); }
 
-void tag_invoke(json::value_from_tag, json::value& v, const CheckSet& x) {
-  json::object o;
-  putOrNull(o, "build", x.build);
-  putOrNull(o, "tests", x.tests);
-  putOrNull(o, "lint", x.lint);
-  v = std::move(o);
-}
-
-CheckSet tag_invoke(json::value_to_tag<CheckSet>, const json::value& v) { return readCheckSet(JsonFields(v)); }
-
-void tag_invoke(json::value_from_tag, json::value& v, const Baseline& x) {
-  v = json::object{{"commit", x.commit}, {"checks", json::value_from(x.checks)}, {"fromCache", x.fromCache}};
-}
-
-Baseline tag_invoke(json::value_to_tag<Baseline>, const json::value& v) { return readBaseline(JsonFields(v)); }
-
 void tag_invoke(json::value_from_tag, json::value& v, const AgentScore& x) {
   json::object o;
   o["rank"] = x.rank;
@@ -622,21 +580,5 @@ void tag_invoke(json::value_from_tag, json::value& v, const AgentScore& x) {
 }
 
 AgentScore tag_invoke(json::value_to_tag<AgentScore>, const json::value& v) { return readAgentScore(JsonFields(v)); }
-
-void tag_invoke(json::value_from_tag, json::value& v, const RaceScores& x) {
-  json::object o;
-  o["raceId"] = x.raceId;
-  json::array rankings;
-  for (const auto& a : x.rankings) rankings.push_back(json::value_from(a));
-  o["rankings"] = std::move(rankings);
-  putOrNull(o, "winner", x.winner);
-  o["baseline"] = json::value_from(x.baseline);
-  o["autoMergeEligible"] = x.autoMergeEligible;
-  o["autoMergeEnabled"] = x.autoMergeEnabled;
-  o["allFailed"] = x.allFailed;
-  v = std::move(o);
-}
-
-RaceScores tag_invoke(json::value_to_tag<RaceScores>, const json::value& v) { return readRaceScores(JsonFields(v)); }
 
 }  // namespace hydra::core::scoring

@@ -2,7 +2,8 @@
 
 // What scoring produces: every check's raw result, every agent's breakdown
 // and total, the ranking, and the flags the thresholds set. Each type has one
-// JSON form (the tag_invoke pairs below), used by the records on disk,
+// JSON form (its described members, read and written by protocol/wire.h, or
+// the tag_invoke pairs below), used by the records on disk,
 // `hydra scores --json` and the protocol alike.
 
 #include <cstdint>
@@ -12,14 +13,19 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/describe/class.hpp>
 #include <boost/json/conversion.hpp>
 #include <boost/json/value.hpp>
 
 #include "core/config/config.h"
 #include "core/events/status.h"
 #include "core/scoring/formulas.h"
+#include "core/util/json_fields.h"
 
 namespace hydra::core::scoring {
+
+// The described structs here convert through protocol/wire.h (ADL).
+using protocol::tag_invoke;
 
 // One run of a configured command (build, tests or lint) in one worktree.
 struct CheckResult {
@@ -51,13 +57,19 @@ struct CheckSet {
   std::optional<CheckResult> build;
   std::optional<CheckResult> tests;
   std::optional<CheckResult> lint;
+
+  static constexpr std::string_view wireNullable[] = {"build", "tests", "lint"};
 };
+BOOST_DESCRIBE_STRUCT(CheckSet, (), (build, tests, lint))
 
 struct Baseline {
   std::string commit;
   CheckSet checks;
   bool fromCache = false;
+
+  static constexpr std::string_view wireRequired[] = {"commit"};
 };
+BOOST_DESCRIBE_STRUCT(Baseline, (), (commit, checks, fromCache))
 
 // An agent's tests compared by name with the base commit's.
 struct TestChanges {
@@ -163,7 +175,11 @@ struct RaceScores {
   // No agent is eligible, or even the best eligible one is below fail_maximum.
   bool allFailed = false;
   Baseline baseline;
+
+  static constexpr std::string_view wireRequired[] = {"raceId"};
+  static constexpr std::string_view wireNullable[] = {"winner"};
 };
+BOOST_DESCRIBE_STRUCT(RaceScores, (), (raceId, rankings, winner, autoMergeEligible, autoMergeEnabled, allFailed, baseline))
 
 // Computes every agent's breakdown and total from its checks, diff and
 // duration, then ranks them: eligible before ineligible, then total, tests,
@@ -174,13 +190,7 @@ RaceScores rankAgents(std::string raceId, std::vector<AgentScore> agents, Baseli
 
 void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const CheckResult& x);
 CheckResult tag_invoke(boost::json::value_to_tag<CheckResult>, const boost::json::value& v);
-void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const CheckSet& x);
-CheckSet tag_invoke(boost::json::value_to_tag<CheckSet>, const boost::json::value& v);
-void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const Baseline& x);
-Baseline tag_invoke(boost::json::value_to_tag<Baseline>, const boost::json::value& v);
 void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const AgentScore& x);
 AgentScore tag_invoke(boost::json::value_to_tag<AgentScore>, const boost::json::value& v);
-void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const RaceScores& x);
-RaceScores tag_invoke(boost::json::value_to_tag<RaceScores>, const boost::json::value& v);
 
 }  // namespace hydra::core::scoring

@@ -5,7 +5,7 @@ namespace hydra::core {
 namespace json = boost::json;
 
 JsonFields::JsonFields(const json::value& in, std::string path) : path_(std::move(path)) {
-  if (!in.is_object()) throw JsonFieldError(where("") + "expected an object");
+  if (!in.is_object()) throw JsonFieldError(path_, "expected an object");
   object_ = &in.get_object();
 }
 
@@ -58,12 +58,7 @@ std::string JsonFields::path(std::string_view key) const {
 }
 
 void JsonFields::fail(std::string_view key, const std::string& message) const {
-  throw JsonFieldError(where(key) + message);
-}
-
-std::string JsonFields::where(std::string_view key) const {
-  std::string p = path(key);
-  return p.empty() ? std::string() : p + ": ";
+  throw JsonFieldError(path(key), message);
 }
 
 std::string JsonFields::stringOf(std::string_view key, const json::value& v) const {

@@ -19,14 +19,19 @@
 #include <vector>
 
 #include "core/util/timestamp.h"
+#include "protocol/json_read.h"
+#include "protocol/wire.h"
 
 namespace hydra::core {
 
 // JSON that does not hold what it should; what() starts with the field's path.
-class JsonFieldError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// The one error of every JSON reader (protocol/json_read.h, protocol/wire.h),
+// so a record read through a described struct is refused the same way.
+using JsonFieldError = protocol::ParamError;
+
+// Core's described structs (BOOST_DESCRIBE_STRUCT) are read and written by
+// protocol/wire.h's generic conversions, found here by ADL.
+using protocol::tag_invoke;
 
 class JsonFields {
  public:
@@ -75,6 +80,19 @@ class JsonFields {
     return read(JsonFields(*v, path(key)));
   }
 
+  // A member read by its type's own JSON reader (a described struct's, or its
+  // tag_invoke), errors naming their path from here; nullopt when absent or null.
+  template <class T>
+  std::optional<T> optionalValue(std::string_view key) const {
+    const boost::json::value* v = find(key);
+    if (!v) return std::nullopt;
+    try {
+      return protocol::decode<T>(*v);
+    } catch (const protocol::ParamError& e) {
+      throw e.within(path(key));
+    }
+  }
+
   // Every element of an array member (absent: none), each read by `read(value, path)`.
   template <class T, class Read>
   std::vector<T> array(std::string_view key, Read read) const {
@@ -93,7 +111,6 @@ class JsonFields {
   [[noreturn]] void fail(std::string_view key, const std::string& message) const;
 
  private:
-  std::string where(std::string_view key) const;
   std::string stringOf(std::string_view key, const boost::json::value& v) const;
 
   template <class T>

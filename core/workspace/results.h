@@ -1,16 +1,20 @@
 #pragma once
 
 // What the workspace's operations answer, typed, each with its one JSON form
-// (the tag_invoke pairs below): the terminal's `--json`, the protocol's
-// results and the records all write these, so they cannot drift apart. The
-// protocol may add members; it never renames one (docs/protocol.md).
+// (its described members, read and written by protocol/wire.h, or the
+// tag_invoke pairs below where the form has rules of its own): the
+// terminal's `--json`, the protocol's results and the records all write
+// these, so they cannot drift apart. The protocol may add members; it never
+// renames one (docs/protocol.md).
 
+#include <boost/describe/class.hpp>
 #include <boost/json/conversion.hpp>
 #include <boost/json/value.hpp>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/adapter/event.h"
@@ -19,6 +23,7 @@
 #include "core/process/resource_limits.h"
 #include "core/records/record.h"
 #include "core/scoring/scores.h"
+#include "core/util/json_fields.h"
 
 namespace hydra::core {
 
@@ -32,7 +37,11 @@ struct AgentInfo {
   std::optional<std::string> version;  // the first line of its version output
   std::optional<std::string> path;     // where the binary is, when available
   std::optional<std::string> problem;  // why it is not available
+
+  static constexpr std::string_view wireRequired[] = {"name", "adapter", "binary"};
+  static constexpr std::string_view wireNullable[] = {"version"};
 };
+BOOST_DESCRIBE_STRUCT(AgentInfo, (), (name, adapter, binary, configured, available, version, path, problem))
 
 // How agents run here now (`hydra sandbox`): with hydra.toml's [general]
 // sandbox and what the probe found.
@@ -52,7 +61,10 @@ struct SandboxStatus {
   bool refused = false;   // races are refused: bubblewrap was asked for and does not work
   std::string summary;    // for people: "confined by bubblewrap (/usr/bin/bwrap)", ...
   LimitsStatus limits;
+
+  static constexpr std::string_view wireRequired[] = {"mode", "summary"};
 };
+BOOST_DESCRIBE_STRUCT(SandboxStatus, (), (mode, confined, refused, summary, limits))
 
 // One agent of a race as a person wants to see it.
 struct AgentState {
@@ -72,7 +84,11 @@ struct AgentState {
   int deniedToolCalls = 0;
   std::optional<int> rank;      // once scored
   std::optional<double> total;  // once scored
+
+  static constexpr std::string_view wireRequired[] = {"agentId", "agent", "state"};
+  static constexpr std::string_view wireOmitDefault[] = {"warnings", "stderrTail", "deniedToolCalls"};
 };
+BOOST_DESCRIBE_STRUCT(AgentState, (), (agentId, agent, state, elapsedMs, exitCode, branch, worktree, commit, error, warnings, stderrTail, deniedToolCalls, rank, total))
 
 // A race as hydra/status and `hydra status` show it.
 struct RaceSummary {
@@ -108,7 +124,10 @@ struct RacePage {
   std::vector<RaceSummary> races;
   std::int64_t total = 0;
   std::optional<std::int64_t> nextOffset;  // absent on the last page
+
+  static constexpr std::string_view wireRequired[] = {"total"};
 };
+BOOST_DESCRIBE_STRUCT(RacePage, (), (races, total, nextOffset))
 
 // What an agent changed (hydra/diff without a path).
 struct DiffResult {
@@ -116,7 +135,10 @@ struct DiffResult {
   int additions = 0;
   int deletions = 0;
   std::string patch;
+
+  static constexpr std::string_view wireRequired[] = {"additions", "deletions"};
 };
+BOOST_DESCRIBE_STRUCT(DiffResult, (), (files, additions, deletions, patch))
 
 // Both versions of one changed file (hydra/diff with a path). Contents are
 // UTF-8 text, or base64 when `encoding` says so.
@@ -126,7 +148,11 @@ struct FileContents {
   std::optional<std::string> agent;  // null when the agent deleted it
   bool binary = false;
   std::string encoding = "utf-8";  // utf-8 or base64
+
+  static constexpr std::string_view wireRequired[] = {"path"};
+  static constexpr std::string_view wireNullable[] = {"base", "agent"};
 };
+BOOST_DESCRIBE_STRUCT(FileContents, (), (path, base, agent, binary, encoding))
 
 struct MergeReport {
   std::string outcome;  // fastForward, merged, conflict, upToDate
@@ -141,7 +167,11 @@ struct MergeReport {
   // What speaks against merging this agent (mergeConcerns): said by a dry run,
   // and what a merge without `force` refuses on.
   std::vector<std::string> concerns;
+
+  static constexpr std::string_view wireRequired[] = {"outcome", "agentId", "branch", "targetBranch"};
+  static constexpr std::string_view wireOmitDefault[] = {"concerns"};
 };
+BOOST_DESCRIBE_STRUCT(MergeReport, (), (outcome, agentId, branch, targetBranch, dryRun, files, conflicts, commit, cleanedUp, concerns))
 
 // A byte range of a log, as text.
 struct LogText {
@@ -149,7 +179,10 @@ struct LogText {
   std::uint64_t offset = 0;
   std::uint64_t totalSize = 0;
   std::uint64_t nextOffset = 0;  // == totalSize at the end
+
+  static constexpr std::string_view wireRequired[] = {"data", "offset", "totalSize", "nextOffset"};
 };
+BOOST_DESCRIBE_STRUCT(LogText, (), (data, offset, totalSize, nextOffset))
 
 // What an agent's adapter read from its output, as stored: a page of them.
 struct AgentEventsResult {
@@ -166,6 +199,7 @@ struct CleanupReport {
   std::vector<std::string> poolRemoved;  // pooled worktrees removed (cleanup --pool)
   std::uintmax_t poolBytesFreed = 0;
 };
+BOOST_DESCRIBE_STRUCT(CleanupReport, (), (removed, pooled, poolRemoved, poolBytesFreed))
 
 // The warm pool of worktrees ([general] pool_size) as `hydra status` shows it.
 struct PoolStatus {
@@ -173,24 +207,15 @@ struct PoolStatus {
   std::uintmax_t bytes = 0;  // on disk, as measured when each was pooled
   std::size_t size = 0;      // [general] pool_size
 };
+BOOST_DESCRIBE_STRUCT(PoolStatus, (), (worktrees, bytes, size))
 
 #define HYDRA_RESULT_TYPE(T)                                                                 \
   void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const T& x); \
   T tag_invoke(boost::json::value_to_tag<T>, const boost::json::value& in)
 
-HYDRA_RESULT_TYPE(AgentInfo);
 HYDRA_RESULT_TYPE(LimitsStatus);
-HYDRA_RESULT_TYPE(SandboxStatus);
-HYDRA_RESULT_TYPE(AgentState);
 HYDRA_RESULT_TYPE(RaceSummary);
-HYDRA_RESULT_TYPE(RacePage);
-HYDRA_RESULT_TYPE(DiffResult);
-HYDRA_RESULT_TYPE(FileContents);
-HYDRA_RESULT_TYPE(MergeReport);
-HYDRA_RESULT_TYPE(LogText);
 HYDRA_RESULT_TYPE(AgentEventsResult);
-HYDRA_RESULT_TYPE(CleanupReport);
-HYDRA_RESULT_TYPE(PoolStatus);
 
 #undef HYDRA_RESULT_TYPE
 

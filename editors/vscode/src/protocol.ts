@@ -292,10 +292,15 @@ export interface LogResult { data: string; offset: number; totalSize: number; ne
 export interface AgentEventsParams { raceId: string; agentId: string; offset?: number; limit?: number }
 export interface AgentEventsResult { events: AgentEvent[]; offset: number; total: number; nextOffset?: number }
 
-export interface CleanupParams { raceId?: string; keepBranches?: boolean }
+export interface CleanupParams {
+  raceId?: string;
+  keepBranches?: boolean;
+  /** Also remove the pooled worktrees ([general] pool_size). */
+  pool?: boolean;
+}
 export interface CleanupResult { removed: string[] }
 
-export interface PingParams { data?: unknown; delayMs?: number }
+export interface PingParams { data?: unknown; delayMs?: number; workDoneToken?: string | number }
 export interface PingResult { data: unknown; version: string }
 
 // Notifications a race sends while it runs.
@@ -412,6 +417,8 @@ export interface EvalRunParams {
   out?: string;
   /** A report of the same set: only its missing samples run. */
   resume?: string;
+  /** "local" or "slurm"; default: hydra.toml's [executor] kind. */
+  executor?: string;
   workDoneToken?: string | number;
 }
 export interface EvalRunResult {

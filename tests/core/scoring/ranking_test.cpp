@@ -642,5 +642,32 @@ TEST(FlagsTest, AnUnknownVerdictInARecordIsAnErrorNamingTheField) {
   }
 }
 
+TEST(FlagsTest, ABrokenCheckInARecordIsRefusedNamingItsWholePath) {
+  auto v = boost::json::value_from(rankAgents("r", {agent("a", 1000, {1, 0, 1}, namedTests({{"t", kPass}}))},
+                                              namedBaseline(), allCommands()));
+  boost::json::value baseline = v.at("baseline");
+  v.as_object()["baseline"].as_object()["checks"].as_object()["build"] = "passed";
+  try {
+    boost::json::value_to<RaceScores>(v);
+    FAIL() << "read a check that is not an object";
+  } catch (const JsonFieldError& e) {
+    EXPECT_STREQ(e.what(), "baseline.checks.build: expected an object");
+  }
+  v.as_object()["baseline"] = baseline;
+  v.at("rankings").at(0).as_object()["checks"].as_object()["lint"] = boost::json::array{};
+  try {
+    boost::json::value_to<RaceScores>(v);
+    FAIL() << "read a check that is not an object";
+  } catch (const JsonFieldError& e) {
+    EXPECT_STREQ(e.what(), "rankings[0].checks.lint: expected an object");
+  }
+}
+
+TEST(RankAgentsTest, UnconfiguredChecksAreWrittenAsNull) {
+  CheckSet none;
+  EXPECT_EQ(boost::json::serialize(boost::json::value_from(none)), R"({"build":null,"tests":null,"lint":null})");
+  EXPECT_FALSE(boost::json::value_to<CheckSet>(boost::json::parse(R"({"build":null})")).build);
+}
+
 }  // namespace
 }  // namespace hydra::core::scoring
