@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/adapter/event.h"
-#include "core/events/status.h"
+#include "core/scoring/status.h"
 #include "core/process/output_stream.h"
 #include "core/scoring/scores.h"
 #include "core/util/json_fields.h"

@@ -18,7 +18,7 @@
 #include <boost/json/value.hpp>
 
 #include "core/config/config.h"
-#include "core/events/status.h"
+#include "core/scoring/status.h"
 #include "core/scoring/formulas.h"
 #include "core/util/json_fields.h"
 
