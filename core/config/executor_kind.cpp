@@ -25,7 +25,9 @@ std::optional<ExecutorKind> parseExecutorKind(std::string_view text) {
 std::optional<ExecutorKind> requestedExecutorKind(const std::optional<std::string>& word) {
   if (!word) return std::nullopt;
   if (auto kind = parseExecutorKind(*word)) return kind;
-  throw std::invalid_argument("unknown executor '" + *word + "' (there are: local, slurm)");
+  std::string there;
+  for (std::string_view w : kWords) there += (there.empty() ? "" : ", ") + std::string(w);
+  throw std::invalid_argument("unknown executor '" + *word + "' (there are: " + there + ")");
 }
 
 std::span<const std::string_view> executorKindWords() { return kWords; }

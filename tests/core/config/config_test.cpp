@@ -729,7 +729,12 @@ TEST(ConfigTest, ExecutorKindsAreWordsAndAnyOtherWordIsRefused) {
   }
   EXPECT_EQ(requestedExecutorKind(std::nullopt), std::nullopt);
   EXPECT_EQ(requestedExecutorKind(std::string("slurm")), ExecutorKind::Slurm);
-  EXPECT_THROW(requestedExecutorKind(std::string("kubernetes")), std::invalid_argument);
+  try {
+    requestedExecutorKind(std::string("kubernetes"));
+    ADD_FAILURE() << "an unknown executor was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "unknown executor 'kubernetes' (there are: local, slurm)");
+  }
 }
 
 TEST(ConfigTest, ExecutorsOfferedAreTheDefaultFirstAndSlurmOnlyWhereHydraTomlPreparesIt) {
