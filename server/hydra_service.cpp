@@ -236,7 +236,7 @@ void HydraService::agents(Reply reply) {
     if (auto config = ws->configState().config) {
       // Where a run may go: a client asks only when there is more than one.
       json::array executors;
-      for (const std::string& kind : core::offeredExecutors(config->executor)) executors.emplace_back(kind);
+      for (core::ExecutorKind kind : core::offeredExecutors(config->executor)) executors.emplace_back(toString(kind));
       result["executors"] = std::move(executors);
       const core::CollaborationConfig& c = config->collaboration;
       if (c.builder || c.reviewer) {
@@ -255,7 +255,8 @@ void HydraService::race(protocol::RaceParams params, Reply reply) {
   auto token = params.workDoneToken;
   auto shared = std::make_shared<Reply>(std::move(reply));
   workspace().startRace(
-      core::RaceRequest{.task = params.task, .agents = params.agents, .baseRef = params.base, .executor = params.executor},
+      core::RaceRequest{.task = params.task, .agents = params.agents, .baseRef = params.base,
+                        .executor = core::requestedExecutorKind(params.executor)},
       [this, alive = alive_, token, shared](core::RaceSummary race) {
         if (!*alive) return;
         LiveRace& live = live_[race.raceId];
@@ -283,7 +284,7 @@ void HydraService::collab(protocol::CollabParams params, Reply reply) {
   auto shared = std::make_shared<Reply>(std::move(reply));
   workspace().startCollab(
       core::CollabRequest{params.task, params.builder, params.reviewer, params.maxIterations, params.untilScore,
-                          params.base, params.executor},
+                          params.base, core::requestedExecutorKind(params.executor)},
       [this, alive = alive_, token, shared](core::RaceSummary race) {
         if (!*alive) return;
         LiveRace& live = live_[race.raceId];
@@ -446,7 +447,7 @@ void HydraService::evalRun(protocol::EvalRunParams params, Reply reply) {
     try {
       runner = session.prepare(core::eval::RunRequest{params.set, params.agents, params.samples, params.passK,
                                                       pathOf(params.out), pathOf(params.resume), kVersion,
-                                                      params.executor});
+                                                      core::requestedExecutorKind(params.executor)});
     } catch (const core::ConfigError& e) {
       reply.error(evalSetError(e));
       return;

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <spdlog/spdlog.h>
 
+#include "core/config/executor_kind.h"
 #include "core/executor/job_runner.h"
 #include "core/git/git.h"
 #include "core/process/reaper.h"
@@ -109,7 +110,7 @@ int runCommand(int argc, char** argv) {
       ->delimiter(',');
   raceCmd->add_option("--base", race.base, "Commit or ref the worktrees start from (default: HEAD)");
   raceCmd->add_flag("--json", race.json, "Print the race record as JSON at the end instead of live progress");
-  const std::vector<std::string> executorKinds = {"local", "slurm"};
+  const std::vector<std::string> executorKinds(hydra::core::executorKindWords().begin(), hydra::core::executorKindWords().end());
   raceCmd->add_option("--executor", race.executor, "Where agents and checks run: local or slurm (default: [executor] kind)")
       ->check(CLI::IsMember(executorKinds));
 

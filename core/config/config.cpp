@@ -209,8 +209,7 @@ std::vector<Field> executorFields(ExecutorConfig& out, const ConfigNames& names)
   return {
       {"kind",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {
-         static constexpr std::string_view kKinds[] = {"local", "slurm"};
-         out.kind = r.choice(key, node, kKinds);
+         out.kind = *parseExecutorKind(r.choice(key, node, executorKindWords()));
        }},
       {"partition",
        [&out](const Reader& r, std::string_view key, const toml::node& node) {

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/config/executor_kind.h"
+
 namespace hydra::core {
 
 // The largest [general] max_result_bytes accepted: 1 TiB (a number JSON
@@ -174,7 +176,7 @@ struct CollaborationConfig {
 
 // [executor]: where agent runs and checks execute (core/executor/).
 struct ExecutorConfig {
-  std::string kind = "local";  // "local" or "slurm"; --executor overrides it
+  ExecutorKind kind = ExecutorKind::Local;  // --executor overrides it
   // Slurm only: sbatch's --partition, --account and --time (unset: the
   // cluster's defaults; --time from each command's timeout), more sbatch
   // options, and the slurm.conf to use (unset: SLURM_CONF, or Slurm's own).

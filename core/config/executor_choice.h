@@ -4,7 +4,6 @@
 // a choice. Any run may name either kind, but "slurm" is a choice only where
 // hydra.toml's [executor] prepares it: kind = "slurm", or any Slurm setting.
 
-#include <string>
 #include <vector>
 
 #include "core/config/config.h"
@@ -13,11 +12,11 @@ namespace hydra::core {
 
 // The default ([executor] kind) first; one entry, "local", when nothing in
 // hydra.toml speaks of Slurm.
-inline std::vector<std::string> offeredExecutors(const ExecutorConfig& executor) {
+inline std::vector<ExecutorKind> offeredExecutors(const ExecutorConfig& executor) {
   const bool slurmSet = executor.partition || executor.account || executor.timeLimit || !executor.extraArgs.empty() ||
                         executor.slurmConf || executor.hydraBinary;
-  if (executor.kind == "slurm") return {"slurm", "local"};
-  if (slurmSet) return {executor.kind, "slurm"};
+  if (executor.kind == ExecutorKind::Slurm) return {ExecutorKind::Slurm, ExecutorKind::Local};
+  if (slurmSet) return {executor.kind, ExecutorKind::Slurm};
   return {executor.kind};
 }
 

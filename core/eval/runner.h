@@ -36,7 +36,7 @@ struct RunRequest {
   std::optional<std::filesystem::path> out;     // default: .hydra/evals/NAME-TIME.json (or `resume`)
   std::optional<std::filesystem::path> resume;  // a report of an unfinished run of the same set
   std::string hydraVersion;
-  std::optional<std::string> executor;  // default: each case repository's [executor] kind
+  std::optional<ExecutorKind> executor;  // default: each case repository's [executor] kind
 };
 
 struct RunOptions {
@@ -47,7 +47,7 @@ struct RunOptions {
   std::filesystem::path out;        // the report, written after every sample
   std::optional<Report> resumeFrom;  // the samples already done
   std::string hydraVersion;
-  std::optional<std::string> executor;  // where the samples run, instead of [executor] kind
+  std::optional<ExecutorKind> executor;  // where the samples run, instead of [executor] kind
 };
 
 // The set read and the request's defaults filled in. Throws ConfigError for a

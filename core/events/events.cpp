@@ -31,7 +31,7 @@ struct Describe {
     putIfNotEmpty(o, "hydraHost", e.hydraHost);
     o["sandbox"] = e.sandbox;
     putIfNotEmpty(o, "sandboxWarning", e.sandboxWarning);
-    o["executor"] = e.executor;
+    o["executor"] = toString(e.executor);
     json::array agents;
     for (const auto& a : e.agents) {
       agents.push_back(json::object{{"agentId", a.agentId},

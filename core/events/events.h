@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/adapter/event.h"
+#include "core/config/executor_kind.h"
 #include "core/scoring/status.h"
 #include "core/process/output_stream.h"
 #include "core/scoring/scores.h"
@@ -71,10 +72,10 @@ struct RaceStarted {
   // and, when unconfined although confinement was not turned off, why.
   std::string sandbox = "unconfined";
   std::string sandboxWarning;
-  // Where its agents and checks run: "local" or "slurm" ([executor] kind,
-  // or --executor); with Slurm, the SLURM_CONF it used ("" for the
-  // environment's), so that a later hydra can end the jobs it left.
-  std::string executor = "local";
+  // Where its agents and checks run ([executor] kind, or --executor); with
+  // Slurm, the SLURM_CONF it used ("" for the environment's), so that a later
+  // hydra can end the jobs it left.
+  ExecutorKind executor = ExecutorKind::Local;
   std::string slurmConf;
   std::optional<CollabSettings> collaboration;  // kind "collab" only
 };

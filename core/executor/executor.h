@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/config/executor_kind.h"
 #include "core/process/execution.h"
 #include "core/process/process.h"
 
@@ -38,8 +39,8 @@ class Executor {
 
   virtual ~Executor() = default;
 
-  // "local" or "slurm": what races record and `hydra status` shows.
-  virtual std::string_view kind() const = 0;
+  // What races record and `hydra status` shows.
+  virtual ExecutorKind kind() const = 0;
   // Whether what it starts is a child of hydra on this machine, whose process
   // group hydra signals and whose leftovers the caller's RunReaper finds.
   // Otherwise the executor's own supervisor does that where the command runs,
@@ -59,7 +60,7 @@ class Executor {
 // Child processes of hydra.
 class LocalExecutor final : public Executor {
  public:
-  std::string_view kind() const override { return "local"; }
+  ExecutorKind kind() const override { return ExecutorKind::Local; }
   bool local() const override { return true; }
   bool canWriteStdin() const override { return true; }
   std::shared_ptr<Execution> start(boost::asio::io_context& io, ProcessSpec spec, LineHandler onLine,

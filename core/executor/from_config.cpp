@@ -1,7 +1,5 @@
 #include "core/executor/from_config.h"
 
-#include <stdexcept>
-
 #include "core/executor/slurm_executor.h"
 #include "core/git/git.h"
 
@@ -9,16 +7,11 @@ namespace hydra::core {
 
 namespace fs = std::filesystem;
 
-bool isExecutorKind(std::string_view kind) { return kind == "local" || kind == "slurm"; }
-
 fs::path jobsDirectory(const fs::path& workspaceDir) { return workspaceDir / "_jobs"; }
 
-std::shared_ptr<Executor> executorFromConfig(const ExecutorConfig& config, std::string_view kind,
+std::shared_ptr<Executor> executorFromConfig(const ExecutorConfig& config, ExecutorKind kind,
                                              const fs::path& workspaceDir, const fs::path& repositoryRoot) {
-  if (kind == "local") return nullptr;
-  if (kind != "slurm") {
-    throw std::invalid_argument("unknown executor '" + std::string(kind) + "' (there are: local, slurm)");
-  }
+  if (kind == ExecutorKind::Local) return nullptr;
   SlurmSettings settings;
   settings.partition = config.partition;
   settings.account = config.account;

@@ -14,16 +14,12 @@
 
 namespace hydra::core {
 
-// The kinds there are: "local", "slurm".
-bool isExecutorKind(std::string_view kind);
-
-// Null for "local" (units then run child processes of hydra). For "slurm":
+// Null for Local (units then run child processes of hydra). For Slurm:
 // job directories go to `workspaceDir`/_jobs, and Slurm is checked first
 // (checkSlurmReady) with the workspace, the git directory of the repository
 // at `repositoryRoot` and the runner as the paths the nodes need. Throws
-// SlurmError or git::GitError, or std::invalid_argument for a kind that does
-// not exist.
-std::shared_ptr<Executor> executorFromConfig(const ExecutorConfig& config, std::string_view kind,
+// SlurmError or git::GitError.
+std::shared_ptr<Executor> executorFromConfig(const ExecutorConfig& config, ExecutorKind kind,
                                              const std::filesystem::path& workspaceDir,
                                              const std::filesystem::path& repositoryRoot);
 

@@ -75,7 +75,7 @@ class SlurmExecutor final : public Executor, public std::enable_shared_from_this
  public:
   static std::shared_ptr<SlurmExecutor> create(SlurmSettings settings);
 
-  std::string_view kind() const override { return "slurm"; }
+  ExecutorKind kind() const override { return ExecutorKind::Slurm; }
   bool local() const override { return false; }
   bool canWriteStdin() const override { return false; }
   std::shared_ptr<Execution> start(boost::asio::io_context& io, ProcessSpec spec, LineHandler onLine,

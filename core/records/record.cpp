@@ -300,7 +300,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const RaceRecord& r) {
   putIfNotEmpty(o, "hydraHost", r.hydraHost);
   o["sandbox"] = r.sandbox;
   putIfNotEmpty(o, "sandboxWarning", r.sandboxWarning);
-  o["executor"] = r.executor;
+  o["executor"] = toString(r.executor);
   putIfNotEmpty(o, "slurmConf", r.slurmConf);
   json::array agents;
   for (const auto& agent : r.agents) agents.push_back(json::value_from(agent));
@@ -336,7 +336,8 @@ RaceRecord tag_invoke(json::value_to_tag<RaceRecord>, const json::value& in) {
   race.hydraHost = r.optionalString("hydraHost").value_or("");
   race.sandbox = r.optionalString("sandbox").value_or("unconfined");
   race.sandboxWarning = r.optionalString("sandboxWarning").value_or("");
-  race.executor = r.optionalString("executor").value_or("local");
+  // Absent in records written before executors were: those ran here.
+  race.executor = r.find("executor") ? r.word("executor", parseExecutorKind) : ExecutorKind::Local;
   race.slurmConf = r.optionalString("slurmConf").value_or("");
   race.agents = r.array<AgentRecord>(
       "agents", [](const json::value& v, const std::string& path) { return readAgent(JsonFields(v, path)); });

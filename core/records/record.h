@@ -84,8 +84,8 @@ struct RaceRecord {
   // "bubblewrap" or "unconfined" (RaceStarted::sandbox), and why unconfined.
   std::string sandbox = "unconfined";
   std::string sandboxWarning;
-  // "local" or "slurm" (RaceStarted::executor), and the SLURM_CONF it used.
-  std::string executor = "local";
+  // Where it ran (RaceStarted::executor), and the SLURM_CONF it used.
+  ExecutorKind executor = ExecutorKind::Local;
   std::string slurmConf;
   std::vector<AgentRecord> agents;
   std::optional<AutoMergeOutcome> autoMerge;

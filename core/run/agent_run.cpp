@@ -139,7 +139,7 @@ bool AgentRun::networkOrEnd(ProcessSpec& process) {
   try {
     if (!ctx_.executorOrLocal().local()) {
       throw std::runtime_error("network = \"" + spec_.agent.network + "\" is only kept on this machine, not by the " +
-                               std::string(ctx_.executorOrLocal().kind()) + " executor");
+                               std::string(toString(ctx_.executorOrLocal().kind())) + " executor");
     }
     // Under bubblewrap, bwrap makes the namespace; otherwise hydra does, in
     // net-jail, which refuses to run the agent when it cannot.
@@ -349,7 +349,7 @@ void AgentRun::launch() {
   }
   ctx_.publish(std::move(started));
   spdlog::info("race {}: {} started ({} {}, {})", spec_.raceId, spec_.agentId, inv.program, process_->pid(),
-               ctx_.executorOrLocal().kind());
+               toString(ctx_.executorOrLocal().kind()));
 }
 
 void AgentRun::supervise(ProcessSpec& process, std::string_view who) {

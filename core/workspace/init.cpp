@@ -550,7 +550,7 @@ void renderExecutor(ConfigWriter& w) {
   w.comment("Where agents and their checks run: \"local\" (here), or \"slurm\" (each one a batch job on a");
   w.comment("Slurm cluster whose nodes share this repository's file system; docs/scaling.md).");
   w.comment("--executor on hydra race, collab and eval run overrides it.");
-  w.defaultSetting("kind", tomlString(defaults.kind));
+  w.defaultSetting("kind", tomlString(toString(defaults.kind)));
   w.comment("The rest is for Slurm only.");
   w.comment("partition: sbatch's --partition (default: the cluster's default partition).");
   w.comment("account: sbatch's --account (default: the user's default account).");

@@ -81,7 +81,7 @@ void tag_invoke(json::value_from_tag, json::value& out, const RaceSummary& x) {
   o["allFailed"] = x.allFailed;
   o["sandbox"] = x.sandbox;
   putIfNotEmpty(o, "sandboxWarning", x.sandboxWarning);
-  o["executor"] = x.executor;
+  o["executor"] = toString(x.executor);
   if (x.merged) o["merged"] = json::value_from(*x.merged);
   if (x.collaboration) {
     json::value settings = json::value_from(*x.collaboration);
@@ -121,7 +121,7 @@ RaceSummary tag_invoke(json::value_to_tag<RaceSummary>, const json::value& in) {
   x.allFailed = r.boolean("allFailed", false);
   x.sandbox = r.optionalString("sandbox").value_or("unconfined");
   x.sandboxWarning = r.optionalString("sandboxWarning").value_or("");
-  x.executor = r.optionalString("executor").value_or("local");
+  x.executor = r.find("executor") ? r.word("executor", parseExecutorKind) : ExecutorKind::Local;
   x.merged = r.optionalObject<MergeRecord>("merged", readMergeRecord);
   x.collaboration = r.optionalObject<CollabSettings>("collaboration", readCollabSettings);
   if (const json::value* settings = r.find("collaboration")) {

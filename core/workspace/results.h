@@ -105,7 +105,7 @@ struct RaceSummary {
   bool allFailed = false;
   std::string sandbox = "unconfined";  // "bubblewrap" or "unconfined" (docs/security.md)
   std::string sandboxWarning;          // why unconfined, when that was not asked for
-  std::string executor = "local";      // where its agents and checks run: "local" or "slurm"
+  ExecutorKind executor = ExecutorKind::Local;  // where its agents and checks run
   std::optional<MergeRecord> merged;   // once one of its agents was merged
   // A collaboration: its settings, why it stopped, and its iterations as
   // `hydra/status` shows them ({iteration, commit?, builderStatus, resumed,

@@ -145,7 +145,7 @@ std::vector<RaceRecord> Workspace::recover() {
   finishInterruptedMerge();
   for (const auto& race : marked) {
     spdlog::warn("race {} was left running by a hydra that is gone; marked interrupted", race.id);
-    if (race.executor != "slurm") continue;
+    if (race.executor != ExecutorKind::Slurm) continue;
     // Its cluster jobs went on without it: they end now, found by the
     // comment each carries (whether or not the record got their ids).
     try {
@@ -250,22 +250,20 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
 
   // Where it runs, decided before the race takes an id (which creates its
   // directory): a refused request leaves nothing behind.
-  const std::string executorKind = request.executor.value_or(config->executor.kind);
+  const ExecutorKind executorKind = request.executor.value_or(config->executor.kind);
   std::shared_ptr<Executor> executor;
-  if (executorKind != "local") {
+  if (executorKind != ExecutorKind::Local) {
     for (const auto& agent : resolved) {
       if (findAdapter(agent.adapter)->speaksOverStdin()) {
         throw WorkspaceError::raceRefused("agent '" + agent.name + "' is spoken to over its stdin (ACP), which a " +
-                                          executorKind + " job does not have: run it with the local executor");
+                                          std::string(toString(executorKind)) + " job does not have: run it with the local executor");
       }
     }
   }
   try {
     executor = executorFromConfig(config->executor, executorKind, workspaceDir, root_);
-  } catch (const std::invalid_argument& e) {
-    throw WorkspaceError::invalidRequest(e.what());
   } catch (const std::exception& e) {
-    throw WorkspaceError::raceRefused("the " + executorKind + " executor cannot be used: " + e.what());
+    throw WorkspaceError::raceRefused("the " + std::string(toString(executorKind)) + " executor cannot be used: " + e.what());
   }
 
   auto redactor = redactorFor(*config);
@@ -326,7 +324,7 @@ Workspace::Plan Workspace::plan(const RaceRequest& request, const CollabRequest*
   if (!plan.sandbox->warning.empty()) spdlog::warn("race {}: {}", started.raceId, plan.sandbox->warning);
   plan.executor = std::move(executor);
   started.executor = executorKind;
-  if (executorKind == "slurm" && config->executor.slurmConf) started.slurmConf = config->executor.slurmConf->string();
+  if (executorKind == ExecutorKind::Slurm && config->executor.slurmConf) started.slurmConf = config->executor.slurmConf->string();
   if (request.scoring) {
     auto copy = std::make_shared<Config>(*config);
     copy->scoring = *request.scoring;

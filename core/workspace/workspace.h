@@ -63,8 +63,8 @@ struct RaceRequest {
   std::map<std::string, std::string> env = {};
   std::optional<int> timeoutSeconds = std::nullopt;
   std::optional<ScoringConfig> scoring = std::nullopt;
-  // Where its agents and checks run, instead of [executor] kind: "local", "slurm".
-  std::optional<std::string> executor = std::nullopt;
+  // Where its agents and checks run, instead of [executor] kind.
+  std::optional<ExecutorKind> executor = std::nullopt;
 };
 
 // A command run in a fresh checkout of an agent's commit with files added
@@ -86,7 +86,7 @@ struct CollabRequest {
   std::optional<int> maxIterations;     // >= 1
   std::optional<double> untilScore;     // 0..100
   std::optional<std::string> baseRef;   // default: HEAD
-  std::optional<std::string> executor;  // default: [executor] kind
+  std::optional<ExecutorKind> executor;  // default: [executor] kind
 };
 
 // hydra.toml as last read: the settings, or what is wrong with the file.

@@ -205,7 +205,7 @@ int runCollab(const CollabOptions& options) {
 
   workspace.startCollab(
       core::CollabRequest{options.task, options.builder, options.reviewer, options.maxIterations, options.until,
-                          options.base, options.executor},
+                          options.base, core::requestedExecutorKind(options.executor)},
       [&](core::RaceSummary started) {
         collab = started;
         view = std::make_unique<CollabView>(started, stdoutIsTerminal(), options.json, style);
@@ -215,7 +215,7 @@ int runCollab(const CollabOptions& options) {
                     << " reviews; up to " << s.maxIterations << " iteration(s), until "
                     << (s.reviewEveryRound ? "" : fixed1(s.untilScore) + " or ") << "\"" << s.approveMarker
                     << "\"" << (s.reviewEveryRound ? " (every round reviewed)" : "") << "; on " << started.baseCommit.substr(0, 10) << " ("
-                    << started.baseRef << ")" << (started.executor == "local" ? "" : ", as " + started.executor + " jobs")
+                    << started.baseRef << ")" << (started.executor == core::ExecutorKind::Local ? "" : ", as " + std::string(toString(started.executor)) + " jobs")
                     << "\n";
           if (!started.sandboxWarning.empty()) std::cout << style.yellow("warning: " + started.sandboxWarning) << "\n";
         }

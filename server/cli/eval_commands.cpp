@@ -72,7 +72,7 @@ int runEvalRun(const EvalRunOptions& options) {
     };
     runner = session.prepare(core::eval::RunRequest{fs::absolute(options.set), options.agents, options.samples,
                                                     options.passK, absolute(options.out), absolute(options.resume),
-                                                    kVersion, options.executor});
+                                                    kVersion, core::requestedExecutorKind(options.executor)});
   } catch (const core::ConfigError& e) {
     throw CommandError(e.what(), 2);
   } catch (const core::WorkspaceError& e) {

@@ -202,14 +202,15 @@ int runRace(const RaceOptions& options) {
   });
 
   workspace.startRace(
-      core::RaceRequest{.task = options.task, .agents = options.agents, .baseRef = options.base, .executor = options.executor},
+      core::RaceRequest{.task = options.task, .agents = options.agents, .baseRef = options.base,
+                        .executor = core::requestedExecutorKind(options.executor)},
       [&](core::RaceSummary started) {
         race = started;
         view = std::make_unique<RaceView>(started, stdoutIsTerminal(), options.json, style);
         if (!options.json) {
           std::cout << style.bold("Race " + started.raceId) << ": " << started.agents.size() << " agent(s) on "
                     << started.baseCommit.substr(0, 10) << " (" << started.baseRef << ")"
-                    << (started.executor == "local" ? "" : ", as " + started.executor + " jobs") << "\n";
+                    << (started.executor == core::ExecutorKind::Local ? "" : ", as " + std::string(toString(started.executor)) + " jobs") << "\n";
           if (!started.sandboxWarning.empty()) std::cout << style.yellow("warning: " + started.sandboxWarning) << "\n";
         }
       },

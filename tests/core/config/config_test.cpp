@@ -696,13 +696,13 @@ TEST(ConfigErrorTest, WhatCombinesFileLineColumnAndMessage) {
 
 TEST(ConfigTest, ExecutorDefaultsToLocalAndReadsEverySlurmSetting) {
   EXPECT_EQ(parseConfig("", kFile).executor, ExecutorConfig{});
-  EXPECT_EQ(parseConfig("", kFile).executor.kind, "local");
+  EXPECT_EQ(parseConfig("", kFile).executor.kind, ExecutorKind::Local);
   Config config = parseConfig(
       "[executor]\nkind = \"slurm\"\npartition = \"gpu\"\naccount = \"team-a\"\ntime_limit = \"1-02:30:00\"\n"
       "extra_args = [\"--cpus-per-task=4\", \"--mem=8G\"]\nslurm_conf = \"/etc/slurm/other.conf\"\n"
       "hydra_binary = \"/shared/bin/hydra\"\n",
       kFile);
-  EXPECT_EQ(config.executor.kind, "slurm");
+  EXPECT_EQ(config.executor.kind, ExecutorKind::Slurm);
   EXPECT_EQ(config.executor.partition, "gpu");
   EXPECT_EQ(config.executor.account, "team-a");
   EXPECT_EQ(config.executor.timeLimit, "1-02:30:00");
@@ -716,18 +716,39 @@ TEST(ConfigTest, ExecutorDefaultsToLocalAndReadsEverySlurmSetting) {
   }
 }
 
+// One word per kind, the same in hydra.toml, on the wire and on disk.
+TEST(ConfigTest, ExecutorKindsAreWordsAndAnyOtherWordIsRefused) {
+  for (ExecutorKind kind : {ExecutorKind::Local, ExecutorKind::Slurm}) {
+    EXPECT_EQ(parseExecutorKind(toString(kind)), kind) << toString(kind);
+  }
+  EXPECT_EQ(toString(ExecutorKind::Local), "local");
+  EXPECT_EQ(toString(ExecutorKind::Slurm), "slurm");
+  EXPECT_THAT(executorKindWords(), ElementsAre("local", "slurm"));
+  for (std::string_view word : {"", "Local", "SLURM", "kubernetes", "slurm "}) {
+    EXPECT_EQ(parseExecutorKind(word), std::nullopt) << word;
+  }
+  EXPECT_EQ(requestedExecutorKind(std::nullopt), std::nullopt);
+  EXPECT_EQ(requestedExecutorKind(std::string("slurm")), ExecutorKind::Slurm);
+  try {
+    requestedExecutorKind(std::string("kubernetes"));
+    ADD_FAILURE() << "an unknown executor was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "unknown executor 'kubernetes' (there are: local, slurm)");
+  }
+}
+
 TEST(ConfigTest, ExecutorsOfferedAreTheDefaultFirstAndSlurmOnlyWhereHydraTomlPreparesIt) {
-  EXPECT_THAT(offeredExecutors(parseConfig("", kFile).executor), ElementsAre("local"));
-  EXPECT_THAT(offeredExecutors(parseConfig("[executor]\nkind = \"local\"\n", kFile).executor), ElementsAre("local"));
-  EXPECT_THAT(offeredExecutors(parseConfig("[executor]\nkind = \"slurm\"\n", kFile).executor), ElementsAre("slurm", "local"));
+  EXPECT_THAT(offeredExecutors(parseConfig("", kFile).executor), ElementsAre(ExecutorKind::Local));
+  EXPECT_THAT(offeredExecutors(parseConfig("[executor]\nkind = \"local\"\n", kFile).executor), ElementsAre(ExecutorKind::Local));
+  EXPECT_THAT(offeredExecutors(parseConfig("[executor]\nkind = \"slurm\"\n", kFile).executor), ElementsAre(ExecutorKind::Slurm, ExecutorKind::Local));
   // Local by default, with Slurm prepared for the runs that ask for it.
   for (const char* key : {"partition = \"gpu\"", "account = \"team\"", "time_limit = 30", "extra_args = [\"--mem=1G\"]",
                           "slurm_conf = \"/etc/slurm/slurm.conf\"", "hydra_binary = \"/shared/hydra\""}) {
     EXPECT_THAT(offeredExecutors(parseConfig(std::string("[executor]\n") + key + "\n", kFile).executor),
-                ElementsAre("local", "slurm"))
+                ElementsAre(ExecutorKind::Local, ExecutorKind::Slurm))
         << key;
   }
-  EXPECT_THAT(offeredExecutors(parseConfig("[executor]\nextra_args = []\n", kFile).executor), ElementsAre("local"));
+  EXPECT_THAT(offeredExecutors(parseConfig("[executor]\nextra_args = []\n", kFile).executor), ElementsAre(ExecutorKind::Local));
 }
 
 TEST(ConfigErrorTest, ExecutorProblemsNameTheirPlace) {

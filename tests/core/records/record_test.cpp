@@ -172,6 +172,10 @@ TEST(RecordTest, BadFieldsAreNamedByTheirPath) {
   badKind.as_object()["kind"] = "tournament";
   EXPECT_EQ(errorFor(json::serialize(badKind)), "kind: unknown value \"tournament\"");
 
+  json::value badExecutor = good;
+  badExecutor.as_object()["executor"] = "kubernetes";
+  EXPECT_EQ(errorFor(json::serialize(badExecutor)), "executor: unknown value \"kubernetes\"");
+
   EXPECT_EQ(errorFor("[1, 2]"), "expected an object");
 }
 
@@ -190,6 +194,21 @@ TEST(RecordTest, KindsAreWordsOnDiskAndARecordWithoutOneIsARace) {
   json::value old = json::value_from(fullRecord());
   old.as_object().erase("kind");
   EXPECT_EQ(json::value_to<RaceRecord>(old).kind, RunKind::Race);
+}
+
+// Where a race ran is a word on disk too; records written before executors
+// existed ran here.
+TEST(RecordTest, ExecutorsAreWordsOnDiskAndARecordWithoutOneRanLocally) {
+  for (const auto& [kind, word] : {std::pair{ExecutorKind::Local, "local"}, std::pair{ExecutorKind::Slurm, "slurm"}}) {
+    RaceRecord race = fullRecord();
+    race.executor = kind;
+    json::value value = json::value_from(race);
+    EXPECT_EQ(value.as_object().at("executor"), word);
+    EXPECT_EQ(roundTrip(race).executor, kind);
+  }
+  json::value old = json::value_from(fullRecord());
+  old.as_object().erase("executor");
+  EXPECT_EQ(json::value_to<RaceRecord>(old).executor, ExecutorKind::Local);
 }
 
 TEST(RecordTest, UnknownFieldsAreIgnored) {
