@@ -1,17 +1,20 @@
 #include "core/git/index_file.h"
 
+#include <fcntl.h>
 #include <openssl/sha.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
+#include <system_error>
 #include <optional>
 #include <set>
 #include <string_view>
 
 #include "core/git/git.h"
+#include "core/util/safe_fs.h"
 
 namespace hydra::core::git {
 
@@ -24,6 +27,9 @@ constexpr std::size_t kChecksumSize = 20;
 constexpr std::size_t kFixedEntrySize = 62;  // before the path: stat data, oid, flags
 constexpr std::uint16_t kExtendedFlag = 0x4000;
 constexpr std::uint16_t kNameMask = 0x0fff;
+// Larger than any index hydra writes (about 100 bytes an entry: millions of
+// files); a larger one is left to libgit2 rather than read whole here.
+constexpr std::size_t kMaxIndexBytes = std::size_t{1} << 30;
 
 std::uint32_t read32(const unsigned char* p) {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
@@ -117,15 +123,21 @@ void putEntry(std::string& out, const IndexUpdate& u) {
 }  // namespace
 
 bool patchIndex(const fs::path& index, const std::vector<std::string>& removed, std::vector<IndexUpdate> updated) {
+  // The git directory is opened once and everything below happens in it by
+  // single names that are never followed as links: an index swapped for a
+  // link, a FIFO or a device is not read, and a link planted as index.lock
+  // is never written through.
+  const std::string indexName = index.filename().string();
+  const std::string lockName = indexName + ".lock";
+  std::optional<SafeDir> gitDir;
   std::string data;
-  {
-    std::error_code ec;
-    const auto size = fs::file_size(index, ec);
-    std::ifstream in(index, std::ios::binary);
-    if (ec || !in) return false;
-    data.resize(size);
-    if (!in.read(data.data(), static_cast<std::streamsize>(size))) return false;
+  try {
+    gitDir.emplace(SafeDir::open(index.parent_path()));
+    data = gitDir->readFile(indexName, kMaxIndexBytes + 1);
+  } catch (const std::system_error&) {
+    return false;
   }
+  if (data.size() > kMaxIndexBytes) return false;
   const std::optional<Parsed> parsed = parse(data);
   if (!parsed) return false;
 
@@ -154,21 +166,32 @@ bool patchIndex(const fs::path& index, const std::vector<std::string>& removed, 
   SHA1(reinterpret_cast<const unsigned char*>(out.data()), out.size(), sum);
   out.append(reinterpret_cast<const char*>(sum), sizeof sum);
 
-  // As git does: the new file under index.lock, then renamed over the old one.
-  const fs::path lock = index.string() + ".lock";
-  {
-    std::ofstream file(lock, std::ios::binary | std::ios::trunc);
-    file.write(out.data(), static_cast<std::streamsize>(out.size()));
-    file.close();
-    if (!file) {
-      std::error_code ec;
-      fs::remove(lock, ec);
-      throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + lock.string());
-    }
+  // As git does: the new file under index.lock, created only where nothing
+  // is (a lock another writer holds, or anything planted there, leaves the
+  // index to libgit2, which refuses it the same way), then renamed over the
+  // old one.
+  const int fd = ::openat(gitDir->fd(), lockName.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == EEXIST) return false;
+    throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + (index.parent_path() / lockName).string() + ": " + std::strerror(errno));
   }
-  std::error_code ec;
-  fs::rename(lock, index, ec);
-  if (ec) throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + index.string() + ": " + ec.message());
+  std::size_t written = 0;
+  int error = 0;
+  while (written < out.size()) {
+    const ssize_t n = ::write(fd, out.data() + written, out.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error = errno;
+      break;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && ::renameat(gitDir->fd(), lockName.c_str(), gitDir->fd(), indexName.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlinkat(gitDir->fd(), lockName.c_str(), 0);
+    throw GitError(GIT_ERROR, GIT_ERROR_OS, "write " + index.string() + ": " + std::strerror(error));
+  }
   return true;
 }
 

@@ -36,8 +36,12 @@ struct IndexUpdate {
 git_index_entry indexEntryFromStat(const struct stat& st, git_filemode_t mode, const git_oid& id, const char* path);
 
 // Removes the entries at `removed` and adds or replaces `updated` in the index
-// file `index`, written anew under index.lock and renamed over it. Returns
-// false, having changed nothing, when the file is not one it can handle.
+// file `index`, written anew under index.lock and renamed over it. Nothing is
+// followed as a link in the index's directory: an index that is a link, a
+// FIFO, a device or larger than 1 GiB is not read, and an index.lock that
+// exists (another writer's lock, or anything planted there) is left alone.
+// Returns false, having changed nothing, in those cases and when the file is
+// not one it can handle.
 // Throws GitError when the new file cannot be written.
 bool patchIndex(const std::filesystem::path& index, const std::vector<std::string>& removed,
                 std::vector<IndexUpdate> updated);

@@ -247,6 +247,37 @@ TEST_F(PoolTest, AnIndexHydraDoesNotPatchItselfIsMovedByLibgit2) {
   }
 }
 
+TEST_F(PoolTest, MovingAPooledWorktreeNeverWritesThroughALinkAtItsIndexLock) {
+  // Something left a link named index.lock in a pooled worktree's git
+  // directory, pointing at a file of the user's: moving the worktree to the
+  // next base must not write the new index into that file.
+  WorktreeManager m = manager();
+  m.release(m.createMany({"a"}, "HEAD", "20261126T070000"), true, PoolPolicy{1, {}});
+  const auto pooled = m.pool();
+  ASSERT_THAT(pooled, SizeIs(1));
+  std::string gitDirText = TempRepo::gitIn(pooled[0].path, "rev-parse --absolute-git-dir");
+  while (!gitDirText.empty() && gitDirText.back() == '\n') gitDirText.pop_back();
+  const fs::path gitDir = gitDirText;
+  ASSERT_TRUE(fs::exists(gitDir / "index")) << gitDir;
+  const fs::path victim = repo_.root().parent_path() / "users-file.txt";
+  writeFile(victim, "the user's own words\n");
+  fs::create_symlink(victim, gitDir / "index.lock");
+
+  repo_.write("src/a.txt", "alpha, again\n");
+  const std::string next = repo_.commit("the next base");
+  try {
+    for (const auto& wt : m.createMany({"b"}, "HEAD", "20261126T080000")) {
+      expectExactly(wt, next, {});
+      EXPECT_FALSE(fs::is_symlink(fs::symlink_status(gitDir / "index")));
+    }
+  } catch (const git::GitError& e) {
+    // libgit2 refuses the lock the same way: the race cannot take that
+    // worktree, and says why.
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("the index is locked")) << e.what();
+  }
+  EXPECT_EQ(readFile(victim), "the user's own words\n");
+}
+
 TEST_F(PoolTest, ACheckoutForChecksIsAlwaysFresh) {
   // Scoring and verification checkouts never run among a previous agent's kept folders.
   WorktreeManager m = manager();
