@@ -23,15 +23,8 @@ void putPhase(json::object& o, const RunPhase& phase) {
 
 struct Describe {
   json::object operator()(const RaceStarted& e) const {
-    json::object o{{"raceId", e.raceId}, {"kind", toString(e.kind)},         {"task", e.task},
-                   {"baseRef", e.baseRef}, {"baseCommit", e.baseCommit}, {"repoRoot", e.repoRoot}};
-    o["createdAt"] = formatTimestamp(e.createdAt);
-    o["hydraPid"] = e.hydraPid;
-    o["hydraStartTime"] = e.hydraStartTime;
-    putIfNotEmpty(o, "hydraHost", e.hydraHost);
-    o["sandbox"] = e.sandbox;
-    putIfNotEmpty(o, "sandboxWarning", e.sandboxWarning);
-    o["executor"] = toString(e.executor);
+    json::object o{{"raceId", e.raceId}};
+    putRunHeader(o, e);
     json::array agents;
     for (const auto& a : e.agents) {
       agents.push_back(json::object{{"agentId", a.agentId},
@@ -41,7 +34,6 @@ struct Describe {
                                     {"worktree", a.worktree}});
     }
     o["agents"] = std::move(agents);
-    if (e.collaboration) o["collaboration"] = json::value_from(*e.collaboration);
     return o;
   }
   json::object operator()(const AgentStarted& e) const {
@@ -179,6 +171,50 @@ CollabSettings readCollabSettings(const JsonFields& r) {
   x.approveMarker = r.optionalString("approveMarker").value_or("");
   x.reviewEveryRound = r.boolean("reviewEveryRound", false);
   return x;
+}
+
+void putRunHeader(json::object& o, const RunHeader& h, RunHeaderForm which) {
+  const bool full = which == RunHeaderForm::Full;
+  o["kind"] = toString(h.kind);
+  o["task"] = h.task;
+  if (full) {
+    o["baseRef"] = h.baseRef;
+  } else {
+    putIfNotEmpty(o, "baseRef", h.baseRef);  // clients show no empty base
+  }
+  o["baseCommit"] = h.baseCommit;
+  if (full) o["repoRoot"] = h.repoRoot;
+  o["createdAt"] = formatTimestamp(h.createdAt);
+  if (full) {
+    o["hydraPid"] = h.hydraPid;
+    o["hydraStartTime"] = h.hydraStartTime;
+    putIfNotEmpty(o, "hydraHost", h.hydraHost);
+  }
+  o["sandbox"] = h.sandbox;
+  putIfNotEmpty(o, "sandboxWarning", h.sandboxWarning);
+  o["executor"] = toString(h.executor);
+  if (full) putIfNotEmpty(o, "slurmConf", h.slurmConf);
+  if (h.collaboration) o["collaboration"] = json::value_from(*h.collaboration);
+}
+
+RunHeader readRunHeader(const JsonFields& r) {
+  RunHeader h;
+  h.kind = r.find("kind") ? r.word("kind", parseRunKind) : RunKind::Race;
+  h.task = r.string("task");
+  h.baseRef = r.optionalString("baseRef").value_or("");
+  h.baseCommit = r.string("baseCommit");
+  h.repoRoot = r.optionalString("repoRoot").value_or("");
+  h.createdAt = r.time("createdAt");
+  h.hydraPid = r.optionalNumber<int>("hydraPid").value_or(0);
+  h.hydraStartTime = r.optionalNumber<std::uint64_t>("hydraStartTime").value_or(0);
+  h.hydraHost = r.optionalString("hydraHost").value_or("");
+  h.sandbox = r.optionalString("sandbox").value_or("unconfined");
+  h.sandboxWarning = r.optionalString("sandboxWarning").value_or("");
+  // Absent in records written before executors were: those ran here.
+  h.executor = r.find("executor") ? r.word("executor", parseExecutorKind) : ExecutorKind::Local;
+  h.slurmConf = r.optionalString("slurmConf").value_or("");
+  h.collaboration = r.optionalObject<CollabSettings>("collaboration", readCollabSettings);
+  return h;
 }
 
 void tag_invoke(json::value_from_tag, json::value& out, const IterationResult& x) {

@@ -27,6 +27,7 @@
 #include "core/process/output_stream.h"
 #include "core/scoring/scores.h"
 #include "core/util/json_fields.h"
+#include "core/util/owner.h"
 #include "core/util/timestamp.h"
 
 namespace hydra::core {
@@ -54,20 +55,24 @@ struct CollabSettings {
   bool operator==(const CollabSettings&) const = default;
 };
 
-struct RaceStarted {
-  std::string raceId;
+// What a run is, fixed when it starts: the one header a race, a collaboration
+// and an evaluation sample share, embedded in its start event (RaceStarted), its
+// record on disk (RaceRecord) and its summary (RaceSummary), so that a field
+// added here reaches all three and their JSON forms (putRunHeader,
+// readRunHeader) at once.
+struct RunHeader {
   RunKind kind = RunKind::Race;
   std::string task;
   std::string baseRef;
   std::string baseCommit;
   std::string repoRoot;
   Timestamp createdAt;
-  // The hydra process running the race and its /proc starttime, so that a
-  // later hydra can tell a race whose process died.
+  // The hydra process running the run and its /proc starttime, so that a later
+  // hydra can tell a run whose process died; and the host it runs on (empty in
+  // records written before hosts were: this host).
   int hydraPid = 0;
   std::uint64_t hydraStartTime = 0;
-  std::string hydraHost;  // the host it runs on
-  std::vector<AgentPlan> agents;
+  std::string hydraHost;
   // How its agents and checks run: "bubblewrap" (confined) or "unconfined";
   // and, when unconfined although confinement was not turned off, why.
   std::string sandbox = "unconfined";
@@ -78,6 +83,16 @@ struct RaceStarted {
   ExecutorKind executor = ExecutorKind::Local;
   std::string slurmConf;
   std::optional<CollabSettings> collaboration;  // kind "collab" only
+
+  bool isCollab() const { return kind == RunKind::Collab; }
+  // The hydra process that runs (or ran) it.
+  ProcessOwner hydraOwner() const { return {hydraPid, hydraStartTime, hydraHost}; }
+  bool operator==(const RunHeader&) const = default;
+};
+
+struct RaceStarted : RunHeader {
+  std::string raceId;
+  std::vector<AgentPlan> agents;
 };
 
 // In a collaboration, what an agent run is for: the builder's first run
@@ -254,6 +269,16 @@ void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const Coll
 void tag_invoke(boost::json::value_from_tag, boost::json::value& out, const IterationResult& x);
 // Throw JsonFieldError.
 CollabSettings readCollabSettings(const JsonFields& fields);
+
+// A run's header as members of the object that embeds it. `which` says whose
+// form: the record's and the event's hold every member; the summary's
+// (RunHeaderForm::Public) leaves out what only hydra itself reads (the
+// repository, its process, SLURM_CONF).
+enum class RunHeaderForm { Full, Public };
+void putRunHeader(boost::json::object& out, const RunHeader& header, RunHeaderForm which = RunHeaderForm::Full);
+// Throws JsonFieldError naming the member. Members added after the first
+// records (kind, hosts, sandbox, executor) read as their defaults when absent.
+RunHeader readRunHeader(const JsonFields& fields);
 IterationResult readIterationResult(const JsonFields& fields);
 
 }  // namespace hydra::core

@@ -156,22 +156,9 @@ struct Apply {
 
 RaceRecord RaceRecord::started(const RaceStarted& e) {
   RaceRecord race;
+  static_cast<RunHeader&>(race) = e;
   race.id = e.raceId;
-  race.kind = e.kind;
-  race.task = e.task;
-  race.baseRef = e.baseRef;
-  race.baseCommit = e.baseCommit;
-  race.repoRoot = e.repoRoot;
-  race.createdAt = e.createdAt;
   race.status = RaceStatus::Running;
-  race.hydraPid = e.hydraPid;
-  race.hydraStartTime = e.hydraStartTime;
-  race.hydraHost = e.hydraHost;
-  race.sandbox = e.sandbox;
-  race.sandboxWarning = e.sandboxWarning;
-  race.executor = e.executor;
-  race.slurmConf = e.slurmConf;
-  race.collaboration = e.collaboration;
   for (const auto& plan : e.agents) {
     AgentRecord a;
     a.agentId = plan.agentId;
@@ -235,13 +222,9 @@ bool sameIterations(const std::vector<IterationResult>& a, const std::vector<Ite
 }  // namespace
 
 bool operator==(const RaceRecord& a, const RaceRecord& b) {
-  return a.id == b.id && a.kind == b.kind && a.task == b.task && a.baseRef == b.baseRef &&
-         a.baseCommit == b.baseCommit && a.repoRoot == b.repoRoot && a.createdAt == b.createdAt &&
-         a.finishedAt == b.finishedAt && a.status == b.status && a.hydraPid == b.hydraPid &&
-         a.hydraStartTime == b.hydraStartTime && a.hydraHost == b.hydraHost && a.sandbox == b.sandbox &&
-         a.sandboxWarning == b.sandboxWarning && a.executor == b.executor &&
-         a.slurmConf == b.slurmConf && a.agents == b.agents && sameAutoMerge(a.autoMerge, b.autoMerge) &&
-         a.merged == b.merged && a.collaboration == b.collaboration && a.stopReason == b.stopReason &&
+  return static_cast<const RunHeader&>(a) == static_cast<const RunHeader&>(b) && a.id == b.id &&
+         a.finishedAt == b.finishedAt && a.status == b.status && a.agents == b.agents &&
+         sameAutoMerge(a.autoMerge, b.autoMerge) && a.merged == b.merged && a.stopReason == b.stopReason &&
          sameIterations(a.iterations, b.iterations);
 }
 
@@ -287,27 +270,14 @@ void tag_invoke(json::value_from_tag, json::value& out, const AgentRecord& a) {
 void tag_invoke(json::value_from_tag, json::value& out, const RaceRecord& r) {
   json::object o;
   o["id"] = r.id;
-  o["kind"] = toString(r.kind);
-  o["task"] = r.task;
-  o["baseRef"] = r.baseRef;
-  o["baseCommit"] = r.baseCommit;
-  o["repoRoot"] = r.repoRoot;
-  o["createdAt"] = formatTimestamp(r.createdAt);
+  putRunHeader(o, r);
   putTimeIfSet(o, "finishedAt", r.finishedAt);
   o["status"] = toString(r.status);
-  o["hydraPid"] = r.hydraPid;
-  o["hydraStartTime"] = r.hydraStartTime;
-  putIfNotEmpty(o, "hydraHost", r.hydraHost);
-  o["sandbox"] = r.sandbox;
-  putIfNotEmpty(o, "sandboxWarning", r.sandboxWarning);
-  o["executor"] = toString(r.executor);
-  putIfNotEmpty(o, "slurmConf", r.slurmConf);
   json::array agents;
   for (const auto& agent : r.agents) agents.push_back(json::value_from(agent));
   o["agents"] = std::move(agents);
   if (r.autoMerge) o["autoMerge"] = json::value_from(*r.autoMerge);
   if (r.merged) o["merged"] = json::value_from(*r.merged);
-  if (r.collaboration) o["collaboration"] = json::value_from(*r.collaboration);
   if (r.isCollab()) {
     json::array iterations;
     for (const auto& x : r.iterations) iterations.push_back(json::value_from(x));
@@ -322,28 +292,14 @@ AgentRecord tag_invoke(json::value_to_tag<AgentRecord>, const json::value& in) {
 RaceRecord tag_invoke(json::value_to_tag<RaceRecord>, const json::value& in) {
   JsonFields r(in);
   RaceRecord race;
+  static_cast<RunHeader&>(race) = readRunHeader(r);
   race.id = r.string("id");
-  race.kind = r.find("kind") ? r.word("kind", parseRunKind) : RunKind::Race;
-  race.task = r.string("task");
-  race.baseRef = r.string("baseRef");
-  race.baseCommit = r.string("baseCommit");
-  race.repoRoot = r.string("repoRoot");
-  race.createdAt = r.time("createdAt");
   race.finishedAt = r.optionalTime("finishedAt");
   race.status = r.word("status", parseRaceStatus);
-  race.hydraPid = r.number<int>("hydraPid");
-  race.hydraStartTime = r.number<std::uint64_t>("hydraStartTime");
-  race.hydraHost = r.optionalString("hydraHost").value_or("");
-  race.sandbox = r.optionalString("sandbox").value_or("unconfined");
-  race.sandboxWarning = r.optionalString("sandboxWarning").value_or("");
-  // Absent in records written before executors were: those ran here.
-  race.executor = r.find("executor") ? r.word("executor", parseExecutorKind) : ExecutorKind::Local;
-  race.slurmConf = r.optionalString("slurmConf").value_or("");
   race.agents = r.array<AgentRecord>(
       "agents", [](const json::value& v, const std::string& path) { return readAgent(JsonFields(v, path)); });
   race.autoMerge = r.optionalObject<AutoMergeOutcome>("autoMerge", readAutoMerge);
   race.merged = r.optionalObject<MergeRecord>("merged", readMergeRecord);
-  race.collaboration = r.optionalObject<CollabSettings>("collaboration", readCollabSettings);
   race.iterations = r.array<IterationResult>("iterations", [](const json::value& v, const std::string& path) {
     return readIterationResult(JsonFields(v, path));
   });

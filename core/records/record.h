@@ -65,40 +65,20 @@ struct AgentRecord {
   friend bool operator==(const AgentRecord&, const AgentRecord&);
 };
 
-struct RaceRecord {
+struct RaceRecord : RunHeader {
   std::string id;
-  RunKind kind = RunKind::Race;
-  std::string task;
-  std::string baseRef;
-  std::string baseCommit;
-  std::string repoRoot;
-  Timestamp createdAt;
   std::optional<Timestamp> finishedAt;
+  // A running race whose hydra process (RunHeader::hydraOwner) is gone, or
+  // whose pid now names another process, was interrupted.
   RaceStatus status = RaceStatus::Running;
-  // The hydra process running the race, and its /proc starttime: a running race
-  // whose process is gone (or whose pid now names another process) was interrupted.
-  int hydraPid = 0;
-  std::uint64_t hydraStartTime = 0;
-  // The host it ran on; empty in records written before hosts were (this host).
-  std::string hydraHost;
-  // "bubblewrap" or "unconfined" (RaceStarted::sandbox), and why unconfined.
-  std::string sandbox = "unconfined";
-  std::string sandboxWarning;
-  // Where it ran (RaceStarted::executor), and the SLURM_CONF it used.
-  ExecutorKind executor = ExecutorKind::Local;
-  std::string slurmConf;
   std::vector<AgentRecord> agents;
   std::optional<AutoMergeOutcome> autoMerge;
   std::optional<MergeRecord> merged;  // once one of its agents was merged
-  // A collaboration (kind "collab"): its settings, its iterations so far, and
-  // why its loop stopped.
-  std::optional<CollabSettings> collaboration;
+  // A collaboration (kind "collab"): its iterations so far, and why its loop
+  // stopped (its settings are the header's).
   std::vector<IterationResult> iterations;
   std::optional<std::string> stopReason;
 
-  bool isCollab() const { return kind == RunKind::Collab; }
-  // The hydra process that runs (or ran) the race.
-  ProcessOwner hydraOwner() const { return {hydraPid, hydraStartTime, hydraHost}; }
   const IterationResult* findIteration(int iteration) const;
 
   // The record as its RaceStarted event describes it.

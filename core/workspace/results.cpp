@@ -72,21 +72,15 @@ LimitsStatus tag_invoke(json::value_to_tag<LimitsStatus>, const json::value& in)
 }
 
 void tag_invoke(json::value_from_tag, json::value& out, const RaceSummary& x) {
-  json::object o{{"raceId", x.raceId}, {"kind", toString(x.kind)}, {"task", x.task}, {"state", x.state}, {"createdAt", x.createdAt}};
-  putIfSet(o, "finishedAt", x.finishedAt);
-  putIfNotEmpty(o, "baseRef", x.baseRef);
-  o["baseCommit"] = x.baseCommit;
+  json::object o{{"raceId", x.raceId}, {"state", x.state}};
+  putRunHeader(o, x, RunHeaderForm::Public);
+  putTimeIfSet(o, "finishedAt", x.finishedAt);
   o["agents"] = arrayOf(x.agents);
   putIfSet(o, "winner", x.winner);
   o["allFailed"] = x.allFailed;
-  o["sandbox"] = x.sandbox;
-  putIfNotEmpty(o, "sandboxWarning", x.sandboxWarning);
-  o["executor"] = toString(x.executor);
   if (x.merged) o["merged"] = json::value_from(*x.merged);
   if (x.collaboration) {
-    json::value settings = json::value_from(*x.collaboration);
-    putIfSet(settings.as_object(), "stopReason", x.stopReason);
-    o["collaboration"] = std::move(settings);
+    putIfSet(o["collaboration"].as_object(), "stopReason", x.stopReason);
     o["iterations"] = x.iterations;
   }
   out = std::move(o);
@@ -108,22 +102,14 @@ json::object iterationSummary(const IterationResult& iteration) {
 RaceSummary tag_invoke(json::value_to_tag<RaceSummary>, const json::value& in) {
   JsonFields r(in);
   RaceSummary x;
+  static_cast<RunHeader&>(x) = readRunHeader(r);
   x.raceId = r.string("raceId");
-  x.kind = r.find("kind") ? r.word("kind", parseRunKind) : RunKind::Race;
-  x.task = r.string("task");
   x.state = r.string("state");
-  x.createdAt = r.string("createdAt");
-  x.finishedAt = r.optionalString("finishedAt");
-  x.baseRef = r.optionalString("baseRef").value_or("");
-  x.baseCommit = r.string("baseCommit");
+  x.finishedAt = r.optionalTime("finishedAt");
   x.agents = readArray<AgentState>(r, "agents");
   x.winner = r.optionalString("winner");
   x.allFailed = r.boolean("allFailed", false);
-  x.sandbox = r.optionalString("sandbox").value_or("unconfined");
-  x.sandboxWarning = r.optionalString("sandboxWarning").value_or("");
-  x.executor = r.find("executor") ? r.word("executor", parseExecutorKind) : ExecutorKind::Local;
   x.merged = r.optionalObject<MergeRecord>("merged", readMergeRecord);
-  x.collaboration = r.optionalObject<CollabSettings>("collaboration", readCollabSettings);
   if (const json::value* settings = r.find("collaboration")) {
     if (const json::value* reason = settings->as_object().if_contains("stopReason")) {
       if (reason->is_string()) x.stopReason = std::string(reason->get_string());

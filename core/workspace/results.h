@@ -91,27 +91,21 @@ struct AgentState {
 BOOST_DESCRIBE_STRUCT(AgentState, (), (agentId, agent, state, elapsedMs, exitCode, branch, worktree, commit, error, warnings, stderrTail, deniedToolCalls, rank, total))
 
 // A race as hydra/status and `hydra status` show it.
-struct RaceSummary {
+// A race as hydra/status and `hydra status` show it: its header
+// (RunHeaderForm::Public on the wire: not its repository, process or
+// SLURM_CONF) and where it stands.
+struct RaceSummary : RunHeader {
   std::string raceId;
-  RunKind kind = RunKind::Race;
-  std::string task;
   std::string state;  // running, scoring, completed, cancelled, interrupted, failed
-  std::string createdAt;
-  std::optional<std::string> finishedAt;
-  std::string baseRef;
-  std::string baseCommit;
+  std::optional<Timestamp> finishedAt;
   std::vector<AgentState> agents;
   std::optional<std::string> winner;  // once scored
   bool allFailed = false;
-  std::string sandbox = "unconfined";  // "bubblewrap" or "unconfined" (docs/security.md)
-  std::string sandboxWarning;          // why unconfined, when that was not asked for
-  ExecutorKind executor = ExecutorKind::Local;  // where its agents and checks run
   std::optional<MergeRecord> merged;   // once one of its agents was merged
-  // A collaboration: its settings, why it stopped, and its iterations as
-  // `hydra/status` shows them ({iteration, commit?, builderStatus, resumed,
-  // score? (the total), breakdown?, review?, reviewStatus?, approved,
-  // stopReason?}; iterationSummary()).
-  std::optional<CollabSettings> collaboration;
+  // A collaboration (its settings are the header's): why it stopped, and its
+  // iterations as `hydra/status` shows them ({iteration, commit?,
+  // builderStatus, resumed, score? (the total), breakdown?, review?,
+  // reviewStatus?, approved, stopReason?}; iterationSummary()).
   std::optional<std::string> stopReason;
   boost::json::array iterations;
 };

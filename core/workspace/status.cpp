@@ -171,17 +171,10 @@ RaceSummary Workspace::summarize(const RaceRecord& race, bool scoring,
                                  const std::optional<scoring::RaceScores>& scores) const {
   auto now = std::chrono::system_clock::now();
   RaceSummary s;
+  static_cast<RunHeader&>(s) = race;
   s.raceId = race.id;
-  s.kind = race.kind;
-  s.task = race.task;
   s.state = scoring ? "scoring" : std::string(toString(race.status));
-  s.createdAt = formatTimestamp(race.createdAt);
-  if (race.finishedAt) s.finishedAt = formatTimestamp(*race.finishedAt);
-  s.baseRef = race.baseRef;
-  s.baseCommit = race.baseCommit;
-  s.sandbox = race.sandbox;
-  s.sandboxWarning = race.sandboxWarning;
-  s.executor = race.executor;
+  s.finishedAt = race.finishedAt;
   s.merged = race.merged;
   for (const auto& a : race.agents) {
     AgentState st;
@@ -218,7 +211,7 @@ RaceSummary Workspace::summarize(const RaceRecord& race, bool scoring,
     s.allFailed = scores->allFailed;
   }
   if (race.isCollab()) {
-    s.collaboration = race.collaboration.value_or(CollabSettings{});
+    if (!s.collaboration) s.collaboration = CollabSettings{};
     s.stopReason = race.stopReason;
     for (const auto& it : race.iterations) s.iterations.push_back(iterationSummary(it));
   }

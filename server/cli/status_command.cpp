@@ -55,7 +55,7 @@ void printIterations(const core::RaceSummary& race, const Style& style) {
 
 void printRace(const core::RaceSummary& race, const Style& style, bool details) {
   const std::string task = oneLine(race.task.substr(0, race.task.find('\n')), 60);
-  std::cout << style.bold(race.raceId) << "  " << stateColored(race.state, style, 0) << "  " << race.createdAt
+  std::cout << style.bold(race.raceId) << "  " << stateColored(race.state, style, 0) << "  " << core::formatTimestamp(race.createdAt)
             << "  \"" << task << "\"\n";
   if (race.winner) {
     std::cout << "    winner " << style.bold(*race.winner);

@@ -1,10 +1,12 @@
 -- lua/hydra/protocol.lua mirrors the names hydra declares once in C++:
 -- every method and notification of protocol/methods.h, and the error codes
--- of protocol/errors.h. A name renamed or added on one side and not on the
--- other fails here, not in a race.
+-- of protocol/errors.h, and the params members of each request as
+-- protocol/params.json lists them. A name renamed or added on one side and not
+-- on the other fails here, not in a race.
 
 local H = require('helpers')
 local protocol = require('hydra.protocol')
+local client = require('hydra.client')
 
 -- "WorkDoneProgressCreate" -> "work_done_progress_create",
 -- "NotARepository" -> "not_a_repository": the Lua mirror's spelling.
@@ -78,5 +80,36 @@ describe('the protocol mirror', function()
         assert.are.equal(code, protocol.errors[snake(name)], string.format('protocol.errors.%s (errors.h %s)', snake(name), name))
       end
     end
+  end)
+
+  it('lists the params members of every request as protocol/params.json does', function()
+    local listed = vim.json.decode(read('protocol/params.json'))
+    listed['//'] = nil
+    local requests = vim.tbl_keys(listed)
+    assert.is_true(#requests >= 16, 'read ' .. #requests .. ' requests from params.json')
+    table.sort(requests)
+    local mirrored = vim.tbl_keys(protocol.params)
+    table.sort(mirrored)
+    assert.are.same(requests, mirrored)
+    for method, members in pairs(listed) do
+      local mine = vim.deepcopy(protocol.params[method])
+      table.sort(members)
+      table.sort(mine)
+      assert.are.same(members, mine, method)
+    end
+  end)
+
+  it('refuses to send a member its request does not take, before starting a server', function()
+    local root = vim.fn.tempname()
+    local got
+    client.request(root, protocol.race, { task = 'x', agent = 'claude' }, function(err, result)
+      got = { err = err, result = result }
+    end)
+    assert.is_not_nil(got, 'answered at once')
+    assert.is_nil(got.result)
+    assert.matches("hydra/race takes no parameter 'agent'", got.err.message, 1, true)
+    assert.is_nil(client.get(root), 'no server was started for it')
+    assert.is_nil(protocol.unknown_param(protocol.race, { task = 'x', agents = { 'a' }, base = 'main' }))
+    assert.is_nil(protocol.unknown_param('initialize', { anything = true }))
   end)
 end)

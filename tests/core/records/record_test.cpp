@@ -75,6 +75,75 @@ TEST(RecordTest, FullRecordRoundTripsThroughJsonText) {
   EXPECT_EQ(roundTrip(race), race);
 }
 
+// Every member of a run's header set away from its default, so that one the
+// event, the record or its JSON form dropped shows.
+RunHeader everyHeaderField() {
+  RunHeader h;
+  h.kind = RunKind::Collab;
+  h.task = "Make the parser \"total\"";
+  h.baseRef = "release/2";
+  h.baseCommit = "3f1a2b4c5d6e7f8091a2b3c4d5e6f708192a3b4c";
+  h.repoRoot = "/home/dev/project";
+  h.createdAt = at(9, 30, 0, 5);
+  h.hydraPid = 777;
+  h.hydraStartTime = 55501234ull;
+  h.hydraHost = "node-3";
+  h.sandbox = "unconfined";
+  h.sandboxWarning = "bubblewrap cannot create a user namespace here";
+  h.executor = ExecutorKind::Slurm;
+  h.slurmConf = "/etc/slurm-test/slurm.conf";
+  h.collaboration = CollabSettings{.builder = "claude",
+                                   .reviewer = "codex",
+                                   .maxIterations = 4,
+                                   .untilScore = 92.5,
+                                   .approveMarker = "LGTM",
+                                   .reviewEveryRound = true};
+  return h;
+}
+
+TEST(RecordTest, TheRecordHoldsItsRunsWholeHeaderFromItsStartEventToDiskAndBack) {
+  const RunHeader header = everyHeaderField();
+  RaceStarted started;
+  static_cast<RunHeader&>(started) = header;
+  started.raceId = "20261129-093000-beef";
+
+  // The start event's JSON form holds the header as the record's does.
+  const json::value event = toJson(started);
+  EXPECT_EQ(readRunHeader(JsonFields(event)), header) << json::serialize(event);
+
+  RaceRecord race = RaceRecord::started(started);
+  EXPECT_EQ(static_cast<const RunHeader&>(race), header);
+  EXPECT_EQ(race.id, started.raceId);
+  RaceRecord back = roundTrip(race);
+  EXPECT_EQ(static_cast<const RunHeader&>(back), header);
+  EXPECT_EQ(back, race);
+}
+
+TEST(RecordTest, TheHeadersPublicFormLeavesOutWhatOnlyHydraReads) {
+  json::object full;
+  json::object shown;
+  putRunHeader(full, everyHeaderField());
+  putRunHeader(shown, everyHeaderField(), RunHeaderForm::Public);
+  for (const char* own : {"repoRoot", "hydraPid", "hydraStartTime", "hydraHost", "slurmConf"}) {
+    EXPECT_TRUE(full.contains(own)) << own;
+    EXPECT_FALSE(shown.contains(own)) << own;
+  }
+  for (const char* both : {"kind", "task", "baseRef", "baseCommit", "createdAt", "sandbox", "sandboxWarning",
+                           "executor", "collaboration"}) {
+    EXPECT_EQ(full.at(both), shown.at(both)) << both;
+  }
+  json::object blank;
+  RunHeader noBase = everyHeaderField();
+  noBase.baseRef.clear();
+  putRunHeader(blank, noBase, RunHeaderForm::Public);
+  EXPECT_FALSE(blank.contains("baseRef")) << "an empty base is not shown";
+  const json::value shownValue = shown;
+  RunHeader read = readRunHeader(JsonFields(shownValue));
+  EXPECT_EQ(read.task, everyHeaderField().task);
+  EXPECT_EQ(read.collaboration, everyHeaderField().collaboration);
+  EXPECT_EQ(read.hydraPid, 0);
+}
+
 TEST(RecordTest, MinimalRecordRoundTripsAndLeavesAbsentOptionalsOut) {
   RaceRecord race;
   race.id = "r1";

@@ -378,6 +378,11 @@ end
 --- callback(err, result) on the main loop; `err` is the server's error
 --- object ({code, message, data}) or one made here.
 function M.request(root, method, params, callback)
+  local unknown = protocol.unknown_param(method, params)
+  if unknown then
+    callback({ message = string.format("%s takes no parameter '%s' (protocol/params.json)", method, tostring(unknown)) }, nil)
+    return
+  end
   local server, why = M.ensure(root)
   if not server then
     callback({ message = why }, nil)

@@ -37,6 +37,45 @@ M.eval_run = 'hydra/evalRun'
 M.eval_report = 'hydra/evalReport'
 M.eval_cancel = 'hydra/evalCancel'
 
+-- The params members each hydra request takes, as protocol/params.json lists
+-- them (which the server's tests hold to its structs, and spec/protocol_spec
+-- holds this table to). client.request refuses to send any other member, so
+-- that a misspelt one fails where it is written instead of being ignored or
+-- refused by the server.
+M.params = {
+  [M.ping] = { 'data', 'delayMs', 'workDoneToken' },
+  [M.agents] = {},
+  [M.race] = { 'task', 'agents', 'base', 'executor', 'workDoneToken' },
+  [M.collab] = { 'task', 'builder', 'reviewer', 'maxIterations', 'untilScore', 'base', 'executor', 'workDoneToken' },
+  [M.status] = { 'raceId' },
+  [M.cancel] = { 'raceId', 'agentId' },
+  [M.scores] = { 'raceId' },
+  [M.diff] = { 'raceId', 'agentId', 'path' },
+  [M.merge] = { 'raceId', 'agentId', 'dryRun', 'keep', 'force' },
+  [M.log] = { 'raceId', 'agentId', 'offset', 'limit', 'stream' },
+  [M.races] = { 'offset', 'limit' },
+  [M.cleanup] = { 'raceId', 'keepBranches', 'pool' },
+  [M.agent_events] = { 'raceId', 'agentId', 'offset', 'limit' },
+  [M.eval_run] = { 'set', 'agents', 'samples', 'passK', 'out', 'resume', 'executor', 'workDoneToken' },
+  [M.eval_report] = { 'report', 'evalId', 'format' },
+  [M.eval_cancel] = { 'evalId' },
+}
+
+--- The first member of `params` that `method` does not take, or nil. Names
+--- outside hydra's own requests (the LSP's) are not checked here.
+function M.unknown_param(method, params)
+  local takes = M.params[method]
+  if not takes or type(params) ~= 'table' then
+    return nil
+  end
+  for key in pairs(params) do
+    if not vim.tbl_contains(takes, key) then
+      return key
+    end
+  end
+  return nil
+end
+
 -- hydra's notifications while a race runs.
 M.agent_started = 'hydra/agentStarted'
 M.agent_output = 'hydra/agentOutput'
