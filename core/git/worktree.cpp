@@ -43,10 +43,7 @@ constexpr std::string_view kBranchPrefix = "hydra/";
 constexpr std::string_view kHeadsPrefix = "refs/heads/";
 constexpr const char* kAuthorName = "hydra";
 constexpr const char* kAuthorEmail = "hydra@localhost";
-// What hydra remembers about a worktree, next to libgit2's files in
-// .git/worktrees/<name>/. git ignores files it does not know there, and
-// removes the whole directory when the worktree is pruned.
-constexpr const char* kMetadataFile = "hydra";
+constexpr const char* kMetadataFile = kWorktreeRecordFile;
 
 std::string inQuotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 
@@ -89,11 +86,16 @@ GitError osError(const std::string& what, const std::error_code& ec) {
   return GitError(GIT_ERROR, GIT_ERROR_OS, what + ": " + ec.message());
 }
 
+// A small file of git's or hydra's in a git directory or a worktree, which an
+// unconfined agent may have replaced: "" when it is missing or not a regular
+// file of at most 1 MiB (a FIFO there is never waited on, a link to a device
+// never read), so that one such worktree reads as broken, not as a hang.
 std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
+  try {
+    return readRegularFile(p, std::size_t{1} << 20);
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 // ---- metadata ---------------------------------------------------------------
@@ -777,7 +779,16 @@ void WorktreeManager::ensureExcluded() {
   fs::create_directories(file.parent_path(), ec);
   if (ec) throw osError("create " + inQuotes(file.parent_path().string()), ec);
 
-  const std::string content = pathExists(file) ? readFile(file) : std::string();
+  // The user's own file: one that cannot be read whole is an error, never
+  // taken for empty and rewritten without its patterns.
+  std::string content;
+  if (pathExists(file)) {
+    try {
+      content = readRegularFile(file, std::size_t{16} << 20);
+    } catch (const std::exception& e) {
+      throw GitError(GIT_ERROR, GIT_ERROR_OS, "cannot add hydra's folders to " + inQuotes(file.string()) + ": " + e.what());
+    }
+  }
   const std::set<std::string> present = linesOf(content);
   std::string missing;
   for (const std::string& pattern :

@@ -19,6 +19,13 @@
 
 namespace hydra::core {
 
+// What hydra remembers about a worktree (its agent, base, branch and owner,
+// or the commit it holds while pooled), next to libgit2's files in
+// .git/worktrees/<name>/. git ignores files it does not know there, and
+// removes the whole directory when the worktree is pruned. An agent's
+// sandbox mounts it read-only (core/sandbox/bubblewrap.cpp).
+inline constexpr const char* kWorktreeRecordFile = "hydra";
+
 struct Worktree {
   std::string name;            // "<agentId>-<timestamp>", also the libgit2 worktree name
   std::string agentId;         // empty for a hydra/* worktree that hydra did not make

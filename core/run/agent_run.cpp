@@ -6,6 +6,7 @@
 #include "core/sandbox/net_jail.h"
 #include "core/sandbox/network.h"
 #include "core/sandbox/sandboxed.h"
+#include "core/util/read_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -42,9 +43,16 @@ void closeFds(std::initializer_list<int> fds) {
 }  // namespace
 
 std::optional<fs::path> linkTarget(const fs::path& worktree) {
-  std::ifstream in(worktree / ".git", std::ios::binary);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
+  // The worktree is the agent's: its .git may be anything by now. A FIFO is
+  // not waited on, a link to a device not read (readRegularFile), and a file
+  // longer than any git writes is not a link.
+  std::string text;
+  try {
+    text = readRegularFile(worktree / ".git", 64 * 1024);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string line = text.substr(0, text.find('\n'));
   while (!line.empty() && line.back() == '\r') line.pop_back();
   const std::string prefix = "gitdir: ";
   if (line.rfind(prefix, 0) != 0) return std::nullopt;

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "core/git/worktree.h"
 #include "core/sandbox/mode.h"
 #include "core/sandbox/paths.h"
 
@@ -154,7 +155,9 @@ ProcessSpec confine(ProcessSpec spec, const SandboxPolicy& given, const fs::path
     } else if (!fs::is_regular_file(status)) {
       throw SandboxError("'" + settings.string() + "' is not a regular file: something replaced it");
     }
-    for (const char* name : {"config.worktree", "commondir", "gitdir"}) {
+    // Nor hydra's own record of the worktree: which agent, base, branch and
+    // owner it is, or, pooled, which tree it holds.
+    for (const char* name : {"config.worktree", "commondir", "gitdir", kWorktreeRecordFile}) {
       const fs::path file = *policy.gitMetadata / name;
       if (fs::is_regular_file(fs::symlink_status(file))) mounts.insert({file, Mount::ReadOnly});
     }

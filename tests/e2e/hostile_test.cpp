@@ -533,6 +533,7 @@ TEST(ConfinedEscapes, TheWorktreesOwnSettingsAreReadOnly) {
   EXPECT_EQ(readFile(metadata / "config.worktree"), "");
   EXPECT_THAT(readFile(metadata / "gitdir"), Not(HasSubstr("elsewhere")));
   EXPECT_THAT(readFile(metadata / "commondir"), Not(HasSubstr("elsewhere")));
+  EXPECT_THAT(readFile(metadata / "hydra"), Not(HasSubstr("elsewhere")));
   // The user's git in that worktree runs nothing of it.
   sh("git -C '" + worktree.string() + "' status --porcelain >/dev/null");
   EXPECT_FALSE(fs::exists(repo.root().parent_path() / "PWNED-worktree-config"));

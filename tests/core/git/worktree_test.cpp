@@ -158,6 +158,52 @@ TEST_F(WorktreeTest, CreateChecksOutTheBaseOnANewHydraBranch) {
   EXPECT_THAT(listing, HasSubstr("branch refs/heads/" + wt.branch));
 }
 
+// An unconfined agent can put anything where hydra keeps its record of the
+// worktree (.git/worktrees/<name>/hydra) or its .git link: a FIFO there is
+// not waited on (opening it for reading would block until a writer came), a
+// link to a device not read without end. The worktree reads as broken.
+TEST_F(WorktreeTest, ARecordSwappedForAFifoOrADeviceIsNeverWaitedOnOrReadWithoutEnd) {
+  WorktreeManager m = manager();
+  const Worktree fifo = m.create("fifo", "HEAD", "20261121T110501");
+  const Worktree device = m.create("device", "HEAD", "20261121T110501");
+  fs::remove(admin(fifo.name) / kWorktreeRecordFile);
+  ASSERT_EQ(::mkfifo((admin(fifo.name) / kWorktreeRecordFile).c_str(), 0600), 0);
+  fs::remove(admin(device.name) / kWorktreeRecordFile);
+  fs::create_symlink("/dev/zero", admin(device.name) / kWorktreeRecordFile);
+  fs::remove(device.path / ".git");
+  fs::create_symlink("/dev/zero", device.path / ".git");
+
+  const std::vector<Worktree> listed = m.list();
+  for (const Worktree& wt : listed) EXPECT_NE(wt.agentId, "fifo") << "its record could not be read";
+  EXPECT_TRUE(m.pool().empty());
+  EXPECT_NO_THROW(m.repairPool());
+}
+
+// .git/info/exclude is the user's: hydra adds its folders to it, and one it
+// cannot read whole is an error, never taken for empty and rewritten without
+// the user's patterns.
+TEST_F(WorktreeTest, AnExcludeFileThatCannotBeReadWholeIsAnErrorAndKeepsItsPatterns) {
+  const fs::path exclude = repo_.root() / ".git/info/exclude";
+  fs::create_directories(exclude.parent_path());
+  std::string patterns;
+  while (patterns.size() <= (std::size_t{16} << 20)) patterns += "generated/very/long/pattern/of/the/users/own/*.tmp\n";
+  writeFile(exclude, patterns);
+  WorktreeManager m = manager();
+  try {
+    m.create("claude", "HEAD", "20261121T110501");
+    ADD_FAILURE() << "created a worktree without its folders excluded";
+  } catch (const git::GitError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cannot add hydra's folders to"));
+    EXPECT_THAT(e.what(), HasSubstr("larger than"));
+  }
+  EXPECT_EQ(fs::file_size(exclude), patterns.size());
+
+  fs::remove(exclude);
+  ASSERT_EQ(::mkfifo(exclude.c_str(), 0600), 0);
+  EXPECT_THROW(m.create("claude", "HEAD", "20261121T110502"), git::GitError) << "a FIFO is not waited on";
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(exclude)));
+}
+
 // The first checkout is written from the object database: every kind of
 // entry must land as git itself would write it, with an index that git finds
 // clean without re-reading a file.

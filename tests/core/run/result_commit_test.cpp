@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "core/git/git.h"
 #include "core/git/object_quarantine.h"
@@ -143,6 +144,15 @@ TEST_F(ResultCommitTest, ARewrittenGitLinkIsPutBackThroughTheDirectoryOpenedAtLa
   EXPECT_EQ(commit().status, AgentStatus::Completed);
   EXPECT_EQ(repo.git("show " + checkout.branch + ":out.txt"), "done");
   EXPECT_EQ(repo.git("rev-parse HEAD"), base) << "the user's checkout did not move";
+}
+
+TEST_F(ResultCommitTest, AGitLinkSwappedForAFifoOrADeviceIsNoLinkAndNeverWaitedOn) {
+  fs::remove(checkout.path / ".git");
+  ASSERT_EQ(::mkfifo((checkout.path / ".git").c_str(), 0600), 0);
+  EXPECT_EQ(linkTarget(checkout.path), std::nullopt);
+  fs::remove(checkout.path / ".git");
+  fs::create_symlink("/dev/zero", checkout.path / ".git");
+  EXPECT_EQ(linkTarget(checkout.path), std::nullopt);
 }
 
 TEST_F(ResultCommitTest, AnIntactWorktreeIsLeftAsItIs) {

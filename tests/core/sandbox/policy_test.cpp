@@ -191,11 +191,11 @@ TEST_F(PolicyTest, CommandLineBindsWhatThePolicySaysParentsFirst) {
   const std::string records = (repo.root() / ".hydra").string();
   // Sorted by path: the state folder lives next to the repository, in "home".
   EXPECT_THAT(bindsOf(args, "--bind"), ElementsAre(state.string(), metadata, agent));
-  // The worktree's own settings and the links between it and the repository
-  // are read-only inside its writable metadata folder.
+  // The worktree's own settings, the links between it and the repository and
+  // hydra's record of it are read-only inside its writable metadata folder.
   EXPECT_THAT(bindsOf(args, "--ro-bind"),
               ElementsAre("/", root, metadata + "/commondir", metadata + "/config.worktree",
-                          metadata + "/gitdir", agent + "/.git"));
+                          metadata + "/gitdir", metadata + "/hydra", agent + "/.git"));
   EXPECT_THAT(bindsOf(args, "--tmpfs"), ElementsAre("/tmp", records, workspaces));
   EXPECT_THAT(bindsOf(args, "--remount-ro"), ElementsAre(workspaces, records));
   // Order: private /tmp, then the checkout read-only, the hidden folders,
