@@ -25,6 +25,7 @@
 // edits and commands and the policy answers.
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,6 +50,7 @@
 #include "core/adapter/builtin.h"
 #include "core/adapter/json_stream.h"
 #include "core/process/process.h"
+#include "core/util/safe_fs.h"
 #include "hydra/version.h"
 #include "protocol/line_framing.h"
 #include "protocol/message.h"
@@ -78,10 +80,26 @@ constexpr int kRefused = -32000;
 
 std::string line(const Message& message) { return protocol::encodeLine(protocol::serialize(message)); }
 
-// Writes `text` to `path`, a file or nothing, never a symlink.
-bool writeWhole(const fs::path& path, std::string_view text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+// Writes `text` to `relative` beneath `root`, a regular file or nothing,
+// reached without following any link (core/util/safe_fs.h): a folder swapped
+// for a link cannot lead the write out of `root`. O_NONBLOCK: a FIFO there is
+// refused (no reader), never waited on.
+bool writeWhole(const fs::path& root, const fs::path& relative, std::string_view text) {
+  if (relative.empty() || relative.filename().empty()) return false;
+  int fd = -1;
+  try {
+    const SafeDir dir = SafeDir::openBeneath(root, relative.parent_path());
+    fd = ::openat(dir.fd(), relative.filename().c_str(),
+                  O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  } catch (const std::exception&) {
+    return false;
+  }
   if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return false;
+  }
   std::size_t written = 0;
   while (written < text.size()) {
     const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
@@ -324,13 +342,21 @@ class AcpSession final : public AgentSession {
       // "not found" for an answer: a missing file reads as empty.
       return reply(id, json::object{{"content", ""}});
     }
-    if (!fs::is_regular_file(*at, ec) || fs::file_size(*at, ec) > kMaxFileBytes || ec) {
+    // Read as it is when opened, not as it was when looked at: `at` holds no
+    // link (inside() resolved them), so it is opened beneath the worktree
+    // refusing any link on the way. A folder the agent swaps for a link
+    // meanwhile cannot lead the read out of the worktree, and a file it swaps
+    // for a FIFO is refused, never waited on.
+    std::string content;
+    try {
+      const fs::path rel = at->lexically_relative(root_);
+      content = SafeDir::openBeneath(root_, rel.parent_path()).readFile(rel.filename().string(), kMaxFileBytes + 1);
+    } catch (const std::exception&) {
       return reply(id, ResponseError{kRefused, path + " is not a readable text file", nullptr});
     }
-    std::ifstream in(*at, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    std::string content = text.str();
+    if (content.size() > kMaxFileBytes) {
+      return reply(id, ResponseError{kRefused, path + " is not a readable text file", nullptr});
+    }
     // `line` (1-based) and `limit` select lines.
     const auto first = countAt(params, {"line"});
     const auto limit = countAt(params, {"limit"});
@@ -366,7 +392,7 @@ class AcpSession final : public AgentSession {
     if (inside(root_, at->string()) != at) {
       return reply(id, ResponseError{kRefused, path + " is outside the worktree", nullptr});
     }
-    if (!writeWhole(*at, content->get_string())) {
+    if (!writeWhole(root_, at->lexically_relative(root_), content->get_string())) {
       return reply(id, ResponseError{kRefused, "cannot write " + path, nullptr});
     }
     out.push_back(fileChangeEvent(relative(*at), existed ? "update" : "add"));

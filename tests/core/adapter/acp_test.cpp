@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <boost/json/parse.hpp>
 #include <filesystem>
@@ -197,6 +198,34 @@ TEST_F(AcpSessionTest, FilesAreServedInsideTheWorktreeOnly) {
                 .at("error")
                 .at("code"),
             json::value(-32601));
+}
+
+// hydra reads and writes for the agent beneath its worktree without following
+// a link on the way: a link that stays inside is resolved first and served, a
+// FIFO is refused at once (a write to one would otherwise wait for a reader).
+TEST_F(AcpSessionTest, FilesAreOpenedBeneathTheWorktreeAndAFifoIsNeverWaitedOn) {
+  auto s = session();
+  handshake(*s);
+  auto request = [&](int id, const std::string& method, const std::string& path, const std::string& extra = "") {
+    return ask(*s, R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method +
+                       R"(","params":{"sessionId":"s1","path":")" + path + "\"" + extra + "}}");
+  };
+  fs::create_directories(worktree_ / "src");
+  {
+    std::ofstream(worktree_ / "src" / "util.py") << "x = 1\n";
+  }
+  fs::create_directory_symlink("src", worktree_ / "lib");
+  EXPECT_EQ(request(0, "fs/read_text_file", (worktree_ / "lib" / "util.py").string()).at("result").at("content"),
+            json::value("x = 1\n"));
+  EXPECT_TRUE(request(1, "fs/write_text_file", (worktree_ / "lib" / "util.py").string(), R"(,"content":"x = 2\n")")
+                  .at("result")
+                  .is_null());
+  std::ifstream in(worktree_ / "src" / "util.py");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "x = 2\n");
+
+  ASSERT_EQ(::mkfifo((worktree_ / "pipe").c_str(), 0600), 0);
+  EXPECT_TRUE(request(2, "fs/read_text_file", (worktree_ / "pipe").string()).contains("error"));
+  EXPECT_TRUE(request(3, "fs/write_text_file", (worktree_ / "pipe").string(), R"(,"content":"x")").contains("error"));
 }
 
 TEST_F(AcpSessionTest, APresetSwitchesItsSessionModeBeforeThePrompt) {
