@@ -43,7 +43,6 @@ constexpr std::string_view kBranchPrefix = "hydra/";
 constexpr std::string_view kHeadsPrefix = "refs/heads/";
 constexpr const char* kAuthorName = "hydra";
 constexpr const char* kAuthorEmail = "hydra@localhost";
-constexpr const char* kMetadataFile = kWorktreeRecordFile;
 
 std::string inQuotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 
@@ -127,12 +126,12 @@ std::string ownerLine(const std::optional<ProcessOwner>& owner) {
 // Whole or not at all: a hydra killed while writing it leaves the old
 // metadata (or none), never a file cut short.
 void writeMetadata(const fs::path& admin, const Worktree& wt) {
-  writeWhole(admin / kMetadataFile, "agent " + wt.agentId + "\nbase " + wt.baseCommit + "\nbranch " + wt.branch +
+  writeWhole(admin / kWorktreeRecordFile, "agent " + wt.agentId + "\nbase " + wt.baseCommit + "\nbranch " + wt.branch +
                                         "\n" + ownerLine(wt.owner));
 }
 
 std::optional<Metadata> readMetadata(const fs::path& admin) {
-  const fs::path file = admin / kMetadataFile;
+  const fs::path file = admin / kWorktreeRecordFile;
   if (!pathExists(file)) return std::nullopt;
   Metadata meta;
   std::istringstream in(readFile(file));
@@ -589,7 +588,7 @@ void resetMetadata(const fs::path& commonDir, const Worktree& wt, const std::str
   std::vector<fs::path> leftovers;
   for (const auto& entry : fs::directory_iterator(admin, ec)) {
     const std::string file = entry.path().filename().string();
-    if (file != kMetadataFile && file != "gitdir" && file != "commondir" && file != "HEAD") {
+    if (file != kWorktreeRecordFile && file != "gitdir" && file != "commondir" && file != "HEAD") {
       leftovers.push_back(entry.path());
     }
   }
@@ -607,7 +606,7 @@ bool claim(const fs::path& commonDir, const PooledWorktree& pooled, const Worktr
   std::error_code ec;
   // The claimer owns it from here: if it dies half way, repairPool() may undo it.
   if (!pathExists(adminDir(commonDir, pooled.name))) return false;
-  writeWhole(adminDir(commonDir, pooled.name) / kMetadataFile,
+  writeWhole(adminDir(commonDir, pooled.name) / kWorktreeRecordFile,
              "pooled " + pooled.commit + "\nbytes " + std::to_string(pooled.bytes) + "\n" + ownerLine(wt.owner));
   fs::rename(adminDir(commonDir, pooled.name), admin, ec);
   if (ec) return false;
@@ -1013,7 +1012,7 @@ bool WorktreeManager::poolOne(const Worktree& wt, bool deleteBranch, const std::
   // The branch to delete goes along: until the lock below deletes it, this
   // file is the only place that still names it (HEAD is detached now), and a
   // repair of what a killed hydra left half pooled deletes it from here.
-  writeWhole(admin / kMetadataFile, "pooled " + wt.baseCommit + "\nbytes " + std::to_string(*bytes) + "\n" +
+  writeWhole(admin / kWorktreeRecordFile, "pooled " + wt.baseCommit + "\nbytes " + std::to_string(*bytes) + "\n" +
                                         (deleteBranch ? "branch " + wt.branch + "\n" : "") + ownerLine(owner()));
 
   const std::string name = newPoolName();
