@@ -396,6 +396,77 @@ void finishBranchDeletions(git_repository* repo, const fs::path& commonDir) {
   }
 }
 
+// A branch hydra creates for a worktree exists before any registration
+// names it (git_worktree_add needs the branch). The branches a creation makes
+// are named, with their worktrees, in a journal of the common git directory
+// named for the creating hydra, from before the first branch is made until
+// every worktree is made (or undone): a hydra killed in between leaves this
+// file rather than a branch that nothing names. What a dead creator left is
+// finished under the registry lock: a branch whose worktree has a
+// registration is that registration's to remove (as a half-made or dead
+// one, by prune()); one without, or with only a half-taken pool entry, is
+// deleted with the journal.
+constexpr std::string_view kCreationJournalPrefix = "hydra-create-branches-";
+
+fs::path writeCreationJournal(const fs::path& commonDir, const std::vector<Worktree>& plans,
+                              const ProcessOwner& creator) {
+  std::string lines;
+  for (const Worktree& wt : plans) lines += wt.name + " " + wt.branch + "\n";
+  const fs::path journal = commonDir / (std::string(kCreationJournalPrefix) + toWord(creator) + "-" + randomHex(12));
+  writeWhole(journal, lines);
+  return journal;
+}
+
+// Finishes the creations dead hydras left; call with the registry lock held.
+// A branch that cannot go yet (a half-taken pool entry's HEAD still names
+// it) keeps its journal for a later prune.
+void finishBranchCreations(git_repository* repo, const fs::path& commonDir) {
+  std::error_code ec;
+  std::vector<fs::path> journals;
+  for (fs::directory_iterator it(commonDir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(kCreationJournalPrefix) || isAtomicTempName(name)) continue;
+    const std::string_view rest = std::string_view(name).substr(kCreationJournalPrefix.size());
+    const auto dash = rest.rfind('-');
+    const auto creator = dash == std::string_view::npos ? std::nullopt : parseOwnerWord(rest.substr(0, dash));
+    if (creator && !ownerIsDead(creator)) continue;  // still creating
+    journals.push_back(it->path());
+  }
+  for (const fs::path& journal : journals) {
+    std::string lines;
+    try {
+      lines = readRegularFile(journal, std::size_t{1} << 20);
+    } catch (const std::exception&) {
+      // Unreadable (or swapped for something else): nothing to finish.
+    }
+    bool unfinished = false;
+    std::size_t start = 0;
+    while (start < lines.size()) {
+      const std::size_t end = std::min(lines.find('\n', start), lines.size());
+      const std::string line = lines.substr(start, end - start);
+      start = end + 1;
+      const auto space = line.find(' ');
+      if (space == std::string::npos) continue;
+      const std::string worktree = line.substr(0, space);
+      const std::string branch = line.substr(space + 1);
+      if (!isSafeId(worktree) || !branch.starts_with(kBranchPrefix) || !isSafeRefName(branch)) continue;
+      const fs::path admin = adminDir(commonDir, worktree);
+      const auto meta = pathExists(admin) ? readMetadata(admin) : std::nullopt;
+      if (pathExists(admin) && !(meta && !meta->pooled.empty())) continue;  // its registration names it
+      try {
+        deleteBranchIfPresent(repo, branch);
+      } catch (const GitError&) {
+        git_error_clear();
+        unfinished = true;
+      }
+    }
+    if (!unfinished) {
+      std::error_code removed;
+      fs::remove(journal, removed);
+    }
+  }
+}
+
 // Removes the empty directories under `commonDir`/worktrees: what a hydra
 // killed while removing a registration's files left of it (git has nothing
 // to open there). Call with the registry lock held: registrations are made
@@ -838,6 +909,7 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
   }
 
   const std::vector<std::string> sparse = sparsePaths();
+  std::optional<fs::path> journal;                         // writeCreationJournal()
   std::size_t made = 0;                                    // plans whose branch exists
   std::vector<std::optional<std::string>> pooledAt(plans.size());  // taken from the pool: its commit
   try {
@@ -845,6 +917,7 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
       RegistryLock lock(commonDir_);
       std::vector<PooledWorktree> available =
           fromPool && sparse.empty() ? pool() : std::vector<PooledWorktree>{};
+      journal = writeCreationJournal(commonDir_, plans, owner());
       for (std::size_t i = 0; i < plans.size(); ++i) {
         Worktree& wt = plans[i];
         createBranch(repo.get(), wt);
@@ -869,8 +942,10 @@ std::vector<Worktree> WorktreeManager::createMany(const std::vector<std::string>
     if (const std::exception_ptr error = firstError(errors)) std::rethrow_exception(error);
   } catch (...) {
     for (std::size_t i = 0; i < made; ++i) discard(repo.get(), commonDir_, workspaceDir_, plans[i]);
+    if (journal) fs::remove(*journal, ec);
     throw;
   }
+  fs::remove(*journal, ec);
   return plans;
 }
 
@@ -960,6 +1035,8 @@ std::vector<Worktree> WorktreeManager::prune(const std::function<bool(const Work
     // First: libgit2 takes every branch for checked out while an empty one exists.
     removeEmptyRegistrations(commonDir_);
     finishRetirements(commonDir_);
+    // Branches never checked out hold nothing of an agent's: they go even when branches are kept.
+    finishBranchCreations(repo.get(), commonDir_);
     if (deleteBranches) finishBranchDeletions(repo.get(), commonDir_);
     for (Worktree& wt : halfRegistered(repo.get(), commonDir_, workspaceDir_)) {
       if (isLive(wt)) continue;  // a race's record names it: kept, as its worktrees are
@@ -1128,6 +1205,7 @@ std::vector<fs::path> WorktreeManager::repairPool() {
     }
     {
       git::RepositoryPtr repo = git::openRepository(repoRoot_);
+      finishBranchCreations(repo.get(), commonDir_);
       finishBranchDeletions(repo.get(), commonDir_);
     }
     // Directories named like pool entries that git no longer knows (claims

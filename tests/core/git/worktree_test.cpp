@@ -1031,6 +1031,39 @@ TEST_F(WorktreeTest, PruneDeletesTheBranchAKilledRemovalHadYetToDelete) {
   }
 }
 
+// A hydra killed between creating a worktree's branch and registering the
+// worktree leaves the branch named in its creation journal: the next prune
+// deletes the branches no registration names (even when branches are kept:
+// they hold nothing of an agent's) and leaves a registered one to its
+// registration. A live creator's journal is its own.
+TEST_F(WorktreeTest, PruneDeletesTheBranchesAKilledCreationMadeBeforeItsWorktrees) {
+  const Worktree registered = manager().create("_check-kept", "HEAD", "1");
+  repo_.git("branch hydra/_check-a-1 HEAD");
+  repo_.git("branch hydra/_check-b-1 HEAD");
+  const fs::path git = repo_.root() / ".git";
+  const fs::path dead = git / ("hydra-create-branches-" + toWord(deadOwner()) + "-0123456789ab");
+  const fs::path live = git / ("hydra-create-branches-" + toWord(ProcessOwner::self()) + "-ba9876543210");
+  writeFile(dead, "_check-a-1 hydra/_check-a-1\n" + registered.name + " " + registered.branch + "\n");
+  writeFile(live, "_check-b-1 hydra/_check-b-1\n");
+
+  EXPECT_THAT(manager().prune([](const Worktree&) { return true; }, /*deleteBranches=*/false), ::testing::IsEmpty());
+  EXPECT_EQ(hydraBranches(), "hydra/_check-b-1\n" + registered.branch);
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live)) << "a live creator's journal is left to it";
+  EXPECT_TRUE(fs::exists(registered.path / "src/a.txt"));
+
+  // A creation that finishes, or fails and is undone, leaves no journal behind.
+  fs::remove(live);
+  repo_.git("branch -D hydra/_check-b-1");
+  const Worktree other = manager().create("_check-c", "HEAD", "1");
+  EXPECT_THROW(manager().create("_check-d", "no-such-commit", "1"), std::exception);
+  manager().removeAll({registered, other});
+  EXPECT_EQ(hydraBranches(), "");
+  for (const auto& entry : fs::directory_iterator(git)) {
+    EXPECT_FALSE(entry.path().filename().string().starts_with("hydra-create-branches-")) << entry.path();
+  }
+}
+
 // A removal retires a registration whole (one rename out of
 // .git/worktrees) before deleting its files, so a kill leaves either the
 // whole entry or a retired one named for its remover. What a dead remover
