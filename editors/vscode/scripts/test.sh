@@ -57,4 +57,4 @@ fi
 
 section "End to end in code-server"
 HYDRA_BIN="$hydra" HYDRA_VSIX="$ext/hydra.vsix" HYDRA_PROBE_VSIX="$tools/vscode/probe.vsix" HYDRA_E2E_TOOLS="$tools/vscode" \
-  HYDRA_E2E_SHOTS="$tools/screenshots" timeout --kill-after=10 300 node "$ext/test/e2e/run.mjs"
+  HYDRA_E2E_SHOTS="$tools/screenshots" timeout --kill-after=10 600 node "$ext/test/e2e/run.mjs"

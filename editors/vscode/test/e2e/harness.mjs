@@ -18,6 +18,18 @@ export const shots = need('HYDRA_E2E_SHOTS');
 const codeServer = path.join(tools, 'code-server/node_modules/code-server/out/node/entry.js');
 const { chromium } = createRequire(path.join(tools, 'driver/package.json'))('playwright-core');
 
+// The code-server process groups running now. A run stopped from outside
+// (the test script's timeout, Ctrl-C) ends them before it goes: they are
+// their own groups, which a signal to the run's group does not reach.
+const liveServers = new Set();
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+  process.once(signal, () => {
+    for (const pid of liveServers) { try { process.kill(-pid, 'SIGKILL'); } catch { /* already gone */ } }
+    console.error(`stopped by ${signal}`);
+    process.exit(1);
+  });
+}
+
 const t0 = Date.now();
 export const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
 export const results = [];
@@ -110,6 +122,8 @@ export class Workbench {
       ...(trust ? ['--disable-workspace-trust'] : []),
       '--extensions-dir', extensions, '--user-data-dir', userData, folder],
     { stdio: ['ignore', serverLog, serverLog], detached: true, env });
+    liveServers.add(wb.server.pid);
+    wb.server.once('exit', () => liveServers.delete(wb.server.pid));
     log('code-server pid', wb.server.pid, 'in', run);
     await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60000, 'code-server');
     wb.browser = await chromium.launch({
