@@ -272,17 +272,30 @@ struct Directory {
   Directory& operator=(const Directory&) = delete;
 };
 
+TreePtr treeOf(git_repository* repo, const std::string& commit);
+
 // The worktree's whole index from `entries` (sorted here, so each is
-// appended), with the stat data of what is on disk.
-void writeIndex(git_repository* repo, const fs::path& worktree, std::vector<Entry>& entries) {
+// appended), with the stat data of what is on disk, and `commit`'s trees
+// cached in it (the TREE extension): committing a result then writes only
+// the trees of the folders that changed, not all of them. Reading the tree
+// into the index keeps the stat data of every entry whose path, mode and
+// blob it matches (libgit2's git_index_read_tree), which is all of them; it
+// drops skip-worktree flags, so a sparse checkout's index goes without.
+void writeIndex(git_repository* repo, const fs::path& worktree, std::vector<Entry>& entries, const std::string& commit) {
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.path < b.path; });
   git_index* rawIndex = nullptr;
   check(git_repository_index(&rawIndex, repo), "open the index of " + worktree.string());
   IndexPtr index(rawIndex);
   check(git_index_clear(index.get()), "clear the index of " + worktree.string());
+  bool sparse = false;
   for (const Entry& e : entries) {
     const git_index_entry entry = indexEntry(e);
     check(git_index_add(index.get(), &entry), "add " + e.path + " to the index");
+    sparse = sparse || e.skipWorktree;
+  }
+  if (!sparse) {
+    TreePtr tree = treeOf(repo, commit);
+    check(git_index_read_tree(index.get(), tree.get()), "cache the trees of " + commit + " in the index");
   }
   check(git_index_write(index.get()), "write the index of " + worktree.string());
 }
@@ -557,7 +570,7 @@ bool writeTree(const fs::path& worktree, const std::string& commit, std::size_t 
   }
   walk.entries.insert(walk.entries.end(), std::make_move_iterator(skipped.begin()),
                       std::make_move_iterator(skipped.end()));
-  writeIndex(repo.get(), worktree, walk.entries);
+  writeIndex(repo.get(), worktree, walk.entries, commit);
   return true;
 }
 
@@ -630,7 +643,7 @@ std::optional<std::uintmax_t> resetTree(const fs::path& worktree, const std::str
   // A new index: whatever the last agent left there is not read.
   std::error_code ec;
   fs::remove(fs::path(git_repository_path(repo.get())) / "index", ec);
-  writeIndex(repo.get(), worktree, walk.entries);
+  writeIndex(repo.get(), worktree, walk.entries, commit);
   return bytes;
 }
 

@@ -11,6 +11,7 @@
 #include <system_error>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 
 #include "core/git/git.h"
@@ -58,7 +59,83 @@ struct Span {
 struct Parsed {
   std::uint32_t version = 0;
   std::vector<Span> entries;
+  std::string_view cachedTree;  // the TREE extension's data, when there is one
 };
+
+// The cached tree (the index's TREE extension, git's
+// Documentation/gitformat-index): for each folder, how many index entries it
+// covers and the id of its tree, so that writing the tree of an index whose
+// folders did not change costs nothing. A folder whose entries changed is
+// invalidated (a negative count, no id); its subfolders keep theirs.
+struct CachedTree {
+  std::string name;  // relative to its parent; "" for the root
+  long long count = -1;
+  std::string id;    // GIT_OID_RAWSZ bytes when count >= 0
+  std::vector<CachedTree> children;
+};
+
+// Deeper than any real tree: a file nested this deep cannot be checked out.
+constexpr int kMaxCachedTreeDepth = 4096;
+
+std::optional<CachedTree> parseCachedTree(std::string_view& data, int depth) {
+  if (depth > kMaxCachedTreeDepth) return std::nullopt;
+  CachedTree tree;
+  const std::size_t nul = data.find('\0');
+  if (nul == std::string_view::npos) return std::nullopt;
+  tree.name = data.substr(0, nul);
+  data.remove_prefix(nul + 1);
+  const std::size_t newline = data.find('\n');
+  const std::size_t space = data.find(' ');
+  if (newline == std::string_view::npos || space == std::string_view::npos || space > newline) return std::nullopt;
+  long long subtrees = 0;
+  try {
+    std::size_t used = 0;
+    tree.count = std::stoll(std::string(data.substr(0, space)), &used);
+    if (used != space) return std::nullopt;
+    subtrees = std::stoll(std::string(data.substr(space + 1, newline - space - 1)), &used);
+    if (used != newline - space - 1) return std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  data.remove_prefix(newline + 1);
+  // Each subtree takes at least four bytes: no count claims more than there is.
+  if (subtrees < 0 || static_cast<unsigned long long>(subtrees) > data.size() / 4) return std::nullopt;
+  if (tree.count >= 0) {
+    if (data.size() < GIT_OID_RAWSZ) return std::nullopt;
+    tree.id = data.substr(0, GIT_OID_RAWSZ);
+    data.remove_prefix(GIT_OID_RAWSZ);
+  }
+  tree.children.reserve(static_cast<std::size_t>(subtrees));
+  for (long long i = 0; i < subtrees; ++i) {
+    auto child = parseCachedTree(data, depth + 1);
+    if (!child) return std::nullopt;
+    tree.children.push_back(std::move(*child));
+  }
+  return tree;
+}
+
+void putCachedTree(std::string& out, const CachedTree& tree) {
+  out += tree.name;
+  out += '\0';
+  out += std::to_string(tree.count < 0 ? -1 : tree.count) + " " + std::to_string(tree.children.size()) + "\n";
+  if (tree.count >= 0) out += tree.id;
+  for (const CachedTree& child : tree.children) putCachedTree(out, child);
+}
+
+// Invalidates the folders on the way to `path`, from the root down.
+void invalidate(CachedTree& root, std::string_view path) {
+  CachedTree* tree = &root;
+  tree->count = -1;
+  for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/')) {
+    const std::string_view folder = path.substr(0, slash);
+    path.remove_prefix(slash + 1);
+    auto child = std::find_if(tree->children.begin(), tree->children.end(),
+                              [&](const CachedTree& c) { return c.name == folder; });
+    if (child == tree->children.end()) return;
+    tree = &*child;
+    tree->count = -1;
+  }
+}
 
 // The entries of `data` (a whole index file), or nullopt when it is not one
 // patchIndex() handles.
@@ -93,10 +170,14 @@ std::optional<Parsed> parse(const std::string& data) {
     parsed.entries.push_back({std::string_view(data.data() + at + fixed, length), at, size});
     at += size;
   }
-  // Extensions: optional ones (an upper-case first letter) go; any other is not ours to drop.
+  // Extensions: optional ones (an upper-case first letter) go but the cached
+  // tree; any other is not ours to drop.
   while (at + 8 <= end) {
     if (bytes[at] < 'A' || bytes[at] > 'Z') return std::nullopt;
-    at += 8 + read32(bytes + at + 4);
+    const std::size_t size = read32(bytes + at + 4);
+    if (size > end - at - 8) return std::nullopt;
+    if (std::memcmp(bytes + at, "TREE", 4) == 0) parsed.cachedTree = std::string_view(data.data() + at + 8, size);
+    at += 8 + size;
   }
   if (at != end) return std::nullopt;
   return parsed;
@@ -162,6 +243,17 @@ bool patchIndex(const fs::path& index, const std::vector<std::string>& removed, 
   std::string counted;
   put32(counted, count);
   out.replace(8, 4, counted);
+  // The cached tree stays, but for the folders of what changed (one that
+  // does not parse is dropped: it only ever speeds git up).
+  std::string_view cached = parsed->cachedTree;
+  if (auto tree = cached.empty() ? std::nullopt : parseCachedTree(cached, 0); tree && cached.empty()) {
+    for (const std::string_view path : gone) invalidate(*tree, path);
+    std::string extension;
+    putCachedTree(extension, *tree);
+    out += "TREE";
+    put32(out, static_cast<std::uint32_t>(extension.size()));
+    out += extension;
+  }
   unsigned char sum[SHA_DIGEST_LENGTH];
   SHA1(reinterpret_cast<const unsigned char*>(out.data()), out.size(), sum);
   out.append(reinterpret_cast<const char*>(sum), sizeof sum);

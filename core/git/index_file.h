@@ -8,8 +8,9 @@
 // else a warm race start does. Here the entries that stay are copied as bytes.
 //
 // Only what hydra itself writes is handled: index versions 2 and 3, and
-// optional extensions, which are dropped (the cached tree, the untracked
-// cache: both only speed git up, and both would be stale). Anything else, a
+// optional extensions. The cached tree (TREE) stays, invalidated along the
+// paths that changed; the others are dropped (the untracked cache, say: it
+// only speeds git up, and would be stale). Anything else, a
 // required extension, version 4's compressed paths, a wrong checksum, makes
 // patchIndex() change nothing and return false: the caller then uses libgit2.
 

@@ -1411,11 +1411,17 @@ std::optional<std::string> WorktreeManager::commitAll(const Worktree& worktree,
     sparse.staging.clear();
     staged([&] { return git_index_update_all(index.get(), nullptr, keepSkipped, &sparse); });
   }
-  storing([&] { return git_index_write(index.get()); }, "write the index of " + inQuotes(worktree.name));
-
+  // The tree first: libgit2 caches its folders' trees in the index (the
+  // TREE extension), so the index written after it lets the next commit of
+  // this worktree write only what changed again. An index nothing was
+  // staged in is as it was: not written at all.
   git_oid treeId;
   storing([&] { return git_index_write_tree(&treeId, index.get()); },
           "write tree for " + inQuotes(worktree.name) + store);
+  const bool unchanged = exact && measured->toStage.empty() && measured->gone.empty() && measured->largeFiles.empty();
+  if (!unchanged) {
+    storing([&] { return git_index_write(index.get()); }, "write the index of " + inQuotes(worktree.name));
+  }
   git::CommitPtr parent = git::lookupCommit(repo.get(), git::resolveCommit(repo.get(), "HEAD"));
   if (git_oid_equal(&treeId, git_commit_tree_id(parent.get()))) return std::nullopt;
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/git/git.h"
+#include "core/git/result_size.h"
 #include "core/git/worktree.h"
 #include "tests/core/git/temp_repo.h"
 
@@ -245,6 +246,48 @@ TEST_F(PoolTest, AnIndexHydraDoesNotPatchItselfIsMovedByLibgit2) {
     expectExactly(wt, next, {});
     EXPECT_EQ(TempRepo::gitIn(wt.path, "ls-files -s"), TempRepo::gitIn(wt.path, "ls-tree -r HEAD --format='%(objectmode) %(objectname) 0\t%(path)'"));
   }
+}
+
+// The index's cached tree (git's TREE extension) as its bytes show it: a
+// folder's entry is its name, a NUL, then "<entries> <subtrees>\n", with
+// -1 entries when it is invalidated.
+bool cachesFolder(const fs::path& worktree, const std::string& name, const std::string& counts) {
+  const std::string index = readFile(fs::path(TempRepo::gitIn(worktree, "rev-parse --absolute-git-dir")) / "index");
+  const std::size_t extension = index.find("TREE");
+  return extension != std::string::npos && index.find(name + std::string(1, '\0') + counts + "\n", extension) != std::string::npos;
+}
+
+// A checkout caches its commit's trees in the index, a move keeps those of
+// the folders it did not touch, and a commit keeps them for the next: writing
+// a result's tree then costs the folders it changed, not the repository.
+TEST_F(PoolTest, TheIndexCachesTheTreesOfWhatDidNotChangeThroughCheckoutMoveAndCommit) {
+  repo_.write("src/deep/c.txt", "gamma\n");  // src/ holds a.txt, b.txt and this
+  const std::string first = repo_.commit("a deeper tree");
+  WorktreeManager m = manager();
+  const Worktree fresh = m.create("claude", first, "20261126T070000");
+  EXPECT_TRUE(cachesFolder(fresh.path, "tools", "1 0"));
+  EXPECT_TRUE(cachesFolder(fresh.path, "src", "3 1"));
+  ASSERT_THAT(m.release({fresh}, true, PoolPolicy{1, {}}), SizeIs(1));
+
+  repo_.write("src/a.txt", "alpha, second edition\n");
+  repo_.write("lib/new/module.txt", "new\n");
+  const std::string next = repo_.commit("the next base");
+  const Worktree moved = m.create("codex", next, "20261126T080000");
+  ASSERT_FALSE(fs::exists(workspace() / fresh.name)) << "taken from the pool";
+  EXPECT_TRUE(cachesFolder(moved.path, "tools", "1 0"));
+  EXPECT_TRUE(cachesFolder(moved.path, "deep", "1 0")) << "below a folder that changed";
+  EXPECT_TRUE(cachesFolder(moved.path, "src", "-1 1"));
+  expectExactly(moved, next, {});
+
+  writeFile(moved.path / "docs/guide.md", "a better guide\n");
+  const auto size = measureResult(moved.path, {});
+  const auto commit = m.commitAll(moved, "the agent's work", nullptr, &size);
+  ASSERT_TRUE(commit.has_value());
+  EXPECT_EQ(TempRepo::gitIn(moved.path, "write-tree"), repo_.git("rev-parse " + *commit + "^{tree}"));
+  EXPECT_EQ(TempRepo::gitIn(moved.path, "status --porcelain --untracked-files=all"), "");
+  EXPECT_TRUE(cachesFolder(moved.path, "tools", "1 0"));
+  EXPECT_TRUE(cachesFolder(moved.path, "docs", "1 0")) << "written with the commit";
+  EXPECT_EQ(repo_.git("diff --name-only " + next + " " + *commit), "docs/guide.md");
 }
 
 TEST_F(PoolTest, MovingAPooledWorktreeNeverWritesThroughALinkAtItsIndexLock) {
