@@ -287,6 +287,16 @@ void removeDirectory(const fs::path& workspaceDir, const Worktree& wt) {
 // finished by the next and a live one's is left alone.
 constexpr std::string_view kRetiredDir = "hydra-removing";
 
+// The hydra that a name "<prefix><owner>-<random>" (the owner as toWord()
+// writes it) was made for; nullopt for any other name.
+std::optional<ProcessOwner> ownerInName(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix)) return std::nullopt;
+  name.remove_prefix(prefix.size());
+  const auto dash = name.rfind('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  return parseOwnerWord(name.substr(0, dash));
+}
+
 std::string randomHex(int digits) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::random_device random;
@@ -320,9 +330,7 @@ void finishRetirements(const fs::path& commonDir) {
   if (!fs::is_directory(fs::symlink_status(retired, ec))) return;
   std::vector<fs::path> dead;
   for (fs::directory_iterator it(retired, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const auto dash = name.rfind('-');
-    const auto remover = dash == std::string::npos ? std::nullopt : parseOwnerWord(std::string_view(name).substr(0, dash));
+    const auto remover = ownerInName(it->path().filename().string(), "");
     if (remover && !ownerIsDead(remover)) continue;
     dead.push_back(it->path());
   }
@@ -426,9 +434,7 @@ void finishBranchCreations(git_repository* repo, const fs::path& commonDir) {
   for (fs::directory_iterator it(commonDir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!name.starts_with(kCreationJournalPrefix) || isAtomicTempName(name)) continue;
-    const std::string_view rest = std::string_view(name).substr(kCreationJournalPrefix.size());
-    const auto dash = rest.rfind('-');
-    const auto creator = dash == std::string_view::npos ? std::nullopt : parseOwnerWord(rest.substr(0, dash));
+    const auto creator = ownerInName(name, kCreationJournalPrefix);
     if (creator && !ownerIsDead(creator)) continue;  // still creating
     journals.push_back(it->path());
   }
@@ -451,8 +457,10 @@ void finishBranchCreations(git_repository* repo, const fs::path& commonDir) {
       const std::string branch = line.substr(space + 1);
       if (!isSafeId(worktree) || !branch.starts_with(kBranchPrefix) || !isSafeRefName(branch)) continue;
       const fs::path admin = adminDir(commonDir, worktree);
-      const auto meta = pathExists(admin) ? readMetadata(admin) : std::nullopt;
-      if (pathExists(admin) && !(meta && !meta->pooled.empty())) continue;  // its registration names it
+      if (pathExists(admin)) {
+        const auto meta = readMetadata(admin);
+        if (!meta || meta->pooled.empty()) continue;  // its registration names it
+      }
       try {
         deleteBranchIfPresent(repo, branch);
       } catch (const GitError&) {
@@ -709,14 +717,6 @@ fs::path setAside(const fs::path& workspaceDir, const fs::path& dir, const Proce
   return target;
 }
 
-// The hydra removing a set-aside directory, by its name; nullopt for any other name.
-std::optional<ProcessOwner> removerOf(std::string_view name) {
-  if (!name.starts_with(kSetAsidePrefix)) return std::nullopt;
-  name.remove_prefix(kSetAsidePrefix.size());
-  const auto dash = name.rfind('-');
-  if (dash == std::string_view::npos) return std::nullopt;
-  return parseOwnerWord(name.substr(0, dash));
-}
 
 // Unregisters a pooled worktree and sets its directory aside; returns the
 // directory to remove once the lock is let go. Call with the lock held.
@@ -1216,7 +1216,7 @@ std::vector<fs::path> WorktreeManager::repairPool() {
       const std::string name = entry.path().filename().string();
       if (!isPoolName(name) || pathExists(adminDir(commonDir_, name))) continue;
       if (std::find(aside.begin(), aside.end(), entry.path()) != aside.end()) continue;  // just set aside
-      if (const auto remover = removerOf(name); remover && !ownerIsDead(remover)) continue;  // being removed
+      if (const auto remover = ownerInName(name, kSetAsidePrefix); remover && !ownerIsDead(remover)) continue;  // being removed
       strays.push_back(entry.path());
     }
     for (const fs::path& dir : strays) {
