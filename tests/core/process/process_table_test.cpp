@@ -110,6 +110,10 @@ TEST(ProcessTableTest, NameWithSpacesAndParenthesesParses) {
 TEST(ProcessTableTest, ReadsOneVariableOfAnotherProcesssEnvironment) {
   Child child(fs::canonical("/bin/sleep").string(),
               {"HYDRA_RUN_TOKEN_X=decoy", "HYDRA_RUN_TOKEN=abc=def", "OTHER=1"});
+  // Until the child has called execve, /proc shows the environment it was forked with.
+  for (int i = 0; i < 200 && readEnvironmentVariable(child.pid(), "OTHER") != "1"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   EXPECT_EQ(readEnvironmentVariable(child.pid(), "HYDRA_RUN_TOKEN"), "abc=def");
   EXPECT_EQ(readEnvironmentVariable(child.pid(), "OTHER"), "1");
   EXPECT_EQ(readEnvironmentVariable(child.pid(), "HYDRA_RUN"), std::nullopt);
